@@ -1,0 +1,77 @@
+"""Where an app's declarations are, and which D1 database keeps its schedules' state.
+
+`pyproject.toml` says where the app is and, with several databases, which one is the store:
+
+    [tool.tickwork]
+    app = "src/app"     # its domains are src/app/domains/<domain>/
+    store = "DB"        # a D1 binding (or database_name) of wrangler.toml
+
+as the document's `application { schedules: { store: main } }` does.
+"""
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+    worker_root: Path  # the directory of the Worker's main module: module names start here
+    app: Path
+    store: str | None  # as named in [tool.tickwork], if it is
+    d1_bindings: tuple[dict, ...]
+
+    @property
+    def app_package(self) -> str:
+        return ".".join(self.app.relative_to(self.worker_root).parts)
+
+    def domains(self) -> list[str]:
+        directory = self.app / "domains"
+        if not directory.is_dir():
+            return []
+        return sorted(
+            child.name
+            for child in directory.iterdir()
+            if child.is_dir() and not child.name.startswith(("_", "."))
+        )
+
+    def domain_module(self, domain: str) -> str:
+        return f"{self.app_package}.domains.{domain}"
+
+    def relative(self, path: str | Path) -> str:
+        try:
+            return str(Path(path).resolve().relative_to(self.root.resolve()))
+        except ValueError:
+            return str(path)
+
+
+def load_project(root: Path) -> Project:
+    root = root.resolve()
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    settings = pyproject.get("tool", {}).get("tickwork", {})
+    wrangler = tomllib.loads((root / "wrangler.toml").read_text())
+    worker_root = (root / wrangler.get("main", "src/entry.py")).parent
+    return Project(
+        root=root,
+        worker_root=worker_root,
+        app=root / settings.get("app", "src/app"),
+        store=settings.get("store"),
+        d1_bindings=tuple(wrangler.get("d1_databases", [])),
+    )
+
+
+def resolve_store(project: Project) -> tuple[str | None, str]:
+    """The binding that keeps schedule state, or None with the reason there is none."""
+    bindings = project.d1_bindings
+    if project.store is not None:
+        for binding in bindings:
+            if project.store in (binding.get("binding"), binding.get("database_name")):
+                return binding["binding"], ""
+        return None, f"the store `{project.store}` named in pyproject.toml is not bound in wrangler.toml"
+    if len(bindings) == 1:
+        return bindings[0]["binding"], ""
+    if not bindings:
+        return None, "wrangler.toml binds no D1 database to keep schedule state in"
+    names = ", ".join(binding["binding"] for binding in bindings)
+    return None, f"wrangler.toml binds several D1 databases ({names}) and none is named the store"

@@ -1,0 +1,1 @@
+"""Where tickwork meets a host: `sqlite` on CPython, `workers` on Cloudflare's runtime."""

@@ -1,0 +1,43 @@
+"""SQLite on CPython with D1's semantics: each statement commits, a batch is one transaction."""
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Sequence
+
+from ..database import Database, Params, Row, Statement
+
+
+class SQLiteDatabase(Database):
+    def __init__(self, path: str | Path = ":memory:"):
+        # autocommit=True: no implicit transactions, so each statement commits as on D1.
+        self._conn = sqlite3.connect(path, autocommit=True, check_same_thread=False)
+        self._conn.row_factory = sqlite3.Row
+        self.statements_run = 0
+
+    def apply_migrations(self, directory: str | Path) -> None:
+        for script in sorted(Path(directory).glob("*.sql")):
+            self._conn.executescript(script.read_text())
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        await asyncio.sleep(0)  # a round trip, as on D1: other tasks may run between statements
+        self.statements_run += 1
+        return [dict(row) for row in self._conn.execute(sql, tuple(params)).fetchall()]
+
+    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        await asyncio.sleep(0)
+        self.statements_run += len(statements)
+        results = []
+        self._conn.execute("BEGIN")
+        try:
+            for sql, params in statements:
+                rows = self._conn.execute(sql, tuple(params)).fetchall()
+                results.append([dict(row) for row in rows])
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+        return results
+
+    def close(self) -> None:
+        self._conn.close()

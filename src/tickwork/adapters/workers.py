@@ -1,0 +1,53 @@
+"""Where tickwork meets the Workers runtime: D1 through the `workers-runtime-sdk` bindings.
+
+Under compat date >= 2026-04-21 the SDK wraps `self.env`: a D1 binding's results arrive as dicts
+and `None` binds as NULL. Nothing here imports `js` or `pyodide`; the SDK does that for us.
+"""
+
+from typing import Sequence
+
+from ..app import App
+from ..database import Database, Params, Row, Statement
+from ..tick import TickReport, tick
+from ..times import iso
+
+
+class D1Database(Database):
+    def __init__(self, binding):
+        self._binding = binding
+        self.statements_run = 0
+
+    def _prepare(self, sql: str, params: Params):
+        statement = self._binding.prepare(sql)
+        return statement.bind(*params) if params else statement
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        self.statements_run += 1
+        result = await self._prepare(sql, params).all()
+        return _rows(result)
+
+    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        self.statements_run += len(statements)
+        results = await self._binding.batch([self._prepare(sql, p) for sql, p in statements])
+        return [_rows(result) for result in results]
+
+
+def _rows(result) -> list[Row]:
+    return [dict(row) for row in (result["results"] or [])]
+
+
+async def run_cron_tick(app: App, env, controller) -> TickReport:
+    """A cron trigger's tick: `controller.scheduledTime` (epoch ms) is the tick's time."""
+    if app.store is None:
+        return TickReport(int(controller.scheduledTime), [])
+    db = D1Database(getattr(env, app.store))
+    report = await tick(db, app.schedules, int(controller.scheduledTime))
+    for run in report.runs:
+        print(describe(run))
+    return report
+
+
+def describe(run) -> str:
+    took = "" if run.duration_ms is None else f" in {run.duration_ms} ms"
+    why = f" ({run.code})" if run.code else ""
+    return f"tickwork: {run.schedule} due {iso(run.due_at)}: {run.outcome}{why}{took}"

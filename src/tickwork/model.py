@@ -1,0 +1,51 @@
+"""What the runtime knows of a schedule, and what a run or a skip ends as."""
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Awaitable, Callable
+
+from .times import MINUTE
+
+Action = Callable[[], Awaitable[object]]
+
+RUN_LIMIT = 15 * MINUTE  # a run is stopped at 15 minutes, whatever its tick's budget
+LEASE_GRACE = MINUTE  # a lease outlives its tick's budget by this much
+
+
+@dataclass(frozen=True)
+class Schedule:
+    name: str
+    every: int  # milliseconds
+    action: Action
+    source: str = ""  # file:line of the declaration, for logs
+
+
+class Outcome(StrEnum):
+    RUNNING = "running"  # leased and under way; a lost run stays here until its lease expires
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class Code(StrEnum):
+    PAUSED = "paused"  # skipped: an operator paused the schedule
+    RUNNING = "running"  # skipped: the previous run still holds the lease
+    LEASE_EXPIRED = "lease_expired"  # failed: the run's worker was lost while it held the lease
+    DEADLINE_EXCEEDED = "deadline_exceeded"  # failed: past the run limit or the tick's budget
+    INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own
+
+
+class Kind(StrEnum):
+    """What kind of failure a code is; an exception an action raises is kind `raised`."""
+
+    RAISED = "raised"
+    DEADLINE = "deadline"
+    LOST = "lost"
+
+
+class ActionError(Exception):
+    """Raise it from an action to record the failure under a code of your own."""
+
+    def __init__(self, code: str, message: str = ""):
+        super().__init__(message or code)
+        self.code = code

@@ -1,0 +1,199 @@
+"""Schedule state rows, leases and run records, kept in the app's D1 database.
+
+Every write that two ticks could race on is one conditional statement, and the rows its
+`RETURNING` gives back say who won: D1 has no locks and `meta.changes` is only approximate.
+"""
+
+import json
+from dataclasses import dataclass
+
+from .database import Database, Row
+from .model import Code, Kind, Outcome
+
+REACH = """
+UPDATE tickwork_schedules SET last_tick = MAX(last_tick, ?1)
+WHERE name IN (SELECT value FROM json_each(?2))
+RETURNING *
+"""
+
+SEED = """
+INSERT INTO tickwork_schedules (name, every_ms, due_at, first_tick, last_tick)
+VALUES (?1, ?2, ?3, ?4, ?4)
+ON CONFLICT (name) DO NOTHING
+RETURNING *
+"""
+
+REBASE = """
+UPDATE tickwork_schedules SET every_ms = ?2, due_at = MIN(due_at, ?4 + ?2)
+WHERE name = ?1 AND every_ms = ?3
+RETURNING *
+"""
+
+# The lease: due time unchanged, not paused, no live lease. Taking it also moves the due time on,
+# so a second tick with the same due time finds nothing to take.
+TAKE_LEASE = """
+UPDATE tickwork_schedules SET lease_run = ?3, lease_until = ?4, due_at = ?5
+WHERE name = ?1 AND due_at = ?2 AND paused = 0
+  AND (lease_until IS NULL OR lease_until <= ?6)
+RETURNING name
+"""
+
+# Runs in the lease's batch: inserts only where that batch's lease went to this run.
+RECORD_START = """
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome)
+SELECT ?1, name, ?2, ?3, ?4, 'running' FROM tickwork_schedules
+WHERE name = ?5 AND lease_run = ?1
+"""
+
+SKIP_PAUSED = """
+UPDATE tickwork_schedules SET due_at = ?3
+WHERE name = ?1 AND due_at = ?2 AND paused = 1
+RETURNING name
+"""
+
+SKIP_RUNNING = """
+UPDATE tickwork_schedules SET due_at = ?3
+WHERE name = ?1 AND due_at = ?2 AND paused = 0 AND lease_until > ?4
+RETURNING name
+"""
+
+RECORD_SKIP = """
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code)
+VALUES (?1, ?2, ?3, ?4, 'skipped', ?5)
+"""
+
+RECORD_END = """
+UPDATE tickwork_runs SET outcome = ?2, code = ?3, kind = ?4, detail = ?5, ended_at = ?6
+WHERE id = ?1 AND outcome = 'running'
+"""
+
+GIVE_BACK_LEASE = """
+UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
+WHERE name = ?1 AND lease_run = ?2
+"""
+
+FAIL_EXPIRED_RUNS = f"""
+UPDATE tickwork_runs
+SET outcome = 'failed', code = '{Code.LEASE_EXPIRED}', kind = '{Kind.LOST}', ended_at = ?1,
+    detail = 'the run held its lease past ' || ?1 || ' without ending; its worker was lost'
+WHERE outcome = 'running'
+  AND id IN (SELECT lease_run FROM tickwork_schedules WHERE lease_until <= ?1)
+"""
+
+CLEAR_EXPIRED_LEASES = """
+UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
+WHERE lease_until <= ?1
+"""
+
+SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
+
+SELECT_RUNS = "SELECT * FROM tickwork_runs WHERE schedule = ?1 ORDER BY due_at, started_at"
+
+
+@dataclass(frozen=True)
+class State:
+    name: str
+    every: int
+    due_at: int
+    paused: bool
+    lease_run: str | None
+    lease_until: int | None
+    first_tick: int
+    last_tick: int
+
+    @classmethod
+    def from_row(cls, row: Row) -> "State":
+        def number(value):
+            return None if value is None else int(value)
+
+        return cls(
+            name=row["name"],
+            every=int(row["every_ms"]),
+            due_at=int(row["due_at"]),
+            paused=bool(row["paused"]),
+            lease_run=row["lease_run"],
+            lease_until=number(row["lease_until"]),
+            first_tick=int(row["first_tick"]),
+            last_tick=int(row["last_tick"]),
+        )
+
+    def lease_live(self, now: int) -> bool:
+        return self.lease_until is not None and self.lease_until > now
+
+    def lease_expired(self, now: int) -> bool:
+        return self.lease_until is not None and self.lease_until <= now
+
+
+class ScheduleStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    async def reach(self, names: list[str], tick: int) -> dict[str, State]:
+        """Marks the tick on every named state row that exists, and reads those rows."""
+        rows = await self.db.all(REACH, (tick, json.dumps(names)))
+        return {row["name"]: State.from_row(row) for row in rows}
+
+    async def seed_and_rebase(
+        self, new: dict[str, tuple[int, int]], changed: dict[str, tuple[int, int]], tick: int
+    ) -> dict[str, State]:
+        """Adds the rows of schedules seen for the first time (`new`: name to (every, first due))
+        and moves the grids of schedules whose `every` changed (`changed`: name to (old, new))."""
+        statements = [(SEED, (name, every, due, tick)) for name, (every, due) in new.items()]
+        statements += [
+            (REBASE, (name, every, old, tick)) for name, (old, every) in changed.items()
+        ]
+        if not statements:
+            return {}
+        results = await self.db.batch(statements)
+        return {rows[0]["name"]: State.from_row(rows[0]) for rows in results if rows}
+
+    async def expire_leases(self, tick: int) -> None:
+        """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`."""
+        await self.db.batch([(FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
+
+    async def take_lease(
+        self, name: str, due: int, next_due: int, run_id: str, until: int, tick: int, started: int
+    ) -> bool:
+        lease, _ = await self.db.batch(
+            [
+                (TAKE_LEASE, (name, due, run_id, until, next_due, tick)),
+                (RECORD_START, (run_id, due, tick, started, name)),
+            ]
+        )
+        return bool(lease)
+
+    async def skip(
+        self, name: str, due: int, next_due: int, reason: Code, run_id: str, tick: int
+    ) -> bool:
+        if reason is Code.PAUSED:
+            moved = await self.db.all(SKIP_PAUSED, (name, due, next_due))
+        else:
+            moved = await self.db.all(SKIP_RUNNING, (name, due, next_due, tick))
+        if moved:
+            await self.db.all(RECORD_SKIP, (run_id, name, due, tick, reason))
+        return bool(moved)
+
+    async def finish(
+        self,
+        name: str,
+        run_id: str,
+        outcome: Outcome,
+        code: str | None,
+        kind: str | None,
+        detail: str | None,
+        ended: int,
+    ) -> None:
+        """Records how the run ended and gives its lease back, in one transaction."""
+        await self.db.batch(
+            [
+                (RECORD_END, (run_id, outcome, code, kind, detail, ended)),
+                (GIVE_BACK_LEASE, (name, run_id)),
+            ]
+        )
+
+    async def state(self, name: str) -> State | None:
+        rows = await self.db.all(SELECT_STATE, (name,))
+        return State.from_row(rows[0]) if rows else None
+
+    async def runs(self, name: str) -> list[Row]:
+        return await self.db.all(SELECT_RUNS, (name,))

@@ -1,0 +1,185 @@
+"""What one tick does: run the schedules that are due, once each, and record every run and skip."""
+
+import asyncio
+import logging
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable
+
+from .clock import clock
+from .database import Database
+from .grid import first_due, next_due
+from .model import (
+    LEASE_GRACE,
+    RUN_LIMIT,
+    ActionError,
+    Code,
+    Kind,
+    Outcome,
+    Schedule,
+)
+from .schedule_store import ScheduleStore, State
+from .times import MINUTE
+
+log = logging.getLogger("tickwork")
+
+# A Worker's cron run has 15 minutes of wall time; a tick stops its runs a minute before, so
+# that their ends are recorded and their leases given back before the platform cuts it off.
+WORKER_TICK_BUDGET = 14 * MINUTE
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """A run or a skip as the tick saw it end."""
+
+    schedule: str
+    due_at: int
+    tick_at: int
+    outcome: Outcome
+    code: str | None = None
+    kind: str | None = None
+    detail: str | None = None
+    started_at: int | None = None
+    ended_at: int | None = None
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at is None or self.ended_at is None:
+            return None
+        return self.ended_at - self.started_at
+
+
+@dataclass(frozen=True)
+class TickReport:
+    at: int
+    runs: list[RunReport]
+
+
+async def tick(
+    db: Database,
+    schedules: Iterable[Schedule],
+    now: int,
+    *,
+    budget: int = WORKER_TICK_BUDGET,
+    monotonic: Callable[[], float] = time.monotonic,
+) -> TickReport:
+    """Runs one tick at `now` (epoch ms) against `db`.
+
+    `budget` is the tick's time in ms; `monotonic` measures how much of it is spent, in seconds.
+    """
+    return await _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic).run()
+
+
+class _Tick:
+    def __init__(self, store, schedules, now, budget, monotonic):
+        self.store: ScheduleStore = store
+        self.schedules: list[Schedule] = schedules
+        self.now: int = now
+        self.budget = budget
+        self.monotonic = monotonic
+        self.started = monotonic()
+
+    def clock_ms(self) -> int:
+        """Wall time inside the tick: its `now` plus what has elapsed since it began."""
+        return self.now + round((self.monotonic() - self.started) * 1000)
+
+    async def run(self) -> TickReport:
+        states = await self.reached_states()
+        if any(state.lease_expired(self.now) for state in states.values()):
+            await self.store.expire_leases(self.now)
+            states = {
+                name: _without_lease(state) if state.lease_expired(self.now) else state
+                for name, state in states.items()
+            }
+        due = [
+            (schedule, states[schedule.name])
+            for schedule in self.schedules
+            if schedule.name in states and states[schedule.name].due_at <= self.now
+        ]
+        reports = await asyncio.gather(*(self.run_due(s, state) for s, state in due))
+        return TickReport(self.now, [report for report in reports if report is not None])
+
+    async def reached_states(self) -> dict[str, State]:
+        by_name = {schedule.name: schedule for schedule in self.schedules}
+        states = await self.store.reach(list(by_name), self.now)
+        new = {
+            name: (schedule.every, first_due(self.now, schedule.every))
+            for name, schedule in by_name.items()
+            if name not in states
+        }
+        changed = {
+            name: (states[name].every, schedule.every)
+            for name, schedule in by_name.items()
+            if name in states and states[name].every != schedule.every
+        }
+        if new or changed:
+            fresh = await self.store.seed_and_rebase(new, changed, self.now)
+            for name in changed:
+                states.pop(name)  # a tick that lost the race to rebase leaves the schedule be
+            states.update(fresh)
+        return states
+
+    async def run_due(self, schedule: Schedule, state: State) -> RunReport | None:
+        following = next_due(state.due_at, state.every, self.now)
+        if state.paused or state.lease_live(self.now):
+            reason = Code.PAUSED if state.paused else Code.RUNNING
+            skipped = await self.store.skip(
+                schedule.name, state.due_at, following, reason, _run_id(), self.now
+            )
+            if not skipped:
+                return None
+            log.info("%s: skipped the run due %s: %s", schedule.name, state.due_at, reason)
+            return RunReport(schedule.name, state.due_at, self.now, Outcome.SKIPPED, reason)
+        started = self.clock_ms()
+        left = self.budget - (started - self.now)
+        if left <= 0:
+            return None  # the budget is spent: the schedule stays due for the next tick
+        run_id = _run_id()
+        lease_until = started + min(left + LEASE_GRACE, RUN_LIMIT)
+        won = await self.store.take_lease(
+            schedule.name, state.due_at, following, run_id, lease_until, self.now, started
+        )
+        if not won:
+            return None
+        outcome, code, kind, detail = await self.call(schedule, min(left, RUN_LIMIT))
+        ended = self.clock_ms()
+        await self.store.finish(schedule.name, run_id, outcome, code, kind, detail, ended)
+        return RunReport(
+            schedule.name, state.due_at, self.now, outcome, code, kind, detail, started, ended
+        )
+
+    async def call(self, schedule: Schedule, limit: int):
+        with clock.fixed(self.now):
+            try:
+                async with asyncio.timeout(limit / 1000) as deadline:
+                    await schedule.action()
+            except TimeoutError as error:
+                if not deadline.expired():
+                    return self.failed(schedule, *_raised(error))
+                detail = f"stopped after {limit} ms, the end of its run limit or its tick's budget"
+                log.error("%s: run failed: deadline_exceeded: %s", schedule.name, detail)
+                return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
+            except Exception as error:
+                return self.failed(schedule, *_raised(error))
+        return Outcome.SUCCEEDED, None, None, None
+
+    def failed(self, schedule: Schedule, code: str, detail: str, trace: str):
+        log.error("%s: run failed: %s: %s\n%s", schedule.name, code, detail, trace)
+        return Outcome.FAILED, code, Kind.RAISED, detail
+
+
+def _raised(error: BaseException) -> tuple[str, str, str]:
+    code = error.code if isinstance(error, ActionError) else Code.INTERNAL_FAULT
+    detail = f"{type(error).__name__}: {error}"
+    trace = "".join(traceback.format_exception(error))
+    return code, detail, trace
+
+
+def _without_lease(state: State) -> State:
+    return replace(state, lease_run=None, lease_until=None)
+
+
+def _run_id() -> str:
+    return uuid.uuid4().hex

@@ -1,0 +1,34 @@
+"""Times in tickwork are integers: milliseconds since the Unix epoch, UTC.
+
+D1 carries integers exactly only up to 2**53, and every clock the runtime meets
+(`controller.scheduledTime`, `Date.now()`) already speaks milliseconds.
+"""
+
+from datetime import datetime, timezone
+
+SECOND = 1_000
+MINUTE = 60 * SECOND
+HOUR = 60 * MINUTE
+DAY = 24 * HOUR
+
+UNITS = {"s": SECOND, "m": MINUTE, "h": HOUR, "d": DAY}
+
+
+def to_datetime(ms: int) -> datetime:
+    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+
+
+def from_datetime(moment: datetime) -> int:
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: tickwork times are UTC, give a tzinfo")
+    delta = moment - datetime(1970, 1, 1, tzinfo=timezone.utc)
+    return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
+
+
+def utc(text: str) -> int:
+    """`utc("2026-01-05 09:00")` or with seconds: a readable UTC literal as milliseconds."""
+    return from_datetime(datetime.fromisoformat(text).replace(tzinfo=timezone.utc))
+
+
+def iso(ms: int) -> str:
+    return to_datetime(ms).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

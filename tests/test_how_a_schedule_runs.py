@@ -1,0 +1,304 @@
+"""Schedules document, "How a schedule runs", "The time inside a run" and "When a run fails"."""
+
+import asyncio
+import logging
+
+from conftest import open_store, run
+from helpers import Calls, every, runs, state, tick_at, ticks
+
+from tickwork import ActionError, Schedule, clock
+from tickwork.model import Code, Kind, Outcome
+from tickwork.schedule_store import ScheduleStore
+from tickwork.tick import tick
+from tickwork.times import MINUTE, utc
+
+
+def test_two_ticks_racing_for_one_due_schedule_make_exactly_one_run(db):
+    census = every(15)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+
+    async def race():
+        return await asyncio.gather(
+            tick_at(db, [census], utc("2026-03-02 09:15")),
+            tick_at(db, [census], utc("2026-03-02 09:15")),
+        )
+
+    first, second = run(race())
+    assert census.action.at == [utc("2026-03-02 09:15")]
+    assert len(first.runs) + len(second.runs) == 1
+    assert len(runs(db)) == 1
+
+
+def test_two_instances_on_one_database_racing_make_exactly_one_run(tmp_path):
+    path = tmp_path / "d1.sqlite"
+    one, other = open_store(path), None
+    census = every(15)
+    ticks(one, [census], utc("2026-03-02 09:00"))
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    other = SQLiteDatabase(path)
+
+    async def race():
+        await asyncio.gather(
+            *(tick_at(db, [census], utc("2026-03-02 09:15")) for db in (one, other, one, other))
+        )
+
+    run(race())
+    assert census.action.at == [utc("2026-03-02 09:15")]
+    assert len(runs(one)) == 1
+
+
+def test_a_paused_schedule_is_skipped_with_reason_paused_and_its_due_time_moves_on(db):
+    census = every(15)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    run(db.all("UPDATE tickwork_schedules SET paused = 1"))
+    ticks(db, [census], utc("2026-03-02 09:31"))
+    assert census.action.at == []
+    [skip] = runs(db)
+    assert (skip["outcome"], skip["code"], skip["due_at"]) == (
+        Outcome.SKIPPED,
+        Code.PAUSED,
+        utc("2026-03-02 09:15"),
+    )
+    assert state(db).due_at == utc("2026-03-02 09:45")
+
+
+def test_a_schedule_held_by_an_unfinished_run_is_skipped_with_reason_running(db):
+    release = asyncio.Event()
+    started = []
+
+    async def slow():
+        started.append(clock.now_ms)
+        await release.wait()
+
+    census = Schedule("census", 10 * MINUTE, slow)
+
+    async def overlap():
+        await tick_at(db, [census], utc("2026-03-02 09:00"))
+        first = asyncio.create_task(tick_at(db, [census], utc("2026-03-02 09:10")))
+        while not started:
+            await asyncio.sleep(0)
+        second = await tick_at(db, [census], utc("2026-03-02 09:20"))  # the lease runs to 09:25
+        release.set()
+        return await first, second
+
+    first, second = run(asyncio.wait_for(overlap(), timeout=10))
+    assert [r.outcome for r in first.runs] == [Outcome.SUCCEEDED]
+    assert [(r.outcome, r.code) for r in second.runs] == [(Outcome.SKIPPED, Code.RUNNING)]
+    assert started == [utc("2026-03-02 09:10")]
+    assert state(db).due_at == utc("2026-03-02 09:30")
+    assert state(db).lease_run is None
+
+
+def test_the_lease_lasts_what_is_left_of_the_budget_plus_a_minute(db):
+    seen = []
+
+    async def look():
+        seen.append(await ScheduleStore(db).state("census"))
+
+    census = Schedule("census", 15 * MINUTE, look)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    ticks(db, [census], utc("2026-03-02 09:15"), budget=5 * MINUTE)
+    assert seen[0].lease_until == utc("2026-03-02 09:21")
+
+
+def test_the_lease_never_lasts_past_the_fifteen_minute_run_limit(db):
+    seen = []
+
+    async def look():
+        seen.append(await ScheduleStore(db).state("census"))
+
+    census = Schedule("census", 15 * MINUTE, look)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    ticks(db, [census], utc("2026-03-02 09:15"), budget=30 * MINUTE)
+    assert seen[0].lease_until == utc("2026-03-02 09:30")
+
+
+def test_a_run_found_holding_an_expired_lease_is_recorded_failed_lease_expired(db):
+    census = every(15)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    store = ScheduleStore(db)
+    lost = run(
+        store.take_lease(
+            "census",
+            due=utc("2026-03-02 09:15"),
+            next_due=utc("2026-03-02 09:30"),
+            run_id="lost-run",
+            until=utc("2026-03-02 09:30"),
+            tick=utc("2026-03-02 09:15"),
+            started=utc("2026-03-02 09:15"),
+        )
+    )
+    assert lost  # a worker took the lease, then vanished with the run
+
+    ticks(db, [census], utc("2026-03-02 09:20"))  # lease still live: nothing due, nothing ended
+    assert runs(db)[0]["outcome"] == Outcome.RUNNING
+
+    ticks(db, [census], utc("2026-03-02 09:31"))
+    first, second = runs(db)
+    assert (first["id"], first["outcome"], first["code"], first["kind"]) == (
+        "lost-run",
+        Outcome.FAILED,
+        Code.LEASE_EXPIRED,
+        Kind.LOST,
+    )
+    assert first["ended_at"] == utc("2026-03-02 09:31")
+    assert (second["due_at"], second["outcome"]) == (utc("2026-03-02 09:30"), Outcome.SUCCEEDED)
+    assert census.action.at == [utc("2026-03-02 09:31")]
+
+
+def test_clock_now_inside_a_run_is_the_ticks_time_at_every_read(db):
+    reads = []
+
+    async def reads_twice():
+        reads.append(clock.now)
+        await asyncio.sleep(0)
+        reads.append(clock.now)
+
+    census = Schedule("census", 15 * MINUTE, reads_twice)
+    ticks(db, [census], utc("2026-03-02 09:00"), utc("2026-03-02 09:16"))
+    assert [moment.isoformat() for moment in reads] == ["2026-03-02T09:16:00+00:00"] * 2
+
+
+def test_runs_side_by_side_each_see_their_own_tick_time():
+    seen = {}
+
+    async def action(name):
+        seen[name] = clock.now_ms
+
+    async def both():
+        await asyncio.gather(*(
+            tick(open_store(), [Schedule(name, MINUTE, lambda n=name: action(n))], moment)
+            for name, moment in (("a", utc("2026-03-02 09:00")), ("b", utc("2026-03-02 10:00")))
+        ))
+
+    run(both())
+    assert seen == {}  # first ticks only see the schedules
+    stores = {name: open_store() for name in "ab"}
+
+    async def twice(name, moment):
+        schedule = Schedule(name, MINUTE, lambda: action(name))
+        await tick(stores[name], [schedule], moment)
+        await tick(stores[name], [schedule], moment + MINUTE)
+
+    async def side_by_side():
+        await asyncio.gather(twice("a", utc("2026-03-02 09:00")), twice("b", utc("2026-03-02 10:00")))
+
+    run(side_by_side())
+    assert seen == {"a": utc("2026-03-02 09:01"), "b": utc("2026-03-02 10:01")}
+
+
+def test_the_action_is_called_with_no_arguments(db):
+    received = []
+
+    async def census(*args, **kwargs):
+        received.append((args, kwargs))
+
+    ticks(db, [Schedule("census", MINUTE, census)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    assert received == [((), {})]
+
+
+def test_due_schedules_run_side_by_side_so_one_long_run_holds_no_other_up(db):
+    other_ran = asyncio.Event()
+
+    async def waits_for_the_other():
+        await asyncio.wait_for(other_ran.wait(), timeout=5)
+
+    async def quick():
+        other_ran.set()
+
+    schedules = [Schedule("long", MINUTE, waits_for_the_other), Schedule("quick", MINUTE, quick)]
+    [_, report] = ticks(db, schedules, utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    assert sorted((r.schedule, r.outcome) for r in report.runs) == [
+        ("long", Outcome.SUCCEEDED),
+        ("quick", Outcome.SUCCEEDED),
+    ]
+
+
+def test_a_failed_run_is_recorded_with_its_code_and_kind_and_logged(db, caplog):
+    async def broken():
+        raise ValueError("the todo list is missing")
+
+    census = Schedule("census", 15 * MINUTE, broken)
+    with caplog.at_level(logging.ERROR, logger="tickwork"):
+        ticks(db, [census], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"))
+    [record] = runs(db)
+    assert (record["outcome"], record["code"], record["kind"]) == (
+        Outcome.FAILED,
+        Code.INTERNAL_FAULT,
+        Kind.RAISED,
+    )
+    assert record["detail"] == "ValueError: the todo list is missing"
+    assert "census: run failed: internal_fault" in caplog.text
+    assert "Traceback" in caplog.text
+    assert state(db).lease_run is None
+
+
+def test_an_action_can_name_the_code_its_failure_is_recorded_with(db):
+    async def unavailable():
+        raise ActionError("unavailable", "the mail service did not answer")
+
+    ticks(db, [Schedule("census", MINUTE, unavailable)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    assert runs(db)[0]["code"] == "unavailable"
+
+
+def test_a_failed_run_is_tried_again_at_its_next_due_time_not_at_every_tick(db):
+    calls = []
+
+    async def broken():
+        calls.append(clock.now_ms)
+        raise RuntimeError("down")
+
+    census = Schedule("census", 15 * MINUTE, broken)
+    minutes = [utc("2026-03-02 09:00") + m * MINUTE for m in range(0, 31)]
+    ticks(db, [census], *minutes)
+    assert calls == [utc("2026-03-02 09:15"), utc("2026-03-02 09:30")]
+
+
+def test_a_run_past_its_ticks_budget_is_failed_deadline_exceeded_and_gives_its_lease_back(db):
+    async def never_ends():
+        await asyncio.Event().wait()
+
+    census = Schedule("census", 15 * MINUTE, never_ends)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    [report] = ticks(db, [census], utc("2026-03-02 09:15"), budget=20)
+    assert [(r.outcome, r.code, r.kind) for r in report.runs] == [
+        (Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE)
+    ]
+    assert runs(db)[0]["code"] == Code.DEADLINE_EXCEEDED
+    assert state(db).lease_run is None and state(db).lease_until is None
+
+
+def test_a_timeout_the_action_raises_itself_is_a_failure_not_a_deadline(db):
+    async def times_out():
+        raise TimeoutError("the mail service timed out")
+
+    ticks(db, [Schedule("census", MINUTE, times_out)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    assert (runs(db)[0]["code"], runs(db)[0]["kind"]) == (Code.INTERNAL_FAULT, Kind.RAISED)
+
+
+def test_a_tick_whose_budget_is_spent_starts_no_run_and_leaves_the_schedule_due(db):
+    seconds = iter([0.0])  # the tick begins at 0 s; by its first run 2 s have gone
+    census = every(1)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    [report] = ticks(
+        db, [census], utc("2026-03-02 09:01"), budget=1000, monotonic=lambda: next(seconds, 2.0)
+    )
+    assert report.runs == [] and census.action.at == []
+    assert state(db).due_at == utc("2026-03-02 09:01")
+
+
+def test_a_run_record_keeps_schedule_due_tick_start_end_and_outcome(db):
+    elapsed = iter([0.0, 1.5, 4.0])  # tick starts; run starts 1.5 s in; ends 4 s in
+    census = every(15)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    ticks(db, [census], utc("2026-03-02 09:16"), monotonic=lambda: next(elapsed))
+    [record] = runs(db)
+    assert {k: record[k] for k in ("schedule", "due_at", "tick_at", "started_at", "ended_at", "outcome")} == {
+        "schedule": "census",
+        "due_at": utc("2026-03-02 09:15"),
+        "tick_at": utc("2026-03-02 09:16"),
+        "started_at": utc("2026-03-02 09:16:01.500"),
+        "ended_at": utc("2026-03-02 09:16:04"),
+        "outcome": Outcome.SUCCEEDED,
+    }
