@@ -1,5 +1,6 @@
 """The build: read every declaration, validate it, and write what the Worker loads."""
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,11 +64,21 @@ def check(project: Project) -> tuple[str | None, list[ScheduleSpec], list[Proble
     return store, specs, problems
 
 
-def build(root: Path, out: Path | None = None) -> Built:
+def build(root: Path) -> Built:
+    """Lays the Worker out in build/app: a copy of the source with the manifest beside its entry.
+
+    Wrangler bundles every module under the directory of `main`, so the generated manifest and
+    the code it names must share one; the source tree itself never holds generated files.
+    """
     project = load_project(root)
     store, specs, problems = check(project)
     if problems:
         raise BuildFailed(sorted(problems, key=lambda p: (p.file, p.line, p.code)))
-    manifest = write_manifest(out or project.root / "build" / "app", store, specs)
+    out = project.root / "build" / "app"
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(
+        project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
+    manifest = write_manifest(out, store, specs)
     ensure_cron_trigger(project.root / "wrangler.toml")
     return Built(project, store, specs, manifest)

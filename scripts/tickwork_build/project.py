@@ -3,6 +3,7 @@
 `pyproject.toml` says where the app is and, with several databases, which one is the store:
 
     [tool.tickwork]
+    source = "src"      # the Worker's code, entry.py at its top
     app = "src/app"     # its domains are src/app/domains/<domain>/
     store = "DB"        # a D1 binding (or database_name) of wrangler.toml
 
@@ -17,7 +18,7 @@ from pathlib import Path
 @dataclass(frozen=True)
 class Project:
     root: Path
-    worker_root: Path  # the directory of the Worker's main module: module names start here
+    worker_root: Path  # the Worker's code, entry.py at its top: module names start here
     app: Path
     store: str | None  # as named in [tool.tickwork], if it is
     d1_bindings: tuple[dict, ...]
@@ -51,10 +52,9 @@ def load_project(root: Path) -> Project:
     pyproject = tomllib.loads((root / "pyproject.toml").read_text())
     settings = pyproject.get("tool", {}).get("tickwork", {})
     wrangler = tomllib.loads((root / "wrangler.toml").read_text())
-    worker_root = (root / wrangler.get("main", "src/entry.py")).parent
     return Project(
         root=root,
-        worker_root=worker_root,
+        worker_root=root / settings.get("source", "src"),
         app=root / settings.get("app", "src/app"),
         store=settings.get("store"),
         d1_bindings=tuple(wrangler.get("d1_databases", [])),

@@ -1,0 +1,52 @@
+# tickwork: `make test` and `make dev` set up what they need on a fresh machine.
+SHELL := /bin/bash
+PYTHON_VERSION := $(shell cat .python-version)
+PYTHON ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/$(PYTHON_VERSION)/bin/python3) $(shell command -v python$(basename $(PYTHON_VERSION))))
+VENV := .venv
+PY := $(VENV)/bin/python
+export WRANGLER_SEND_METRICS := false
+export WRANGLER_SEND_ERROR_REPORTS := false
+export WRANGLER_HIDE_BANNER := true
+
+.PHONY: build bundle vendor test dev bench setup clean
+
+$(VENV)/.installed: requirements/dev.txt .python-version
+	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
+	rm -rf $(VENV) && $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements/dev.txt
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The Worker's Python dependencies, from PyPI, pure-Python wheels only.
+python_modules/.installed: requirements/worker.txt $(VENV)/.installed
+	rm -rf python_modules
+	$(PY) -m pip install --quiet --disable-pip-version-check --target python_modules --no-deps \
+		--only-binary=:all: --no-compile -r requirements/worker.txt
+	touch $@
+
+setup: $(VENV)/.installed node_modules/.installed python_modules/.installed
+
+vendor: python_modules/.installed
+
+# Validates the app's declarations and lays out the Worker in build/app (see README).
+build: $(VENV)/.installed
+	$(PY) scripts/build.py
+
+# What `wrangler deploy` would upload, without the network: build/worker.
+bundle: build node_modules/.installed python_modules/.installed
+	npx wrangler deploy --dry-run --outdir build/worker
+
+test: setup
+	$(PY) -m pytest
+
+dev: build
+	@echo "make dev: the local Workers host arrives with its own issue; until then, 'make test' runs the Worker's ticks on CPython."
+
+bench: setup
+	$(PY) scripts/bench_statements.py
+
+clean:
+	rm -rf build .wrangler

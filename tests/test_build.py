@@ -1,0 +1,292 @@
+"""The build: every declaration validated, every problem reported in one run with its code,
+the schedule's name, file:line and a mend; on success, what the Worker loads."""
+
+import importlib.util
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from tickwork_build.__main__ import main as build_main
+from tickwork_build.build import build
+from tickwork_build.problems import BuildFailed
+
+WRANGLER = """\
+name = "app"
+main = "build/app/entry.py"
+compatibility_date = "2026-04-21"
+compatibility_flags = ["python_workers"]
+{databases}
+[triggers]
+crons = ["* * * * *"]
+"""
+
+ONE_DATABASE = """
+[[d1_databases]]
+binding = "DB"
+database_name = "main"
+database_id = "x"
+"""
+
+TWO_DATABASES = ONE_DATABASE + """
+[[d1_databases]]
+binding = "ARCHIVE"
+database_name = "archive"
+database_id = "y"
+"""
+
+ACTIONS = """\
+async def queue_chore_census():
+    pass
+
+def not_async():
+    pass
+
+async def takes_a_parameter(todo):
+    pass
+"""
+
+
+def project(tmp_path: Path, schedules: dict[str, str], *, databases=ONE_DATABASE,
+            tool="", actions=ACTIONS, other_domains=None) -> Path:
+    """A project with domain `planning` holding `schedules` (file name to .jadpo text)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text(f'[tool.tickwork]\napp = "src/app"\n{tool}')
+    (tmp_path / "wrangler.toml").write_text(WRANGLER.format(databases=databases))
+    app = tmp_path / "src" / "app"
+    domains = {"planning": actions, **(other_domains or {})}
+    for domain, source in domains.items():
+        (app / "domains" / domain / "schedules").mkdir(parents=True)
+        (app / "domains" / domain / "__init__.py").write_text(source)
+    (app / "__init__.py").write_text("")
+    (app / "domains" / "__init__.py").write_text("")
+    (tmp_path / "src" / "entry.py").write_text("")
+    for name, text in schedules.items():
+        path = app / "domains" / "planning" / "schedules" / name
+        path.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def problems(root: Path):
+    with pytest.raises(BuildFailed) as failed:
+        build(root)
+    return failed.value.problems
+
+
+def codes(root: Path):
+    return [(p.code, p.name, p.line) for p in problems(root)]
+
+
+CENSUS = """\
+    // domains/planning/schedules/chore_census.jadpo
+    /// Queues a reminder for each overdue todo.
+    schedule chore_census {
+        every: 15m
+        run: queue_chore_census()
+    }
+"""
+
+
+def test_the_example_app_builds_with_the_documents_own_schedule(tmp_path):
+    root = tmp_path / "example"
+    shutil.copytree(ROOT / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "wrangler.toml"):
+        shutil.copy(ROOT / name, root / name)
+    built = build(root)
+    census = next(spec for spec in built.schedules if spec.name == "chore_census")
+    assert (census.domain, census.action, census.every_ms) == ("planning", "queue_chore_census", 900_000)
+    assert census.source == "src/app/domains/planning/schedules/chore_census.jadpo:3"
+    assert (root / "build" / "app" / "entry.py").exists()
+    assert (root / "build" / "app" / "tickwork_manifest.py").exists()
+
+
+def test_a_valid_schedule_is_written_to_the_manifest_the_worker_loads(tmp_path):
+    built = build(project(tmp_path, {"chore_census.jadpo": CENSUS}))
+    spec = importlib.util.spec_from_file_location("manifest", built.manifest)
+    manifest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(manifest)
+    assert manifest.STORE == "DB"
+    assert manifest.SCHEDULES == (
+        {
+            "name": "chore_census",
+            "domain": "planning",
+            "module": "app.domains.planning",
+            "action": "queue_chore_census",
+            "every_ms": 900_000,
+            "source": "src/app/domains/planning/schedules/chore_census.jadpo:3",
+        },
+    )
+
+
+def test_a_schedule_declared_in_python_compiles_to_the_same_model(tmp_path):
+    from_jadpo = build(project(tmp_path / "a", {"chore_census.jadpo": CENSUS})).schedules
+    decorated = 'from tickwork import schedule\n\n@schedule(every="15m")\nasync def chore_census():\n    pass\n'
+    named = ACTIONS + '\nfrom tickwork import schedule\nschedule(every="15m", name="chore_census")(queue_chore_census)\n'
+    from_python = build(project(tmp_path / "b", {}, actions=named)).schedules
+    assert [s.model_dump(exclude={"source"}) for s in from_python] == [
+        s.model_dump(exclude={"source"}) for s in from_jadpo
+    ]
+    assert from_python[0].source == "src/app/domains/planning/__init__.py:11"
+    [plain] = build(project(tmp_path / "c", {}, actions=decorated)).schedules
+    assert (plain.name, plain.action, plain.every_ms) == ("chore_census", "chore_census", 900_000)
+
+
+def test_the_build_adds_the_minute_cron_trigger_to_wrangler_toml(tmp_path):
+    root = project(tmp_path, {"chore_census.jadpo": CENSUS})
+    wrangler = root / "wrangler.toml"
+    wrangler.write_text(wrangler.read_text().replace('crons = ["* * * * *"]', 'crons = ["0 3 * * *"]'))
+    build(root)
+    assert 'crons = ["0 3 * * *", "* * * * *"]' in wrangler.read_text()
+    wrangler.write_text(wrangler.read_text().split("[triggers]")[0])
+    build(root)
+    assert wrangler.read_text().endswith('[triggers]\ncrons = ["* * * * *"]\n')
+
+
+@pytest.mark.parametrize("every", ["15 mins", "0m", "1.5h", "15", "m", "-5m", "15M", "1w", ""])
+def test_every_that_is_not_a_whole_number_above_zero_of_s_m_h_or_d_is_every_invalid(tmp_path, every):
+    text = f"schedule chore_census {{\n    every: {every}\n    run: queue_chore_census()\n}}\n"
+    assert codes(project(tmp_path, {"c.jadpo": text})) == [
+        ("schedule.every_invalid", "chore_census", 2)
+    ]
+
+
+def test_a_schedule_without_every_is_every_invalid(tmp_path):
+    text = "schedule chore_census { run: queue_chore_census() }"
+    assert codes(project(tmp_path, {"c.jadpo": text})) == [("schedule.every_invalid", "chore_census", 1)]
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "queue_chore_census",  # not a call
+        "queue_chore_census(1)",  # arguments
+        "missing()",  # no such action
+        "not_async()",  # not an async def
+        "takes_a_parameter()",  # takes parameters
+        "reporting_only()",  # an action of another domain
+        "asyncio()",  # a module-level name that is no action
+        "",
+    ],
+)
+def test_run_that_is_not_a_bare_call_of_an_action_of_the_domain_is_run_invalid(tmp_path, run):
+    text = f"schedule chore_census {{\n  every: 15m\n  run: {run}\n}}\n"
+    others = {"reporting": "async def reporting_only():\n    pass\n"}
+    actions = "import asyncio\n" + ACTIONS
+    root = project(tmp_path, {"c.jadpo": text}, actions=actions, other_domains=others)
+    assert codes(root) == [("schedule.run_invalid", "chore_census", 3)]
+
+
+def test_a_schedule_holding_anything_but_every_and_run_is_item_invalid(tmp_path):
+    text = "schedule chore_census {\n  every: 15m\n  run: queue_chore_census()\n  retries: 3\n}\n"
+    [problem] = problems(project(tmp_path, {"c.jadpo": text}))
+    assert (problem.code, problem.name, problem.line) == ("schedule.item_invalid", "chore_census", 4)
+    assert "retries" in problem.message and problem.mend
+
+
+def test_an_item_given_twice_is_item_invalid(tmp_path):
+    text = "schedule chore_census {\n  every: 15m\n  every: 1h\n  run: queue_chore_census()\n}\n"
+    assert codes(project(tmp_path, {"c.jadpo": text})) == [("schedule.item_invalid", "chore_census", 3)]
+
+
+def test_a_schedule_name_declared_twice_is_item_invalid_at_the_second(tmp_path):
+    root = project(tmp_path, {"a.jadpo": CENSUS, "b.jadpo": CENSUS})
+    [problem] = problems(root)
+    assert (problem.code, problem.file) == ("schedule.item_invalid", "src/app/domains/planning/schedules/b.jadpo")
+    assert "a.jadpo:3" in problem.message
+
+
+def test_without_a_d1_database_each_schedule_is_store_required(tmp_path):
+    two = {"a.jadpo": CENSUS, "b.jadpo": CENSUS.replace("chore_census {", "other {")}
+    assert codes(project(tmp_path, two, databases="")) == [
+        ("schedule.store_required", "chore_census", 3),
+        ("schedule.store_required", "other", 3),
+    ]
+
+
+def test_several_databases_and_none_named_the_store_is_store_required(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS}, databases=TWO_DATABASES)
+    [problem] = problems(root)
+    assert problem.code == "schedule.store_required"
+    assert "DB, ARCHIVE" in problem.message and "[tool.tickwork] store" in problem.mend
+
+
+def test_several_databases_with_one_named_the_store_build(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS}, databases=TWO_DATABASES, tool='store = "archive"\n')
+    assert build(root).store == "ARCHIVE"
+
+
+def test_a_store_named_but_not_bound_is_store_required(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS}, tool='store = "main_db"\n')
+    assert [p.code for p in problems(root)] == ["schedule.store_required"]
+
+
+def test_every_under_a_minute_is_target_unsupported_on_a_worker_naming_the_schedule(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS.replace("15m", "30s")})
+    [problem] = problems(root)
+    assert (problem.code, problem.name, problem.line) == ("deployable.target_unsupported", "chore_census", 4)
+
+
+def test_every_problem_is_reported_in_one_run(tmp_path):
+    many = {
+        "a.jadpo": "schedule a { every: 30s  run: queue_chore_census() }",
+        "b.jadpo": "schedule b {\n every: soon\n run: nothing()\n colour: red\n}",
+        "c.jadpo": "schedule c { every: 15m run: queue_chore_census() ",
+    }
+    assert sorted((p.code, p.file.rsplit("/", 1)[1], p.line) for p in problems(project(tmp_path, many))) == [
+        ("declaration.syntax_invalid", "c.jadpo", 1),
+        ("deployable.target_unsupported", "a.jadpo", 1),
+        ("schedule.every_invalid", "b.jadpo", 2),
+        ("schedule.item_invalid", "b.jadpo", 4),
+        ("schedule.run_invalid", "b.jadpo", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, line, words",
+    [
+        ("schedule c {\n  every: 15m\n  run: queue_chore_census()\n", 1, "never closed"),
+        ("schedule c {\n  every: 15m\n}\n}\n", 4, "unknown declaration `}`"),
+        ("\n\nschedul c { every: 15m }", 3, "unknown declaration `schedul`"),
+        ("schedule { every: 15m }", 1, "not followed by a name"),
+        ("schedule c every: 15m", 1, "not followed by `{`"),
+        ("schedule c {\n  every 15m\n}", 2, "expected `key: value`"),
+        ('schedule c {\n  every: "15m\n}', 2, "string is not closed"),
+    ],
+)
+def test_a_malformed_file_is_a_syntax_problem_with_its_line(tmp_path, text, line, words):
+    [problem] = problems(project(tmp_path, {"c.jadpo": text}))
+    assert (problem.code, problem.file, problem.line) == (
+        "declaration.syntax_invalid",
+        "src/app/domains/planning/schedules/c.jadpo",
+        line,
+    )
+    assert words in problem.message
+
+
+def test_a_domain_that_fails_to_import_is_reported_where_it_fails(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS}, actions="x = 1\nraise RuntimeError('no config')\n")
+    found = problems(root)
+    assert found[0].code == "domain.import_failed"
+    assert (found[0].file, found[0].line) == ("src/app/domains/planning/__init__.py", 2)
+
+
+def test_items_may_share_a_line_and_comments_go_anywhere(tmp_path):
+    text = "// all on one line\nschedule chore_census { every: 15m  run: queue_chore_census() } // done\n"
+    [spec] = build(project(tmp_path, {"c.jadpo": text})).schedules
+    assert spec.every_ms == 900_000
+
+
+def test_the_command_prints_each_problem_with_code_name_place_and_mend_and_exits_non_zero(tmp_path, capsys):
+    root = project(tmp_path, {"c.jadpo": CENSUS.replace("15m", "30s")})
+    assert build_main([str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "src/app/domains/planning/schedules/c.jadpo:4: deployable.target_unsupported: chore_census:" in err
+    assert "mend: use `every: 1m` or more" in err
+    assert "Traceback" not in err
+
+
+def test_the_command_reports_what_it_built(tmp_path, capsys):
+    assert build_main([str(project(tmp_path, {"c.jadpo": CENSUS}))]) == 0
+    assert "built 1 schedule(s) (chore_census)" in capsys.readouterr().out

@@ -1,0 +1,108 @@
+"""The Worker's side on CPython: the manifest loaded without pydantic, and a cron tick through
+the D1 adapter. The same entry runs on the real runtime in the local host's end-to-end tests."""
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from types import SimpleNamespace
+
+from conftest import MIGRATIONS, ROOT, run
+
+from tickwork_build.build import build
+from tickwork.adapters.workers import D1Database, run_cron_tick
+from tickwork.app import App
+from tickwork import Schedule
+from tickwork.times import MINUTE, utc
+
+
+class D1Shaped:
+    """The D1 binding's shape as the SDK hands it to Python (`prepare().bind().all()` giving
+    `{"results": [...]}`, `batch([...])`), over SQLite: it checks the adapter's calls, not D1."""
+
+    def __init__(self, path):
+        self.conn = sqlite3.connect(path, autocommit=True)
+        self.conn.row_factory = sqlite3.Row
+
+    def prepare(self, sql):
+        return _Prepared(self, sql)
+
+    def _run(self, sql, params):
+        return [dict(row) for row in self.conn.execute(sql, params).fetchall()]
+
+    async def batch(self, statements):
+        self.conn.execute("BEGIN")
+        try:
+            results = [{"results": self._run(s.text, s.params)} for s in statements]
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+        return results
+
+
+class _Prepared:
+    def __init__(self, binding, sql):
+        self.binding, self.text, self.params = binding, sql, ()
+
+    def bind(self, *params):
+        self.params = params
+        return self
+
+    async def all(self):
+        return {"results": self.binding._run(self.text, self.params), "success": True}
+
+
+def example_project(tmp_path):
+    root = tmp_path / "example"
+    shutil.copytree(ROOT / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "wrangler.toml"):
+        shutil.copy(ROOT / name, root / name)
+    build(root)
+    return root
+
+
+def test_the_worker_loads_its_manifest_without_importing_pydantic(tmp_path):
+    app_dir = example_project(tmp_path) / "build" / "app"
+    probe = (
+        "import sys; import tickwork_manifest; "
+        "from tickwork.app import App; from tickwork.adapters import workers; "
+        "app = App.from_manifest(tickwork_manifest); "
+        "print(sorted(s.name for s in app.schedules), 'pydantic' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert out.strip() == "['chore_census', 'tidy_up'] False"
+
+
+def test_a_cron_tick_runs_due_schedules_through_the_d1_binding(tmp_path, capsys):
+    database = tmp_path / "d1.sqlite"
+    setup = sqlite3.connect(database)
+    for script in sorted(MIGRATIONS.glob("*.sql")):
+        setup.executescript(script.read_text())
+    setup.close()
+    calls = []
+
+    async def census():
+        calls.append("census")
+
+    app = App(store="DB", schedules=(Schedule("census", MINUTE, census),))
+    env = SimpleNamespace(DB=D1Shaped(database))
+
+    async def two_ticks():
+        for moment in (utc("2026-03-02 09:00"), utc("2026-03-02 09:01")):
+            await run_cron_tick(app, env, SimpleNamespace(cron="* * * * *", scheduledTime=moment))
+
+    run(two_ticks())
+    assert calls == ["census"]
+    assert "tickwork: census due 2026-03-02T09:01:00.000Z: succeeded in" in capsys.readouterr().out
+
+
+def test_the_adapter_binds_none_as_null_and_reads_rows_as_dicts(tmp_path):
+    db = D1Database(D1Shaped(tmp_path / "d1.sqlite"))
+    rows = run(db.all("SELECT ?1 AS empty, ?2 AS number", (None, 2**53 - 1)))
+    assert rows == [{"empty": None, "number": 2**53 - 1}]
+    assert run(db.batch([("SELECT 1 AS one", ()), ("SELECT 2 AS two", ())])) == [[{"one": 1}], [{"two": 2}]]
+    assert db.statements_run == 3
