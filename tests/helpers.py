@@ -2,6 +2,7 @@
 
 import asyncio
 
+from tickwork.grid import Every
 from tickwork import Schedule, clock
 from tickwork.schedule_store import ScheduleStore
 from tickwork.tick import tick
@@ -19,7 +20,7 @@ class Calls:
 
 
 def every(minutes: int, name: str = "census", action=None) -> Schedule:
-    return Schedule(name, minutes * MINUTE, action or Calls())
+    return Schedule(name, Every(minutes * MINUTE), action or Calls())
 
 
 def frozen():

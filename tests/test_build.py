@@ -110,6 +110,7 @@ def test_a_valid_schedule_is_written_to_the_manifest_the_worker_loads(tmp_path):
     assert manifest.STORE == "DB"
     assert manifest.SCHEDULES == (
         {
+            "kind": "schedule",
             "name": "chore_census",
             "domain": "planning",
             "module": "app.domains.planning",

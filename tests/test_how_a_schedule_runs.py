@@ -6,6 +6,7 @@ import logging
 from conftest import open_store, run
 from helpers import Calls, every, runs, state, tick_at, ticks
 
+from tickwork.grid import Every
 from tickwork import ActionError, Schedule, clock
 from tickwork.model import Code, Kind, Outcome
 from tickwork.schedule_store import ScheduleStore
@@ -71,7 +72,7 @@ def test_a_schedule_held_by_an_unfinished_run_is_skipped_with_reason_running(db)
         started.append(clock.now_ms)
         await release.wait()
 
-    census = Schedule("census", 10 * MINUTE, slow)
+    census = Schedule("census", Every(10 * MINUTE), slow)
 
     async def overlap():
         await tick_at(db, [census], utc("2026-03-02 09:00"))
@@ -96,7 +97,7 @@ def test_the_lease_lasts_what_is_left_of_the_budget_plus_a_minute(db):
     async def look():
         seen.append(await ScheduleStore(db).state("census"))
 
-    census = Schedule("census", 15 * MINUTE, look)
+    census = Schedule("census", Every(15 * MINUTE), look)
     ticks(db, [census], utc("2026-03-02 09:00"))
     ticks(db, [census], utc("2026-03-02 09:15"), budget=5 * MINUTE)
     assert seen[0].lease_until == utc("2026-03-02 09:21")
@@ -108,7 +109,7 @@ def test_the_lease_never_lasts_past_the_fifteen_minute_run_limit(db):
     async def look():
         seen.append(await ScheduleStore(db).state("census"))
 
-    census = Schedule("census", 15 * MINUTE, look)
+    census = Schedule("census", Every(15 * MINUTE), look)
     ticks(db, [census], utc("2026-03-02 09:00"))
     ticks(db, [census], utc("2026-03-02 09:15"), budget=30 * MINUTE)
     assert seen[0].lease_until == utc("2026-03-02 09:30")
@@ -155,7 +156,7 @@ def test_clock_now_inside_a_run_is_the_ticks_time_at_every_read(db):
         await asyncio.sleep(0)
         reads.append(clock.now)
 
-    census = Schedule("census", 15 * MINUTE, reads_twice)
+    census = Schedule("census", Every(15 * MINUTE), reads_twice)
     ticks(db, [census], utc("2026-03-02 09:00"), utc("2026-03-02 09:16"))
     assert [moment.isoformat() for moment in reads] == ["2026-03-02T09:16:00+00:00"] * 2
 
@@ -168,7 +169,7 @@ def test_runs_side_by_side_each_see_their_own_tick_time():
 
     async def both():
         await asyncio.gather(*(
-            tick(open_store(), [Schedule(name, MINUTE, lambda n=name: action(n))], moment)
+            tick(open_store(), [Schedule(name, Every(MINUTE), lambda n=name: action(n))], moment)
             for name, moment in (("a", utc("2026-03-02 09:00")), ("b", utc("2026-03-02 10:00")))
         ))
 
@@ -177,7 +178,7 @@ def test_runs_side_by_side_each_see_their_own_tick_time():
     stores = {name: open_store() for name in "ab"}
 
     async def twice(name, moment):
-        schedule = Schedule(name, MINUTE, lambda: action(name))
+        schedule = Schedule(name, Every(MINUTE), lambda: action(name))
         await tick(stores[name], [schedule], moment)
         await tick(stores[name], [schedule], moment + MINUTE)
 
@@ -194,7 +195,7 @@ def test_the_action_is_called_with_no_arguments(db):
     async def census(*args, **kwargs):
         received.append((args, kwargs))
 
-    ticks(db, [Schedule("census", MINUTE, census)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    ticks(db, [Schedule("census", Every(MINUTE), census)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
     assert received == [((), {})]
 
 
@@ -207,7 +208,7 @@ def test_due_schedules_run_side_by_side_so_one_long_run_holds_no_other_up(db):
     async def quick():
         other_ran.set()
 
-    schedules = [Schedule("long", MINUTE, waits_for_the_other), Schedule("quick", MINUTE, quick)]
+    schedules = [Schedule("long", Every(MINUTE), waits_for_the_other), Schedule("quick", Every(MINUTE), quick)]
     [_, report] = ticks(db, schedules, utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
     assert sorted((r.schedule, r.outcome) for r in report.runs) == [
         ("long", Outcome.SUCCEEDED),
@@ -219,7 +220,7 @@ def test_a_failed_run_is_recorded_with_its_code_and_kind_and_logged(db, caplog):
     async def broken():
         raise ValueError("the todo list is missing")
 
-    census = Schedule("census", 15 * MINUTE, broken)
+    census = Schedule("census", Every(15 * MINUTE), broken)
     with caplog.at_level(logging.ERROR, logger="tickwork"):
         ticks(db, [census], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"))
     [record] = runs(db)
@@ -238,7 +239,7 @@ def test_an_action_can_name_the_code_its_failure_is_recorded_with(db):
     async def unavailable():
         raise ActionError("unavailable", "the mail service did not answer")
 
-    ticks(db, [Schedule("census", MINUTE, unavailable)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    ticks(db, [Schedule("census", Every(MINUTE), unavailable)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
     assert runs(db)[0]["code"] == "unavailable"
 
 
@@ -249,7 +250,7 @@ def test_a_failed_run_is_tried_again_at_its_next_due_time_not_at_every_tick(db):
         calls.append(clock.now_ms)
         raise RuntimeError("down")
 
-    census = Schedule("census", 15 * MINUTE, broken)
+    census = Schedule("census", Every(15 * MINUTE), broken)
     minutes = [utc("2026-03-02 09:00") + m * MINUTE for m in range(0, 31)]
     ticks(db, [census], *minutes)
     assert calls == [utc("2026-03-02 09:15"), utc("2026-03-02 09:30")]
@@ -259,7 +260,7 @@ def test_a_run_past_its_ticks_budget_is_failed_deadline_exceeded_and_gives_its_l
     async def never_ends():
         await asyncio.Event().wait()
 
-    census = Schedule("census", 15 * MINUTE, never_ends)
+    census = Schedule("census", Every(15 * MINUTE), never_ends)
     ticks(db, [census], utc("2026-03-02 09:00"))
     [report] = ticks(db, [census], utc("2026-03-02 09:15"), budget=20)
     assert [(r.outcome, r.code, r.kind) for r in report.runs] == [
@@ -273,7 +274,7 @@ def test_a_timeout_the_action_raises_itself_is_a_failure_not_a_deadline(db):
     async def times_out():
         raise TimeoutError("the mail service timed out")
 
-    ticks(db, [Schedule("census", MINUTE, times_out)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    ticks(db, [Schedule("census", Every(MINUTE), times_out)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
     assert (runs(db)[0]["code"], runs(db)[0]["kind"]) == (Code.INTERNAL_FAULT, Kind.RAISED)
 
 

@@ -3,6 +3,7 @@
 from helpers import Calls, every, runs, state, ticks
 from conftest import open_store
 
+from tickwork.grid import Every
 from tickwork import Schedule
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.model import Outcome
@@ -111,6 +112,6 @@ def test_a_schedule_no_longer_declared_keeps_its_row_untouched(db):
 
 def test_the_grid_is_utc_milliseconds_so_a_daily_schedule_keeps_its_time_of_day(db):
     daily = Calls()
-    schedule = Schedule("census", DAY, daily)
+    schedule = Schedule("census", Every(DAY), daily)
     ticks(db, [schedule], utc("2026-03-28 09:00"), utc("2026-03-29 09:00"), utc("2026-03-30 09:00"))
     assert daily.at == [utc("2026-03-29 09:00"), utc("2026-03-30 09:00")]

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from conftest import MIGRATIONS, ROOT, run
 
+from tickwork.grid import Every
 from tickwork_build.build import build
 from tickwork.adapters.workers import D1Database, run_cron_tick
 from tickwork.app import App
@@ -88,7 +89,7 @@ def test_a_cron_tick_runs_due_schedules_through_the_d1_binding(tmp_path, capsys)
     async def census():
         calls.append("census")
 
-    app = App(store="DB", schedules=(Schedule("census", MINUTE, census),))
+    app = App(store="DB", schedules=(Schedule("census", Every(MINUTE), census),))
     env = SimpleNamespace(DB=D1Shaped(database))
 
     async def two_ticks():

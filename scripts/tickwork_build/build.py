@@ -9,22 +9,22 @@ from .declaration import Declaration
 from .output import ensure_cron_trigger, write_manifest
 from .problems import BuildFailed, Problem
 from .project import Project, load_project, resolve_store
-from .schedules import ScheduleSpec, check_workers_target, validate_schedule
+from .schedules import Spec, check_workers_target, validate_declaration
 
 
 @dataclass(frozen=True)
 class Built:
     project: Project
     store: str | None
-    schedules: list[ScheduleSpec]
+    schedules: list[Spec]
     manifest: Path
 
 
-def check(project: Project) -> tuple[str | None, list[ScheduleSpec], list[Problem]]:
+def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
     """Validates the whole app, gathering every problem rather than stopping at the first."""
     declarations, modules, problems = collect(project)
     store, why_none = resolve_store(project)
-    specs: list[ScheduleSpec] = []
+    specs: list[Spec] = []
     seen: dict[str, Declaration] = {}
     for declaration in declarations:
         if declaration.name in seen:
@@ -41,7 +41,7 @@ def check(project: Project) -> tuple[str | None, list[ScheduleSpec], list[Proble
             )
             continue
         seen[declaration.name] = declaration
-        spec, trouble = validate_schedule(
+        spec, trouble = validate_declaration(
             declaration, modules.get(declaration.domain), project.domain_module(declaration.domain)
         )
         problems += trouble

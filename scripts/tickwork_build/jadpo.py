@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .declaration import Declaration, Item
 from .problems import Problem
 
-KINDS = ("schedule",)
+KINDS = ("schedule", "calendar", "pulse")
 
 SYNTAX = "declaration.syntax_invalid"
 

@@ -4,13 +4,13 @@ import re
 import tomllib
 from pathlib import Path
 
-from .schedules import ScheduleSpec
+from .schedules import Spec
 
 MANIFEST = "tickwork_manifest.py"
 MINUTE_CRON = "* * * * *"
 
 
-def manifest_source(store: str | None, specs: list[ScheduleSpec]) -> str:
+def manifest_source(store: str | None, specs: list[Spec]) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
@@ -19,12 +19,12 @@ def manifest_source(store: str | None, specs: list[ScheduleSpec]) -> str:
         "SCHEDULES = (",
     ]
     for spec in sorted(specs, key=lambda spec: spec.name):
-        lines.append(f"    {spec.model_dump()!r},")
+        lines.append(f"    {spec.manifest_entry()!r},")
     lines.append(")")
     return "\n".join(lines) + "\n"
 
 
-def write_manifest(directory: Path, store: str | None, specs: list[ScheduleSpec]) -> Path:
+def write_manifest(directory: Path, store: str | None, specs: list[Spec]) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
     path.write_text(manifest_source(store, specs))

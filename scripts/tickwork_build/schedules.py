@@ -1,37 +1,56 @@
-"""Validates schedule declarations with pydantic and turns them into what the Worker loads."""
+"""Validates declarations with pydantic and turns them into what the Worker loads.
+
+Three kinds: `schedule` (`every:` and `run:`, nothing else), `calendar` (a cron expression in a
+zone) and `pulse` (a cycle from the Unix epoch split into shares). Each problem a user can
+cause carries its documented code.
+"""
 
 import inspect
 import re
+from datetime import datetime
 from types import ModuleType
-from typing import Annotated
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    ValidationError,
-    ValidationInfo,
-)
+from croniter import CroniterBadDateError, croniter
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 from pydantic_core import PydanticCustomError
 
-from tickwork.times import MINUTE, UNITS
+from tickwork.calendar import NONEXISTENT, REPEATED, parse_cron
+from tickwork.times import MINUTE, SECOND, UNITS
 
 from .declaration import Declaration
 from .problems import Problem
 
-EVERY = re.compile(r"(\d+)([smhd])")
+DURATION = re.compile(r"(\d+)([smhd])")
+SECONDS = re.compile(r"\d+")
 CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)")
 
 
-def _every(text: str) -> int:
-    match = EVERY.fullmatch(text)
-    if not match or int(match.group(1)) == 0:
+def _unquoted(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] == '"':
+        return text[1:-1]
+    return text
+
+
+def _duration(code: str, item: str, example: str, bare_seconds: bool):
+    """A whole number above zero of s, m, h or d (or, where `bare_seconds`, of seconds alone) in ms."""
+
+    def check(text: str) -> int:
+        text = _unquoted(text)
+        match = DURATION.fullmatch(text)
+        if match and int(match.group(1)) > 0:
+            return int(match.group(1)) * UNITS[match.group(2)]
+        if bare_seconds and SECONDS.fullmatch(text) and int(text) > 0:
+            return int(text) * SECOND
+        unit = "seconds, or of s, m, h or d" if bare_seconds else "s, m, h or d"
         raise PydanticCustomError(
-            "schedule.every_invalid",
-            "`every: {text}` is not a whole number above zero of s, m, h or d",
-            {"text": text, "mend": "write a whole number and one unit, e.g. `every: 15m`"},
+            code,
+            "`{item}: {text}` is not a whole number above zero of {unit}",
+            {"item": item, "text": text, "unit": unit, "mend": f"write e.g. `{item}: {example}`"},
         )
-    return int(match.group(1)) * UNITS[match.group(2)]
+
+    return check
 
 
 def _run(text: str, info: ValidationInfo) -> str:
@@ -65,41 +84,138 @@ def _run(text: str, info: ValidationInfo) -> str:
     if inspect.signature(action).parameters:
         raise PydanticCustomError(
             "schedule.run_invalid",
-            "action `{name}` takes parameters; a schedule calls it with none",
-            {"name": name, "mend": f"make it `async def {name}():` and read what it needs itself"},
+            "action `{name}` takes parameters; it is called with none",
+            {"name": name, "mend": f"make it `async def {name}():`; read `call.at`, `call.n`, `call.i` inside"},
         )
     return name
 
 
-class ScheduleItems(BaseModel):
-    """A schedule holds `every:` and `run:` and nothing else."""
+def _cron(text: str) -> str:
+    expression = _unquoted(text)
+    try:
+        cron = parse_cron(expression)
+    except (ValueError, KeyError, TypeError) as error:
+        raise PydanticCustomError(
+            "schedule.cron_invalid",
+            "`cron: {text}` does not parse: {why}",
+            {"text": expression, "why": str(error), "mend": 'write 5 fields, or 6 with seconds first, e.g. `cron: "0 9 * * 1"`'},
+        ) from None
+    try:
+        cron.get_next(start_time=datetime(2000, 1, 1))
+    except CroniterBadDateError:
+        raise PydanticCustomError(
+            "schedule.cron_invalid",
+            "`cron: {text}` never comes due",
+            {"text": expression, "mend": "name a date that exists, e.g. not the 30th of February"},
+        ) from None
+    return expression
 
+
+def _zone(text: str) -> str:
+    zone = _unquoted(text)
+    try:
+        if zone.startswith(("/", ".")) or not zone:
+            raise ValueError(zone)
+        ZoneInfo(zone)
+    except (ValueError, OSError, KeyError):
+        raise PydanticCustomError(
+            "schedule.zone_invalid",
+            "`zone: {text}` is not an IANA time zone",
+            {"text": zone, "mend": "write a zone such as `Europe/Berlin` or `America/New_York`"},
+        ) from None
+    return zone
+
+
+def _choice(code: str, item: str, allowed: tuple[str, ...]):
+    def check(text: str) -> str:
+        value = _unquoted(text)
+        if value not in allowed:
+            raise PydanticCustomError(
+                code,
+                "`{item}: {text}` is none of {allowed}",
+                {"item": item, "text": value, "allowed": ", ".join(allowed), "mend": f"write `{item}: {allowed[0]}` or one of: {', '.join(allowed)}"},
+            )
+        return value
+
+    return check
+
+
+def _intervals(text: str) -> int:
+    if not SECONDS.fullmatch(_unquoted(text)) or int(_unquoted(text)) < 1:
+        raise PydanticCustomError(
+            "schedule.intervals_invalid",
+            "`intervals: {text}` is not a whole number of at least 1",
+            {"text": text, "mend": "write e.g. `intervals: 24`"},
+        )
+    return int(_unquoted(text))
+
+
+Run = Annotated[str, AfterValidator(_run)]
+
+
+class _Items(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    every: Annotated[str, AfterValidator(_every)]
-    run: Annotated[str, AfterValidator(_run)]
+
+class ScheduleItems(_Items):
+    """A schedule holds `every:` and `run:` and nothing else."""
+
+    every: Annotated[str, AfterValidator(_duration("schedule.every_invalid", "every", "15m", False))]
+    run: Run
 
 
-class ScheduleSpec(BaseModel):
-    """A valid schedule, as the build writes it for the Worker."""
+class CalendarItems(_Items):
+    cron: Annotated[str, AfterValidator(_cron)]
+    zone: Annotated[str, AfterValidator(_zone)] = "UTC"
+    overdue: Annotated[str, AfterValidator(_duration("schedule.overdue_invalid", "overdue", "3600", True))] | None = None
+    nonexistent: Annotated[str, AfterValidator(_choice("schedule.dst_invalid", "nonexistent", NONEXISTENT))] = "shift"
+    repeated: Annotated[str, AfterValidator(_choice("schedule.dst_invalid", "repeated", REPEATED))] = "first"
+    run: Run
+
+
+class PulseItems(_Items):
+    cycle: Annotated[str, AfterValidator(_duration("schedule.cycle_invalid", "cycle", "300", True))]
+    intervals: Annotated[str, AfterValidator(_intervals)] = "1"
+    run: Run
+
+
+ITEMS = {"schedule": ScheduleItems, "calendar": CalendarItems, "pulse": PulseItems}
+
+_MISSING = {
+    "every": ("schedule.every_invalid", "add e.g. `every: 15m`"),
+    "run": ("schedule.run_invalid", "add e.g. `run: tidy_up()`"),
+    "cron": ("schedule.cron_invalid", 'add e.g. `cron: "0 9 * * 1"`'),
+    "cycle": ("schedule.cycle_invalid", "add e.g. `cycle: 300`"),
+}
+
+
+class Spec(BaseModel):
+    """A valid declaration, as the build writes it for the Worker."""
 
     model_config = ConfigDict(frozen=True)
 
+    kind: Literal["schedule", "calendar", "pulse"]
     name: str
     domain: str
     module: str
     action: str
-    every_ms: int
     source: str
+    every_ms: int | None = None
+    cron: str | None = None
+    zone: str | None = None
+    overdue_ms: int | None = None
+    nonexistent: str | None = None
+    repeated: str | None = None
+    cycle_ms: int | None = None
+    intervals: int | None = None
+
+    def manifest_entry(self) -> dict:
+        return self.model_dump(exclude_none=True)
 
 
-_MISSING_CODES = {"every": "schedule.every_invalid", "run": "schedule.run_invalid"}
-_MISSING_MENDS = {"every": "add e.g. `every: 15m`", "run": "add e.g. `run: tidy_up()`"}
-
-
-def validate_schedule(
+def validate_declaration(
     declaration: Declaration, module: ModuleType | None, module_name: str
-) -> tuple[ScheduleSpec | None, list[Problem]]:
+) -> tuple[Spec | None, list[Problem]]:
     problems = []
     items = {}
     for item in declaration.items:
@@ -108,42 +224,53 @@ def validate_schedule(
                                      f"`{item.key}:` is given twice", f"keep one `{item.key}:`"))
         else:
             items[item.key] = item
+    model = ITEMS[declaration.kind]
     context = {"module": module, "domain": declaration.domain}
     try:
-        checked = ScheduleItems.model_validate(
-            {key: item.value for key, item in items.items()}, context=context
-        )
+        checked = model.model_validate({key: item.value for key, item in items.items()}, context=context)
     except ValidationError as invalid:
-        for error in invalid.errors():
-            problems.append(_from_pydantic(declaration, items, error))
-        return None, problems
+        return None, problems + [_from_pydantic(declaration, items, error) for error in invalid.errors()]
     if problems:
         return None, problems
-    spec = ScheduleSpec(
-        name=declaration.name,
-        domain=declaration.domain,
-        module=module_name,
-        action=checked.run,
-        every_ms=int(checked.every),
-        source=f"{declaration.file}:{declaration.line}",
-    )
-    return spec, []
+    fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
+                  module=module_name, action=checked.run, source=f"{declaration.file}:{declaration.line}")
+    if isinstance(checked, ScheduleItems):
+        fields["every_ms"] = int(checked.every)
+    elif isinstance(checked, CalendarItems):
+        fields |= dict(cron=checked.cron, zone=checked.zone, nonexistent=checked.nonexistent,
+                       repeated=checked.repeated, overdue_ms=None if checked.overdue is None else int(checked.overdue))
+    else:
+        cycle, intervals = int(checked.cycle), int(checked.intervals)
+        if intervals * SECOND > cycle:
+            line = items["intervals"].line
+            return None, [_problem(declaration, "schedule.intervals_invalid", line,
+                                   f"`intervals: {intervals}` is more than the cycle's {cycle // SECOND} seconds",
+                                   "make `intervals` at most `cycle`")]
+        fields |= dict(cycle_ms=cycle, intervals=intervals)
+    return Spec(**fields), []
 
 
-def check_workers_target(spec: ScheduleSpec, declaration: Declaration) -> list[Problem]:
-    """A Worker ticks on a minute's cron, so it cannot honour an interval under a minute."""
-    if spec.every_ms >= MINUTE:
-        return []
-    line = next((item.line for item in declaration.items if item.key == "every"), declaration.line)
-    return [
-        _problem(
-            declaration,
-            "deployable.target_unsupported",
-            line,
-            f"`every:` of {spec.every_ms // 1000}s is under a minute; a Worker ticks once a minute",
-            "use `every: 1m` or more",
-        )
-    ]
+def check_workers_target(spec: Spec, declaration: Declaration) -> list[Problem]:
+    """A Worker ticks on a minute's cron, so it cannot honour anything due more often."""
+    def at(key: str) -> int:
+        return next((item.line for item in declaration.items if item.key == key), declaration.line)
+
+    def unsupported(key: str, what: str, mend: str) -> list[Problem]:
+        return [_problem(declaration, "deployable.target_unsupported", at(key),
+                         f"{what}; a Worker ticks once a minute", mend)]
+
+    if spec.kind == "schedule" and spec.every_ms < MINUTE:
+        return unsupported("every", f"`every:` of {spec.every_ms // 1000}s is under a minute",
+                           "use `every: 1m` or more")
+    if spec.kind == "pulse" and spec.cycle_ms < MINUTE * spec.intervals:
+        return unsupported("cycle", f"a share of {spec.cycle_ms / spec.intervals / 1000:g}s is under a minute",
+                           "make `cycle` / `intervals` at least 60 seconds")
+    if spec.kind == "calendar":
+        expanded, _ = croniter.expand(spec.cron, second_at_beginning=True)
+        if len(expanded) == 6 and (expanded[5] == ["*"] or len(expanded[5]) > 1):
+            return unsupported("cron", "its seconds field comes due more than once a minute",
+                               "name one second, e.g. `0` for the first, or use 5 fields")
+    return []
 
 
 def _from_pydantic(declaration: Declaration, items, error) -> Problem:
@@ -151,12 +278,12 @@ def _from_pydantic(declaration: Declaration, items, error) -> Problem:
     line = items[key].line if key in items else declaration.line
     kind = error["type"]
     if kind == "extra_forbidden":
+        allowed = ", ".join(f"`{name}:`" for name in ITEMS[declaration.kind].model_fields)
         return _problem(declaration, "schedule.item_invalid", line,
-                        f"a schedule holds only `every:` and `run:`, not `{key}:`",
-                        f"remove `{key}:`")
+                        f"a {declaration.kind} holds only {allowed}, not `{key}:`", f"remove `{key}:`")
     if kind == "missing":
-        return _problem(declaration, _MISSING_CODES[key], line,
-                        f"the schedule has no `{key}:`", _MISSING_MENDS[key])
+        code, mend = _MISSING[key]
+        return _problem(declaration, code, line, f"the {declaration.kind} has no `{key}:`", mend)
     mend = (error.get("ctx") or {}).get("mend", "")
     return _problem(declaration, kind, line, error["msg"], mend)
 

@@ -4,8 +4,8 @@ The core takes `now` as an argument and never imports `js`, `pyodide` or `worker
 `tickwork.adapters` holds the two places that meet a host.
 """
 
-from .clock import clock
-from .declare import schedule
+from .context import call, clock
+from .declare import calendar, pulse, schedule
 from .model import ActionError, Schedule
 
-__all__ = ["ActionError", "Schedule", "clock", "schedule"]
+__all__ = ["ActionError", "Schedule", "calendar", "call", "clock", "pulse", "schedule"]

@@ -1,10 +1,26 @@
-"""The app as the Worker runs it: the schedules the build wrote, with their actions imported."""
+"""The app as the Worker runs it: the entries the build wrote, with their actions imported."""
 
 import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
+from .calendar import Calendar, CronCalendar
+from .grid import Every
 from .model import Schedule
+from .pulse import Pulse
+from .timing import Timing
+
+
+def timing_of(entry: dict) -> Timing:
+    kind = entry["kind"]
+    if kind == "schedule":
+        return Every(entry["every_ms"])
+    if kind == "calendar":
+        cron = CronCalendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
+        return Calendar(cron, entry.get("overdue_ms"))
+    if kind == "pulse":
+        return Pulse(entry["cycle_ms"], entry["intervals"])
+    raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
 
 
 @dataclass(frozen=True)
@@ -18,7 +34,7 @@ class App:
         schedules = tuple(
             Schedule(
                 name=entry["name"],
-                every=entry["every_ms"],
+                timing=timing_of(entry),
                 action=getattr(importlib.import_module(entry["module"]), entry["action"]),
                 source=entry["source"],
             )

@@ -1,12 +1,20 @@
-"""Declaring schedules in Python: the same declaration a `.jadpo` file makes.
+"""Declaring schedules in Python: the same declarations `.jadpo` files make.
 
-    from tickwork import schedule
+    from tickwork import calendar, pulse, schedule
 
     @schedule(every="1h")
     async def tidy_up(): ...
 
-is `schedule tidy_up { every: 1h  run: tidy_up() }` in the function's domain. The decorator only
-notes the declaration on the function; `tickwork build` validates it with the `.jadpo` ones.
+    @calendar("0 9 * * 1", zone="Europe/Berlin")
+    async def weekly_report(): ...
+
+    @pulse(cycle=86400, intervals=24)
+    async def sweep(): ...
+
+are `schedule tidy_up { every: 1h  run: tidy_up() }` and so on, in the function's domain.
+Decorators stack: one action may have several entries, each named (`name=`) apart.
+The decorators only note the declaration on the function; `make build` validates them with
+the `.jadpo` ones.
 """
 
 import sys
@@ -24,14 +32,39 @@ class Declared:
     line: int
 
 
-def schedule(*, every: str, name: str | None = None):
-    caller = sys._getframe(1)
+def _declare(kind: str, name: str | None, items: dict[str, object]):
+    caller = sys._getframe(2)
     file, line = caller.f_code.co_filename, caller.f_lineno
 
     def declare(action):
-        items = {"every": every, "run": f"{action.__name__}()"}
-        declared = Declared("schedule", name or action.__name__, items, file, line)
+        written = {key: str(value) for key, value in items.items() if value is not None}
+        written["run"] = f"{action.__name__}()"
+        declared = Declared(kind, name or action.__name__, written, file, line)
         action.__dict__.setdefault(DECLARATIONS, []).append(declared)
         return action
 
     return declare
+
+
+def schedule(*, every: str, name: str | None = None):
+    return _declare("schedule", name, {"every": every})
+
+
+def calendar(
+    cron: str,
+    *,
+    zone: str | None = None,
+    overdue: str | int | None = None,
+    nonexistent: str | None = None,
+    repeated: str | None = None,
+    name: str | None = None,
+):
+    """`overdue` is seconds, or a duration such as "1h"."""
+    items = {"cron": cron, "zone": zone, "overdue": overdue}
+    items |= {"nonexistent": nonexistent, "repeated": repeated}
+    return _declare("calendar", name, items)
+
+
+def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None):
+    """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"."""
+    return _declare("pulse", name, {"cycle": cycle, "intervals": intervals})

@@ -1,4 +1,8 @@
-"""The grid a schedule's runs fall on: `due` and `every` kept in its state row define it."""
+"""`every:` schedules: runs fall on a grid that `due` and `every`, kept in the state row, define."""
+
+from dataclasses import dataclass
+
+from .timing import Call, Timing
 
 
 def first_due(first_tick: int, every: int) -> int:
@@ -16,3 +20,28 @@ def next_due(due: int, every: int, tick: int) -> int:
 def rebased_due(due: int, new_every: int, tick: int) -> int:
     """A changed `every` takes effect from the kept due time or one new interval on, whichever is first."""
     return min(due, tick + new_every)
+
+
+@dataclass(frozen=True)
+class Every(Timing):
+    every: int  # ms
+
+    @property
+    def every_ms(self) -> int:
+        return self.every
+
+    @property
+    def form(self) -> str:
+        return f"every {self.every}"
+
+    def first_due(self, tick: int) -> int:
+        return first_due(tick, self.every)
+
+    def owed(self, due: int, tick: int) -> Call:
+        return Call()
+
+    def following(self, due: int, tick: int) -> int:
+        return next_due(due, self.every, tick)
+
+    def rebased(self, due: int, tick: int) -> int:
+        return rebased_due(due, self.every, tick)

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Awaitable, Callable
 
+from .timing import Timing
 from .times import MINUTE
 
 Action = Callable[[], Awaitable[object]]
@@ -14,8 +15,10 @@ LEASE_GRACE = MINUTE  # a lease outlives its tick's budget by this much
 
 @dataclass(frozen=True)
 class Schedule:
+    """One declared entry: an `every:` schedule, a calendar or a pulse, calling `action`."""
+
     name: str
-    every: int  # milliseconds
+    timing: Timing  # grid.Every, calendar.Calendar or pulse.Pulse
     action: Action
     source: str = ""  # file:line of the declaration, for logs
 
@@ -30,6 +33,8 @@ class Outcome(StrEnum):
 class Code(StrEnum):
     PAUSED = "paused"  # skipped: an operator paused the schedule
     RUNNING = "running"  # skipped: the previous run still holds the lease
+    OVERDUE = "overdue"  # skipped: a calendar's call is later than its `overdue:` allows
+    COALESCED = "coalesced"  # skipped: another calendar of the action makes the call for this moment
     LEASE_EXPIRED = "lease_expired"  # failed: the run's worker was lost while it held the lease
     DEADLINE_EXCEEDED = "deadline_exceeded"  # failed: past the run limit or the tick's budget
     INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own

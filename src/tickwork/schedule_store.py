@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from .database import Database, Row
 from .model import Code, Kind, Outcome
+from .timing import Call
 
 REACH = """
 UPDATE tickwork_schedules SET last_tick = MAX(last_tick, ?1)
@@ -17,15 +18,18 @@ RETURNING *
 """
 
 SEED = """
-INSERT INTO tickwork_schedules (name, every_ms, due_at, first_tick, last_tick)
-VALUES (?1, ?2, ?3, ?4, ?4)
+INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick)
+VALUES (?1, ?2, ?3, ?4, ?5, ?5)
 ON CONFLICT (name) DO NOTHING
 RETURNING *
 """
 
-REBASE = """
-UPDATE tickwork_schedules SET every_ms = ?2, due_at = MIN(due_at, ?4 + ?2)
-WHERE name = ?1 AND every_ms = ?3
+# Rows from before migration 0002 have no form; they were all `every:` schedules.
+STORED_FORM = "IFNULL(form, 'every ' || every_ms)"
+
+REBASE = f"""
+UPDATE tickwork_schedules SET every_ms = ?2, form = ?3, due_at = ?4
+WHERE name = ?1 AND {STORED_FORM} = ?5 AND due_at = ?6
 RETURNING *
 """
 
@@ -40,8 +44,8 @@ RETURNING name
 
 # Runs in the lease's batch: inserts only where that batch's lease went to this run.
 RECORD_START = """
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome)
-SELECT ?1, name, ?2, ?3, ?4, 'running' FROM tickwork_schedules
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst)
+SELECT ?1, name, ?2, ?3, ?4, 'running', ?6, ?7, ?8, ?9 FROM tickwork_schedules
 WHERE name = ?5 AND lease_run = ?1
 """
 
@@ -57,9 +61,17 @@ WHERE name = ?1 AND due_at = ?2 AND paused = 0 AND lease_until > ?4
 RETURNING name
 """
 
+# A call owed but not made (overdue, or made by another calendar of the action).
+SKIP_OWED = """
+UPDATE tickwork_schedules SET due_at = ?3
+WHERE name = ?1 AND due_at = ?2 AND paused = 0
+  AND (lease_until IS NULL OR lease_until <= ?4)
+RETURNING name
+"""
+
 RECORD_SKIP = """
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code)
-VALUES (?1, ?2, ?3, ?4, 'skipped', ?5)
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
+VALUES (?1, ?2, ?3, ?4, 'skipped', ?5, ?6, ?7, ?8, ?9, ?10)
 """
 
 RECORD_END = """
@@ -100,6 +112,7 @@ class State:
     lease_until: int | None
     first_tick: int
     last_tick: int
+    form: str
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -115,6 +128,7 @@ class State:
             lease_until=number(row["lease_until"]),
             first_tick=int(row["first_tick"]),
             last_tick=int(row["last_tick"]),
+            form=row.get("form") or f"every {int(row['every_ms'])}",
         )
 
     def lease_live(self, now: int) -> bool:
@@ -122,6 +136,20 @@ class State:
 
     def lease_expired(self, now: int) -> bool:
         return self.lease_until is not None and self.lease_until <= now
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A state row to write: a schedule's name, `every` (0 for other kinds), form and due time."""
+
+    name: str
+    every: int
+    form: str
+    due_at: int
+
+
+def _call(call: Call) -> tuple:
+    return call.at, call.n, call.i, call.dst
 
 
 class ScheduleStore:
@@ -134,13 +162,14 @@ class ScheduleStore:
         return {row["name"]: State.from_row(row) for row in rows}
 
     async def seed_and_rebase(
-        self, new: dict[str, tuple[int, int]], changed: dict[str, tuple[int, int]], tick: int
+        self, new: list[Seed], changed: list[tuple[State, Seed]], tick: int
     ) -> dict[str, State]:
-        """Adds the rows of schedules seen for the first time (`new`: name to (every, first due))
-        and moves the grids of schedules whose `every` changed (`changed`: name to (old, new))."""
-        statements = [(SEED, (name, every, due, tick)) for name, (every, due) in new.items()]
+        """Adds the rows of schedules seen for the first time, and moves the due times of those
+        whose form changed, each only while its row is as this tick read it."""
+        statements = [(SEED, (s.name, s.every, s.form, s.due_at, tick)) for s in new]
         statements += [
-            (REBASE, (name, every, old, tick)) for name, (old, every) in changed.items()
+            (REBASE, (s.name, s.every, s.form, s.due_at, old.form, old.due_at))
+            for old, s in changed
         ]
         if not statements:
             return {}
@@ -152,25 +181,45 @@ class ScheduleStore:
         await self.db.batch([(FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
 
     async def take_lease(
-        self, name: str, due: int, next_due: int, run_id: str, until: int, tick: int, started: int
+        self,
+        name: str,
+        due: int,
+        next_due: int,
+        run_id: str,
+        until: int,
+        tick: int,
+        started: int,
+        call: Call = Call(),
     ) -> bool:
         lease, _ = await self.db.batch(
             [
                 (TAKE_LEASE, (name, due, run_id, until, next_due, tick)),
-                (RECORD_START, (run_id, due, tick, started, name)),
+                (RECORD_START, (run_id, due, tick, started, name, *_call(call))),
             ]
         )
         return bool(lease)
 
     async def skip(
-        self, name: str, due: int, next_due: int, reason: Code, run_id: str, tick: int
+        self,
+        name: str,
+        due: int,
+        next_due: int,
+        reason: Code,
+        run_id: str,
+        tick: int,
+        call: Call = Call(),
+        detail: str | None = None,
     ) -> bool:
+        """Moves the due time on past a call not made, and records why, if this tick won."""
         if reason is Code.PAUSED:
             moved = await self.db.all(SKIP_PAUSED, (name, due, next_due))
-        else:
+        elif reason is Code.RUNNING:
             moved = await self.db.all(SKIP_RUNNING, (name, due, next_due, tick))
+        else:
+            moved = await self.db.all(SKIP_OWED, (name, due, next_due, tick))
         if moved:
-            await self.db.all(RECORD_SKIP, (run_id, name, due, tick, reason))
+            record = (run_id, name, due, tick, reason, detail, *_call(call))
+            await self.db.all(RECORD_SKIP, record)
         return bool(moved)
 
     async def finish(

@@ -8,9 +8,8 @@ import uuid
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
-from .clock import clock
+from .context import running
 from .database import Database
-from .grid import first_due, next_due
 from .model import (
     LEASE_GRACE,
     RUN_LIMIT,
@@ -20,7 +19,8 @@ from .model import (
     Outcome,
     Schedule,
 )
-from .schedule_store import ScheduleStore, State
+from .schedule_store import ScheduleStore, Seed, State
+from .timing import Call
 from .times import MINUTE
 
 log = logging.getLogger("tickwork")
@@ -43,6 +43,7 @@ class RunReport:
     detail: str | None = None
     started_at: int | None = None
     ended_at: int | None = None
+    call: Call = Call()
 
     @property
     def duration_ms(self) -> int | None:
@@ -98,40 +99,52 @@ class _Tick:
             for schedule in self.schedules
             if schedule.name in states and states[schedule.name].due_at <= self.now
         ]
-        reports = await asyncio.gather(*(self.run_due(s, state) for s, state in due))
+        owed = [(s, state, s.timing.owed(state.due_at, self.now)) for s, state in due]
+        makers = _one_call_per_moment(owed)
+        reports = await asyncio.gather(
+            *(self.run_due(s, state, call, makers.get(s.name)) for s, state, call in owed)
+        )
         return TickReport(self.now, [report for report in reports if report is not None])
 
     async def reached_states(self) -> dict[str, State]:
         by_name = {schedule.name: schedule for schedule in self.schedules}
         states = await self.store.reach(list(by_name), self.now)
-        new = {
-            name: (schedule.every, first_due(self.now, schedule.every))
+        new = [
+            _seed(schedule, schedule.timing.first_due(self.now))
             for name, schedule in by_name.items()
             if name not in states
-        }
-        changed = {
-            name: (states[name].every, schedule.every)
+        ]
+        changed = [
+            (states[name], _seed(schedule, schedule.timing.rebased(states[name].due_at, self.now)))
             for name, schedule in by_name.items()
-            if name in states and states[name].every != schedule.every
-        }
+            if name in states and states[name].form != schedule.timing.form
+        ]
         if new or changed:
             fresh = await self.store.seed_and_rebase(new, changed, self.now)
-            for name in changed:
-                states.pop(name)  # a tick that lost the race to rebase leaves the schedule be
+            for old, _ in changed:
+                states.pop(old.name)  # a tick that lost the race to rebase leaves the schedule be
             states.update(fresh)
         return states
 
-    async def run_due(self, schedule: Schedule, state: State) -> RunReport | None:
-        following = next_due(state.due_at, state.every, self.now)
-        if state.paused or state.lease_live(self.now):
-            reason = Code.PAUSED if state.paused else Code.RUNNING
-            skipped = await self.store.skip(
-                schedule.name, state.due_at, following, reason, _run_id(), self.now
-            )
-            if not skipped:
-                return None
-            log.info("%s: skipped the run due %s: %s", schedule.name, state.due_at, reason)
-            return RunReport(schedule.name, state.due_at, self.now, Outcome.SKIPPED, reason)
+    async def run_due(
+        self, schedule: Schedule, state: State, call: Call, maker: str | None
+    ) -> RunReport | None:
+        timing = schedule.timing
+        following = timing.following(state.due_at, self.now)
+        held = state.lease_live(self.now)
+        if held and not state.paused and not timing.skips_while_running:
+            return None  # owed until the run ends: made late, not lost
+        reason, detail = None, None
+        if state.paused:
+            reason = Code.PAUSED
+        elif held:
+            reason = Code.RUNNING
+        elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
+            reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
+        elif maker is not None and maker != schedule.name:
+            reason, detail = Code.COALESCED, f"one call for this moment, made by {maker}"
+        if reason is not None:
+            return await self.skip(schedule, state, following, reason, call, detail)
         started = self.clock_ms()
         left = self.budget - (started - self.now)
         if left <= 0:
@@ -139,19 +152,30 @@ class _Tick:
         run_id = _run_id()
         lease_until = started + min(left + LEASE_GRACE, RUN_LIMIT)
         won = await self.store.take_lease(
-            schedule.name, state.due_at, following, run_id, lease_until, self.now, started
+            schedule.name, state.due_at, following, run_id, lease_until, self.now, started, call
         )
         if not won:
             return None
-        outcome, code, kind, detail = await self.call(schedule, min(left, RUN_LIMIT))
+        outcome, code, kind, detail = await self.call(schedule, call, min(left, RUN_LIMIT))
         ended = self.clock_ms()
         await self.store.finish(schedule.name, run_id, outcome, code, kind, detail, ended)
         return RunReport(
-            schedule.name, state.due_at, self.now, outcome, code, kind, detail, started, ended
+            schedule.name, state.due_at, self.now, outcome, code, kind, detail, started, ended, call
         )
 
-    async def call(self, schedule: Schedule, limit: int):
-        with clock.fixed(self.now):
+    async def skip(self, schedule, state, following, reason, call, detail) -> RunReport | None:
+        skipped = await self.store.skip(
+            schedule.name, state.due_at, following, reason, _run_id(), self.now, call, detail
+        )
+        if not skipped:
+            return None
+        log.info("%s: skipped the call due %s: %s", schedule.name, state.due_at, reason)
+        return RunReport(
+            schedule.name, state.due_at, self.now, Outcome.SKIPPED, reason, detail=detail, call=call
+        )
+
+    async def call(self, schedule: Schedule, call: Call, limit: int):
+        with running(self.now, call):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()
@@ -168,6 +192,22 @@ class _Tick:
     def failed(self, schedule: Schedule, code: str, detail: str, trace: str):
         log.error("%s: run failed: %s: %s\n%s", schedule.name, code, detail, trace)
         return Outcome.FAILED, code, Kind.RAISED, detail
+
+
+def _one_call_per_moment(owed) -> dict[str, str]:
+    """Calendars of one action owing the same moment make one call: each maps to the one making it."""
+    makers: dict[tuple, str] = {}
+    chosen = {}
+    for schedule, _, call in sorted(owed, key=lambda entry: entry[0].name):
+        if call.at is None or not schedule.timing.coalesces:
+            continue
+        key = (schedule.action, call.at)
+        chosen[schedule.name] = makers.setdefault(key, schedule.name)
+    return chosen
+
+
+def _seed(schedule: Schedule, due: int) -> Seed:
+    return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
 
 
 def _raised(error: BaseException) -> tuple[str, str, str]:

@@ -1,0 +1,144 @@
+// The local Workers host: the Worker's bundle on Pyodide, its bindings on Miniflare.
+//
+// `Host.start` loads both; `scheduled`, `queue` and `fetch` deliver one event each, as the
+// runtime would. After a scheduled event the host reads the tick's run records back from D1 and
+// reports each run or skip once.
+
+import path from 'node:path';
+
+import { MessageBatch, ScheduledController } from './bindings.mjs';
+import { compatFlags, Platform } from './platform.mjs';
+import { PythonWorker } from './python.mjs';
+
+const RUNS_OF_TICK = `
+SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail
+FROM tickwork_runs WHERE tick_at = ?1
+ORDER BY started_at IS NULL, started_at, schedule, due_at`;
+
+export function iso(ms) {
+  return new Date(ms).toISOString().replace('.000Z', 'Z');
+}
+
+export function runRecord(row) {
+  const duration = row.started_at != null && row.ended_at != null ? row.ended_at - row.started_at : null;
+  return {
+    schedule: row.schedule,
+    due: iso(row.due_at),
+    outcome: row.outcome,
+    code: row.code ?? null,
+    kind: row.kind ?? null,
+    duration_ms: duration,
+    detail: row.detail ?? null,
+    tick: iso(row.tick_at),
+    due_at: row.due_at,
+    tick_at: row.tick_at,
+    started_at: row.started_at ?? null,
+    ended_at: row.ended_at ?? null,
+    id: row.id,
+  };
+}
+
+// One line per run or skip: schedule, due time, outcome, duration.
+export function describeRun(run) {
+  const why = [run.code, run.kind].filter(Boolean).join(', ');
+  const took = run.duration_ms == null ? '' : ` in ${run.duration_ms} ms`;
+  const detail = run.outcome === 'failed' && run.detail ? `: ${run.detail}` : '';
+  return `${run.schedule} due ${run.due}: ${run.outcome}${why ? ` (${why})` : ''}${took}${detail}`;
+}
+
+export class Host {
+  constructor({ platform, worker, output }) {
+    this.platform = platform;
+    this.worker = worker;
+    this.output = output;
+    this.reported = new Set();
+    this.listeners = new Set();
+  }
+
+  // `output(stream, line)` receives the Worker's own stdout/stderr lines.
+  static async start({ configPath, bundleDir, persistTo, output = () => {}, mainModule }) {
+    let host;
+    const platform = await Platform.start({
+      configPath,
+      persistTo,
+      onQueue: (batch) => host.queue(batch),
+    });
+    try {
+      await platform.migrate();
+      const main = mainModule ?? path.basename(platform.config.main ?? 'entry.py');
+      const worker = await PythonWorker.load({
+        bundleDir,
+        mainModule: main,
+        env: platform.env,
+        compatFlags: compatFlags(platform.config),
+        output: (stream, line) => host?.emit(stream, line) ?? output(stream, line),
+      });
+      host = new Host({ platform, worker, output });
+      return host;
+    } catch (error) {
+      await platform.dispose();
+      throw error;
+    }
+  }
+
+  emit(stream, line) {
+    for (const listener of this.listeners) listener(stream, line);
+    this.output(stream, line);
+  }
+
+  // Runs `fn` while collecting every line the Worker and the host print meanwhile.
+  async capturing(fn) {
+    const lines = [];
+    const listener = (stream, line) => lines.push({ stream, line });
+    this.listeners.add(listener);
+    try {
+      return { value: await fn(), lines };
+    } catch (error) {
+      error.lines = lines;
+      throw error;
+    } finally {
+      this.listeners.delete(listener);
+    }
+  }
+
+  // One cron event at `time` (epoch ms). Returns the runs and skips it recorded, each once.
+  async scheduled(cron, time) {
+    await this.worker.invoke('scheduled', [new ScheduledController(cron, time)]);
+    return await this.runsOfTick(time);
+  }
+
+  async runsOfTick(time) {
+    const store = this.worker.storeBinding();
+    const database = store && this.platform.databases[store];
+    if (!database) return [];
+    const { results } = await database.db.prepare(RUNS_OF_TICK).bind(time).all();
+    const fresh = results.filter((row) => !this.reported.has(row.id) && row.outcome !== 'running');
+    for (const row of fresh) this.reported.add(row.id);
+    return fresh.map(runRecord);
+  }
+
+  // A batch from Miniflare's queue consumer; the answer says what to ack and retry.
+  async queue({ queue, messages }) {
+    const batch = new MessageBatch(queue, messages);
+    try {
+      await this.worker.invoke('queue', [batch]);
+      return batch.verdicts();
+    } catch (error) {
+      this.emit('stderr', `queue ${queue}: the handler failed: ${error.message}`);
+      return { ...batch.verdicts(), error: String(error.message).split('\n').at(-2) ?? 'failed' };
+    }
+  }
+
+  async fetch(request) {
+    return await this.worker.invoke('fetch', [request], { relaxed: true });
+  }
+
+  async reset() {
+    this.reported.clear();
+    return await this.platform.reset();
+  }
+
+  async dispose() {
+    await this.platform.dispose();
+  }
+}

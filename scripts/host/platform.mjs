@@ -1,0 +1,178 @@
+// The bindings of wrangler.toml, served by Miniflare (workerd) with wrangler's local state.
+//
+// D1 databases persist where `wrangler d1 execute <db> --local [--persist-to DIR]` looks
+// (DIR/v3/d1), so both see the same data. Queues are Miniflare's real queues: producers are
+// handed to the Worker, and a small JS consumer Worker inside Miniflare forwards each batch to
+// the host, then acks or retries its messages as the Python handler decided.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Miniflare } from 'miniflare';
+
+import { D1Database, WorkerQueue } from './bindings.mjs';
+
+const CONSUMER = `
+export default {
+  async fetch() {
+    return new Response('the tickwork host serves the Worker from Node', { status: 404 });
+  },
+  async queue(batch, env) {
+    const messages = batch.messages.map((message) => ({
+      id: message.id,
+      timestamp: message.timestamp.getTime(),
+      body: message.body,
+      attempts: message.attempts,
+    }));
+    const response = await env.HOST.fetch('http://host/queue', {
+      method: 'POST',
+      body: JSON.stringify({ queue: batch.queue, messages }),
+    });
+    const verdict = await response.json();
+    const apply = (message, decision) => {
+      if (decision?.ack) message.ack();
+      else if (decision?.retry) message.retry({ delaySeconds: decision.delaySeconds });
+    };
+    for (const message of batch.messages) apply(message, verdict.each?.[message.id]);
+    if (verdict.all?.ack) batch.ackAll();
+    else if (verdict.all?.retry) batch.retryAll({ delaySeconds: verdict.all.delaySeconds });
+    if (verdict.error) throw new Error(verdict.error);
+  },
+};
+`;
+
+// Compat flags on by date, as far as the SDK or this host reads them.
+const FLAGS_BY_DATE = [
+  ['2025-08-14', 'python_no_global_handlers'],
+  ['2026-04-21', 'enable_python_external_sdk'],
+];
+
+export function compatFlags(config) {
+  const flags = {};
+  for (const [date, flag] of FLAGS_BY_DATE) {
+    if (config.compatibility_date && config.compatibility_date >= date) flags[flag] = true;
+  }
+  for (const flag of config.compatibility_flags ?? []) {
+    if (flag.startsWith('no_')) delete flags[flag.slice(3)];
+    else flags[flag] = true;
+  }
+  return flags;
+}
+
+export async function readConfig(configPath) {
+  const wrangler = await import('wrangler');
+  const config = wrangler.unstable_readConfig({ config: configPath });
+  const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(config);
+  return { config, workerOptions, splitSql: wrangler.unstable_splitSqlQuery };
+}
+
+export class Platform {
+  constructor({ mf, config, splitSql, env, databases, queues }) {
+    this.mf = mf;
+    this.config = config;
+    this.splitSql = splitSql;
+    this.env = env;
+    this.databases = databases; // binding -> { db (Miniflare's), migrationsDir, migrationsTable }
+    this.queues = queues;
+  }
+
+  // `onQueue({queue, messages})` answers the consumer Worker with the handler's verdicts.
+  static async start({ configPath, persistTo, onQueue }) {
+    const { config, workerOptions, splitSql } = await readConfig(configPath);
+    const root = path.dirname(path.resolve(configPath));
+    const mf = new Miniflare({
+      modules: true,
+      script: CONSUMER,
+      compatibilityDate: config.compatibility_date,
+      d1Databases: workerOptions.d1Databases,
+      queueProducers: workerOptions.queueProducers,
+      queueConsumers: workerOptions.queueConsumers,
+      serviceBindings: {
+        HOST: async (request) => {
+          const batch = await request.json();
+          return Response.json(await onQueue(batch));
+        },
+      },
+      d1Persist: path.join(persistTo, 'v3', 'd1'),
+      queuesPersist: path.join(persistTo, 'v3', 'queues'),
+      log: undefined,
+    });
+    await mf.ready;
+
+    const env = {};
+    for (const [name, value] of Object.entries(workerOptions.bindings ?? {})) env[name] = value;
+    const databases = {};
+    for (const database of config.d1_databases ?? []) {
+      const db = await mf.getD1Database(database.binding);
+      env[database.binding] = new D1Database(db);
+      databases[database.binding] = {
+        db,
+        migrationsDir: path.resolve(root, database.migrations_dir ?? 'migrations'),
+        migrationsTable: database.migrations_table ?? 'd1_migrations',
+      };
+    }
+    const queues = [];
+    for (const producer of config.queues?.producers ?? []) {
+      env[producer.binding] = new WorkerQueue(await mf.getQueueProducer(producer.binding));
+      queues.push(producer.queue);
+    }
+    for (const consumer of config.queues?.consumers ?? []) queues.push(consumer.queue);
+    return new Platform({ mf, config, splitSql, env, databases, queues });
+  }
+
+  hasQueues() {
+    return this.queues.length > 0;
+  }
+
+  // Applies the migrations not yet applied, as `wrangler d1 migrations apply --local` does and
+  // in its own table, so either tool sees the other's work. Returns the names applied.
+  async migrate() {
+    const applied = [];
+    for (const [binding, { db, migrationsDir, migrationsTable }] of Object.entries(this.databases)) {
+      let files;
+      try {
+        files = readdirSync(migrationsDir).filter((name) => name.endsWith('.sql'));
+      } catch {
+        continue;
+      }
+      files.sort((a, b) => parseInt(a.split('_')[0]) - parseInt(b.split('_')[0]));
+      await db.exec(
+        `CREATE TABLE IF NOT EXISTS ${migrationsTable}(id INTEGER PRIMARY KEY AUTOINCREMENT, ` +
+          `name TEXT UNIQUE, applied_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP NOT NULL);`,
+      );
+      const done = new Set(
+        (await db.prepare(`SELECT name FROM ${migrationsTable}`).all()).results.map((row) => row.name),
+      );
+      for (const file of files.filter((name) => !done.has(name))) {
+        const sql = readFileSync(path.join(migrationsDir, file), 'utf8');
+        const statements = this.splitSql(sql).map((statement) => db.prepare(statement));
+        statements.push(db.prepare(`INSERT INTO ${migrationsTable} (name) VALUES (?1)`).bind(file));
+        await db.batch(statements);
+        applied.push(`${binding}: ${file}`);
+      }
+    }
+    return applied;
+  }
+
+  // Drops every table of every D1 database, then applies the migrations again.
+  async reset() {
+    for (const { db } of Object.values(this.databases)) {
+      const { results } = await db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' " +
+            "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%'",
+        )
+        .all();
+      if (results.length) {
+        await db.batch([
+          db.prepare('PRAGMA defer_foreign_keys = on'),
+          ...results.map(({ name }) => db.prepare(`DROP TABLE IF EXISTS "${name}"`)),
+        ]);
+      }
+    }
+    return await this.migrate();
+  }
+
+  async dispose() {
+    await this.mf.dispose();
+  }
+}

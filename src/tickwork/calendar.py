@@ -1,0 +1,170 @@
+"""Calendars: a cron expression read in an IANA zone, with a rule for each daylight-saving case.
+
+croniter walks the expression over *local wall-clock* times, where there is no daylight saving;
+this module alone turns each wall-clock time into the instants it names:
+
+- a time that happens once is one instant;
+- a time skipped by a spring-forward gap is, by rule `nonexistent`, the first instant after the
+  gap (`shift`, the default) or nothing (`skip`);
+- a time repeated by a fall-back is, by rule `repeated`, its first instant (`first`, the default)
+  or both (`both`).
+
+Several wall-clock times naming one instant (a gap's shifted times and the time after the gap)
+make one occurrence. Finding the next or latest occurrence takes a step or two of croniter from
+the moment asked about, never a walk over the occurrences in between.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from functools import cached_property
+from zoneinfo import ZoneInfo
+
+from croniter import CroniterBadDateError, croniter
+
+from .timing import Call, Timing
+from .times import from_datetime
+
+NONEXISTENT = ("shift", "skip")
+REPEATED = ("first", "both")
+
+# Markers kept in a run record: which rule placed the call.
+SHIFTED = "nonexistent_shifted"  # its wall-clock time fell in a gap; run at the gap's end
+FIRST = "repeated_first"  # its wall-clock time happened twice; this is the first
+SECOND = "repeated_second"  # ... and this the second, under `repeated: both`
+
+# No zone moves its clock by more than this at once; within it of a transition the order of
+# wall-clock times and of instants can differ, so the search looks that far either side.
+_REACH = timedelta(hours=3)
+_ASIDE = timedelta(seconds=1)
+
+
+def parse_cron(expression: str) -> croniter:
+    """A croniter for 5 fields, or 6 with seconds first; raises ValueError otherwise."""
+    fields = expression.split()
+    if len(fields) not in (5, 6):
+        raise ValueError(f"a cron expression has 5 fields, or 6 with seconds first; this has {len(fields)}")
+    return croniter(
+        expression, datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True
+    )
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    at: int  # epoch ms
+    dst: str | None = None
+
+
+@dataclass(frozen=True)
+class CronCalendar:
+    expression: str
+    zone: str = "UTC"
+    nonexistent: str = "shift"
+    repeated: str = "first"
+    _cron: croniter = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "_cron", parse_cron(self.expression))
+
+    @cached_property
+    def tz(self) -> ZoneInfo:
+        # Loaded at first use, not at import: a Worker's import-time snapshot does no I/O.
+        return ZoneInfo(self.zone)
+
+    def next_after(self, moment: int) -> Occurrence | None:
+        """The first occurrence strictly after `moment` (epoch ms)."""
+        return self._search(moment, forward=True)
+
+    def latest_at_or_before(self, moment: int) -> Occurrence | None:
+        """The last occurrence at or before `moment` (epoch ms)."""
+        return self._search(moment, forward=False)
+
+    def _search(self, moment: int, forward: bool) -> Occurrence | None:
+        instant = datetime.fromtimestamp(moment / 1000, tz=timezone.utc)
+        local = instant.astimezone(self.tz).replace(tzinfo=None)
+        near = self._near_transition(instant)
+        if forward:
+            start = local - _REACH if near else local
+            found = lambda at: at > moment  # noqa: E731
+            better = lambda a, b: a.at < b.at  # noqa: E731
+            beyond = lambda wall: wall > local + _REACH  # noqa: E731
+        else:
+            start = (local + _REACH if near else local) + _ASIDE
+            found = lambda at: at <= moment  # noqa: E731
+            better = lambda a, b: a.at > b.at  # noqa: E731
+            beyond = lambda wall: wall < local - _REACH  # noqa: E731
+        best: Occurrence | None = None
+        self._cron.set_current(start, force=True)
+        step = self._cron.get_next if forward else self._cron.get_prev
+        while True:
+            try:
+                wall = step()
+            except CroniterBadDateError:
+                return best
+            if best is not None and (not near or beyond(wall)):
+                return best
+            for occurrence in self.instants(wall):
+                if found(occurrence.at) and (best is None or better(occurrence, best)):
+                    best = occurrence
+
+    def instants(self, wall: datetime) -> list[Occurrence]:
+        """The instants a wall-clock time names in the zone, by the calendar's rules."""
+        first = wall.replace(tzinfo=self.tz, fold=0).astimezone(timezone.utc)
+        second = wall.replace(tzinfo=self.tz, fold=1).astimezone(timezone.utc)
+        if first == second:
+            return [Occurrence(from_datetime(first))]
+        if first < second:  # a fall-back repeats this time: fold 0 is the earlier instant
+            if self.repeated == "both":
+                return [Occurrence(from_datetime(first), FIRST), Occurrence(from_datetime(second), SECOND)]
+            return [Occurrence(from_datetime(first), FIRST)]
+        if self.nonexistent == "skip":  # a spring-forward gap: fold 0 lies after it, fold 1 before
+            return []
+        return [Occurrence(from_datetime(self._transition(second, first)), SHIFTED)]
+
+    def _transition(self, before: datetime, after: datetime) -> datetime:
+        """The instant the zone's offset changes, between `before` and `after` (UTC)."""
+        offset = after.astimezone(self.tz).utcoffset()
+        while after - before > _ASIDE:
+            middle = before + (after - before) / 2
+            if middle.astimezone(self.tz).utcoffset() == offset:
+                after = middle
+            else:
+                before = middle
+        return after.replace(microsecond=0)
+
+    def _near_transition(self, instant: datetime) -> bool:
+        offsets = {(instant + shift).astimezone(self.tz).utcoffset() for shift in (-_REACH, _REACH)}
+        return len(offsets) > 1
+
+
+@dataclass(frozen=True)
+class Calendar(Timing):
+    """A calendar as the tick sees it: late instead of lost, one occurrence owed at most."""
+
+    cron: CronCalendar
+    overdue: int | None = None  # ms
+    skips_while_running = False
+    coalesces = True
+
+    @property
+    def form(self) -> str:
+        c = self.cron
+        return f"calendar {c.expression} | {c.zone} | nonexistent={c.nonexistent} repeated={c.repeated}"
+
+    def first_due(self, tick: int) -> int:
+        return self._next(tick)
+
+    def owed(self, due: int, tick: int) -> Call:
+        latest = self.cron.latest_at_or_before(tick)
+        if latest is None or latest.at < due:
+            return Call(at=due)
+        return Call(at=latest.at, dst=latest.dst)
+
+    def following(self, due: int, tick: int) -> int:
+        return self._next(tick)
+
+    def _next(self, moment: int) -> int:
+        upcoming = self.cron.next_after(moment)
+        return upcoming.at if upcoming is not None else _NEVER
+
+
+_NEVER = 2**53 - 1  # a calendar that no longer comes due (croniter looks 50 years ahead)

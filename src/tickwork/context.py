@@ -1,0 +1,89 @@
+"""What an action reads of its run: `clock.now`, and `call.at`, `call.n`, `call.i`.
+
+    from tickwork import call, clock
+
+    async def weekly_report():
+        week_ending = call.at          # the moment this call was scheduled for, epoch ms
+        print(f"report for {week_ending}, made at {clock.now}")
+
+Both are fixed for the whole run: every read of `clock.now` gives the tick's time. The values
+live in a context variable, so runs side by side each see their own. In a test, wrap the call
+in `clock.fixed(ms)` or `call.given(at=...)`.
+"""
+
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import datetime
+
+from .times import to_datetime
+from .timing import Call
+
+
+class NotInRun(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class _Run:
+    now: int
+    call: Call
+
+
+_run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
+
+
+def _current(what: str) -> _Run:
+    run = _run.get()
+    if run is None:
+        raise NotInRun(f"{what} is set only inside a run; in a test, use clock.fixed or call.given")
+    return run
+
+
+@contextmanager
+def running(now: int, call: Call):
+    token = _run.set(_Run(now, call))
+    try:
+        yield
+    finally:
+        _run.reset(token)
+
+
+class Clock:
+    @property
+    def now_ms(self) -> int:
+        return _current("clock.now").now
+
+    @property
+    def now(self) -> datetime:
+        """The run's time as an aware UTC datetime."""
+        return to_datetime(self.now_ms)
+
+    def fixed(self, ms: int):
+        run = _run.get()
+        return running(ms, run.call if run else Call())
+
+
+class CallInput:
+    """A calendar's call has `at`; a pulse's has `n` and `i`; what did not arrive is None."""
+
+    @property
+    def at(self) -> int | None:
+        return _current("call.at").call.at
+
+    @property
+    def n(self) -> int | None:
+        return _current("call.n").call.n
+
+    @property
+    def i(self) -> int | None:
+        return _current("call.i").call.i
+
+    def given(self, *, now: int | None = None, **values):
+        run = _run.get()
+        moment = now if now is not None else (run.now if run else values.get("at", 0))
+        return running(moment, Call(**values))
+
+
+clock = Clock()
+call = CallInput()

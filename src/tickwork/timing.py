@@ -1,0 +1,48 @@
+"""The contract each kind of schedule meets: when it is due, and what call a due tick owes."""
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Call:
+    """What one call is for. `at` is a calendar's moment (epoch ms); `n` and `i` a pulse's share;
+    `dst` the daylight-saving rule that placed a calendar's call, where one did."""
+
+    at: int | None = None
+    n: int | None = None
+    i: int | None = None
+    dst: str | None = None
+
+
+class Timing(ABC):
+    #: Held by an unfinished run: True to skip the due call (recorded `running`), False to keep
+    #: it owed until the run ends, so that it is made late instead of lost.
+    skips_while_running: bool = True
+    #: A call owed for longer than this (ms) is dropped, recorded as skipped `overdue`.
+    overdue: int | None = None
+    #: Entries of one action owing the same moment make one call between them.
+    coalesces: bool = False
+    #: The interval kept in the state row's `every_ms`; 0 where the kind has none.
+    every_ms: int = 0
+
+    @property
+    @abstractmethod
+    def form(self) -> str:
+        """What the timing is, as kept in the state row: a changed form moves the due time."""
+
+    @abstractmethod
+    def first_due(self, tick: int) -> int:
+        """The due time of a schedule seen for the first time by the tick at `tick`."""
+
+    @abstractmethod
+    def owed(self, due: int, tick: int) -> Call:
+        """The one call owed by a tick at or past `due`: missed calls collapse into it."""
+
+    @abstractmethod
+    def following(self, due: int, tick: int) -> int:
+        """The due time after a tick at or past `due` has dealt with it."""
+
+    def rebased(self, due: int, tick: int) -> int:
+        """The due time once the form changed: nothing is owed for the old form."""
+        return self.first_due(tick)
