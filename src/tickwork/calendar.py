@@ -32,8 +32,7 @@ SHIFTED = "nonexistent_shifted"  # its wall-clock time fell in a gap; run at the
 FIRST = "repeated_first"  # its wall-clock time happened twice; this is the first
 SECOND = "repeated_second"  # ... and this the second, under `repeated: both`
 
-# No zone moves its clock by more than this at once; within it of a transition the order of
-# wall-clock times and of instants can differ, so the search looks that far either side.
+# No zone moves its clock by more than this at once.
 _REACH = timedelta(hours=3)
 _ASIDE = timedelta(seconds=1)
 
@@ -81,17 +80,17 @@ class CronCalendar:
     def _search(self, moment: int, forward: bool) -> Occurrence | None:
         instant = datetime.fromtimestamp(moment / 1000, tz=timezone.utc)
         local = instant.astimezone(self.tz).replace(tzinfo=None)
-        near = self._near_transition(instant)
+        reach = self._shift_near(instant)
         if forward:
-            start = local - _REACH if near else local
+            start = local - reach
             found = lambda at: at > moment  # noqa: E731
             better = lambda a, b: a.at < b.at  # noqa: E731
-            beyond = lambda wall: wall > local + _REACH  # noqa: E731
+            beyond = lambda wall: wall > local + reach  # noqa: E731
         else:
-            start = (local + _REACH if near else local) + _ASIDE
+            start = local + reach + _ASIDE
             found = lambda at: at <= moment  # noqa: E731
             better = lambda a, b: a.at > b.at  # noqa: E731
-            beyond = lambda wall: wall < local - _REACH  # noqa: E731
+            beyond = lambda wall: wall < local - reach  # noqa: E731
         best: Occurrence | None = None
         self._cron.set_current(start, force=True)
         step = self._cron.get_next if forward else self._cron.get_prev
@@ -100,11 +99,11 @@ class CronCalendar:
                 wall = step()
             except CroniterBadDateError:
                 return best
-            if best is not None and (not near or beyond(wall)):
-                return best
             for occurrence in self.instants(wall):
                 if found(occurrence.at) and (best is None or better(occurrence, best)):
                     best = occurrence
+            if best is not None and beyond(wall):
+                return best
 
     def instants(self, wall: datetime) -> list[Occurrence]:
         """The instants a wall-clock time names in the zone, by the calendar's rules."""
@@ -131,9 +130,12 @@ class CronCalendar:
                 before = middle
         return after.replace(microsecond=0)
 
-    def _near_transition(self, instant: datetime) -> bool:
-        offsets = {(instant + shift).astimezone(self.tz).utcoffset() for shift in (-_REACH, _REACH)}
-        return len(offsets) > 1
+    def _shift_near(self, instant: datetime) -> timedelta:
+        """How far the zone's clock moves within _REACH of `instant`: near a transition, the order
+        of wall-clock times and of instants can differ by that much, so the search looks that
+        far beyond where it stands. Zero elsewhere."""
+        offsets = [(instant + shift).astimezone(self.tz).utcoffset() for shift in (-_REACH, _REACH)]
+        return abs(offsets[1] - offsets[0])
 
 
 @dataclass(frozen=True)
