@@ -291,3 +291,125 @@ def test_the_command_prints_each_problem_with_code_name_place_and_mend_and_exits
 def test_the_command_reports_what_it_built(tmp_path, capsys):
     assert build_main([str(project(tmp_path, {"c.jadpo": CENSUS}))]) == 0
     assert "built 1 schedule(s) (chore_census)" in capsys.readouterr().out
+
+
+WEEKLY = """\
+    /// The sales report, nine on Monday morning in Berlin.
+    calendar weekly_report {
+        cron: "0 9 * * 1"
+        zone: Europe/Berlin
+        overdue: 3600
+        run: queue_chore_census()
+    }
+"""
+
+SWEEP = """\
+    pulse sweep {
+        cycle: 86400
+        intervals: 24
+        run: queue_chore_census()
+    }
+"""
+
+
+def test_calendars_and_pulses_are_declarations_of_their_own_written_to_the_manifest(tmp_path):
+    built = build(project(tmp_path, {"weekly.jadpo": WEEKLY, "sweep.jadpo": SWEEP}))
+    by_name = {spec.name: spec.manifest_entry() for spec in built.schedules}
+    assert by_name["weekly_report"] == {
+        "kind": "calendar", "name": "weekly_report", "domain": "planning", "module": "app.domains.planning",
+        "action": "queue_chore_census", "source": "src/app/domains/planning/schedules/weekly.jadpo:2",
+        "cron": "0 9 * * 1", "zone": "Europe/Berlin", "overdue_ms": 3_600_000,
+        "nonexistent": "shift", "repeated": "first",
+    }
+    assert by_name["sweep"]["cycle_ms"] == 86_400_000 and by_name["sweep"]["intervals"] == 24
+
+
+def test_a_calendar_defaults_to_utc_and_a_pulse_to_one_interval(tmp_path):
+    text = 'calendar noon { cron: 0 12 * * 1-5  run: queue_chore_census() }\npulse expire { cycle: 5m  run: queue_chore_census() }'
+    by_name = {s.name: s for s in build(project(tmp_path, {"c.jadpo": text})).schedules}
+    assert (by_name["noon"].zone, by_name["noon"].cron, by_name["noon"].overdue_ms) == ("UTC", "0 12 * * 1-5", None)
+    assert (by_name["expire"].cycle_ms, by_name["expire"].intervals) == (300_000, 1)
+
+
+def test_calendars_and_pulses_declared_in_python_compile_to_the_same_model(tmp_path):
+    from_jadpo = build(project(tmp_path / "a", {"weekly.jadpo": WEEKLY, "sweep.jadpo": SWEEP})).schedules
+    python = ACTIONS + (
+        "\nfrom tickwork import calendar, pulse\n"
+        'calendar("0 9 * * 1", zone="Europe/Berlin", overdue=3600, name="weekly_report")(queue_chore_census)\n'
+        'pulse(cycle=86400, intervals=24, name="sweep")(queue_chore_census)\n'
+    )
+    from_python = build(project(tmp_path / "b", {}, actions=python)).schedules
+    def model(specs):
+        return sorted((s.model_dump(exclude={"source"}) for s in specs), key=lambda d: d["name"])
+
+    assert model(from_python) == model(from_jadpo)
+
+
+def calendar_with(item: str) -> dict[str, str]:
+    return {"c.jadpo": f"calendar weekly_report {{\n  {item}\n  run: queue_chore_census()\n}}\n"}
+
+
+def pulse_with(items: str) -> dict[str, str]:
+    return {"p.jadpo": f"pulse sweep {{\n  {items}\n  run: queue_chore_census()\n}}\n"}
+
+
+@pytest.mark.parametrize(
+    "item",
+    ['cron: "0 0 30 2 *"', 'cron: "61 * * * *"', 'cron: "* * *"', 'cron: "* * * * * * *"', "cron: every monday", 'cron: ""'],
+)
+def test_a_cron_that_does_not_parse_has_the_wrong_fields_or_never_comes_due_is_cron_invalid(tmp_path, item):
+    assert codes(project(tmp_path, calendar_with(item))) == [("schedule.cron_invalid", "weekly_report", 2)]
+
+
+def test_a_calendar_without_cron_is_cron_invalid(tmp_path):
+    assert codes(project(tmp_path, calendar_with("zone: UTC"))) == [("schedule.cron_invalid", "weekly_report", 1)]
+
+
+@pytest.mark.parametrize("zone", ["Mars/Olympus_Mons", "../../etc/passwd", "/etc/localtime", "berlin"])
+def test_a_zone_that_is_not_an_iana_zone_is_zone_invalid(tmp_path, zone):
+    files = calendar_with(f'cron: "0 9 * * 1"\n  zone: {zone}')
+    assert codes(project(tmp_path, files)) == [("schedule.zone_invalid", "weekly_report", 3)]
+
+
+@pytest.mark.parametrize("overdue", ["0", "soon", "-5", "1.5h"])
+def test_an_overdue_that_is_not_a_whole_number_of_seconds_above_zero_is_overdue_invalid(tmp_path, overdue):
+    files = calendar_with(f'cron: "0 9 * * 1"\n  overdue: {overdue}')
+    assert codes(project(tmp_path, files)) == [("schedule.overdue_invalid", "weekly_report", 3)]
+
+
+@pytest.mark.parametrize("rule", ["nonexistent: later", "repeated: twice"])
+def test_a_daylight_saving_rule_that_is_not_one_of_the_choices_is_dst_invalid(tmp_path, rule):
+    files = calendar_with(f'cron: "0 9 * * 1"\n  {rule}')
+    assert codes(project(tmp_path, files)) == [("schedule.dst_invalid", "weekly_report", 3)]
+
+
+@pytest.mark.parametrize("items", ["cycle: 300\n  intervals: 0", "cycle: 300\n  intervals: 301", "cycle: 300\n  intervals: some"])
+def test_intervals_below_one_or_above_the_cycle_are_intervals_invalid(tmp_path, items):
+    assert codes(project(tmp_path, pulse_with(items))) == [("schedule.intervals_invalid", "sweep", 3)]
+
+
+def test_a_cycle_that_is_not_a_whole_number_of_seconds_above_zero_is_cycle_invalid(tmp_path):
+    assert codes(project(tmp_path, pulse_with("cycle: 0"))) == [("schedule.cycle_invalid", "sweep", 2)]
+
+
+@pytest.mark.parametrize(
+    "files, name, line",
+    [
+        (calendar_with('cron: "*/30 * * * * *"'), "weekly_report", 2),
+        (calendar_with('cron: "* * * * * *"'), "weekly_report", 2),
+        (pulse_with("cycle: 30"), "sweep", 2),
+        (pulse_with("cycle: 300\n  intervals: 10"), "sweep", 2),
+    ],
+)
+def test_a_calendar_or_pulse_due_more_often_than_once_a_minute_is_target_unsupported(tmp_path, files, name, line):
+    assert codes(project(tmp_path, files)) == [("deployable.target_unsupported", name, line)]
+
+
+def test_a_calendar_naming_one_second_of_the_minute_is_supported(tmp_path):
+    [spec] = build(project(tmp_path, calendar_with('cron: "30 0 9 * * 1"'))).schedules
+    assert spec.cron == "30 0 9 * * 1"
+
+
+def test_a_calendar_may_not_hold_every(tmp_path):
+    files = calendar_with('cron: "0 9 * * 1"\n  every: 15m')
+    assert codes(project(tmp_path, files)) == [("schedule.item_invalid", "weekly_report", 3)]

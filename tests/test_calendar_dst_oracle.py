@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tickwork.calendar import FIRST, SECOND, SHIFTED, CronCalendar
+from tickwork.calendars import FIRST, SECOND, SHIFTED, CronCalendar
 from tickwork.times import from_datetime
 
 ZONES = ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "America/Santiago"]

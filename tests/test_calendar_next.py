@@ -2,7 +2,7 @@
 
 import pytest
 
-from tickwork.calendar import FIRST, SECOND, SHIFTED, CronCalendar
+from tickwork.calendars import FIRST, SECOND, SHIFTED, CronCalendar
 from tickwork.times import utc
 
 CASES = [

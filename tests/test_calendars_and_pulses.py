@@ -7,9 +7,9 @@ from conftest import run
 from helpers import runs, state, tick_at, ticks
 
 from tickwork import Schedule, call, clock
-from tickwork.calendar import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
+from tickwork.calendars import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
 from tickwork.model import Code, Outcome
-from tickwork.pulse import Pulse
+from tickwork.pulses import Pulse
 from tickwork.times import HOUR, MINUTE, SECOND as S, utc
 
 

@@ -16,7 +16,7 @@ from croniter import CroniterBadDateError, croniter
 from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
 from pydantic_core import PydanticCustomError
 
-from tickwork.calendar import NONEXISTENT, REPEATED, parse_cron
+from tickwork.calendars import NONEXISTENT, REPEATED, parse_cron
 from tickwork.times import MINUTE, SECOND, UNITS
 
 from .declaration import Declaration

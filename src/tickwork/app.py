@@ -4,10 +4,10 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-from .calendar import Calendar, CronCalendar
+from .calendars import Calendar, CronCalendar
 from .grid import Every
 from .model import Schedule
-from .pulse import Pulse
+from .pulses import Pulse
 from .timing import Timing
 
 
