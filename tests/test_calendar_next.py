@@ -2,8 +2,8 @@
 
 import pytest
 
-from tickwork.calendars import FIRST, SECOND, SHIFTED, CronCalendar
-from tickwork.times import utc
+from tickwork.calendars import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
+from tickwork.times import DAY, MINUTE, utc
 
 CASES = [
     # expression, zone, after (UTC), next (UTC)
@@ -82,3 +82,37 @@ def test_shifted_gap_times_and_the_time_after_the_gap_are_one_occurrence():
         moments.append(moment)
     # 01:40 CET, then 02:00, 02:20, 02:40 and 03:00 CEST are all 01:00 UTC, then 03:20 CEST
     assert moments == [utc("2026-03-29 00:40"), utc("2026-03-29 01:00"), utc("2026-03-29 01:20"), utc("2026-03-29 01:40")]
+
+
+class CountingCron:
+    """Wraps a calendar's croniter to count the steps a search takes."""
+
+    def __init__(self, cron):
+        self.cron, self.steps = cron, 0
+
+    def set_current(self, *args, **kwargs):
+        return self.cron.set_current(*args, **kwargs)
+
+    def get_next(self):
+        self.steps += 1
+        return self.cron.get_next()
+
+    def get_prev(self):
+        self.steps += 1
+        return self.cron.get_prev()
+
+
+def steps_to_owe(calendar: Calendar, due: int, tick: int) -> int:
+    counting = CountingCron(calendar.cron._cron)
+    object.__setattr__(calendar.cron, "_cron", counting)
+    calendar.owed(due, tick)
+    calendar.following(due, tick)
+    return counting.steps
+
+
+def test_a_month_without_ticks_costs_a_tick_no_more_croniter_steps_than_a_minute():
+    every_minute = Calendar(CronCalendar("* * * * *", "Europe/Berlin"))
+    tick = utc("2026-02-02 10:00")
+    after_a_minute = steps_to_owe(every_minute, tick - MINUTE, tick)
+    after_a_month = steps_to_owe(every_minute, tick - 30 * DAY, tick)
+    assert after_a_month == after_a_minute <= 3
