@@ -46,3 +46,35 @@ def state(db, name="census"):
 
 def runs(db, name="census"):
     return asyncio.run(ScheduleStore(db).runs(name))
+
+
+class Blocking:
+    """An action whose first call waits until the test lets it end; it records what each call
+    read: the tick's time and the call's input."""
+
+    def __init__(self):
+        self.release = asyncio.Event()
+        self.calls: list[dict] = []
+
+    async def __call__(self):
+        from tickwork import call
+
+        self.calls.append({"now": clock.now_ms, "at": call.at, "i": call.i})
+        if len(self.calls) == 1:
+            await self.release.wait()
+
+
+def while_first_call_runs(db, schedules, action: Blocking, first, during, after=()):
+    """Ticks at `first`, whose call of `action` blocks; meanwhile ticks at each of `during`; then
+    lets the call end and ticks at each of `after`. Returns the reports of `during` and `after`."""
+
+    async def overlap():
+        blocked = asyncio.create_task(tick_at(db, schedules, first))
+        while not action.calls:
+            await asyncio.sleep(0)
+        meanwhile = [await tick_at(db, schedules, moment) for moment in during]
+        action.release.set()
+        await blocked
+        return meanwhile, [await tick_at(db, schedules, moment) for moment in after]
+
+    return asyncio.run(asyncio.wait_for(overlap(), timeout=10))

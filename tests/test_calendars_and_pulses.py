@@ -4,7 +4,7 @@ one call per moment, changed forms, pulse shares; each call reads its input from
 import asyncio
 
 from conftest import run
-from helpers import runs, state, tick_at, ticks
+from helpers import Blocking, runs, state, tick_at, ticks, while_first_call_runs
 
 from tickwork import Schedule, call, clock
 from tickwork.calendars import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
@@ -127,31 +127,17 @@ def test_calendars_of_one_action_on_different_moments_each_make_their_call(db):
 
 
 def test_a_calendar_held_by_its_unfinished_call_is_made_late_when_that_call_ends(db):
-    release = asyncio.Event()
-    made = []
-
-    async def slow():
-        made.append(call.at)
-        if len(made) == 1:
-            await release.wait()
-
+    slow = Blocking()
     tenly = calendar("*/10 * * * *", name="tenly", action=slow)
-
-    async def overlap():
-        await tick_at(db, [tenly], utc("2026-01-05 08:55"))
-        first = asyncio.create_task(tick_at(db, [tenly], utc("2026-01-05 09:00")))
-        while not made:
-            await asyncio.sleep(0)
-        held = await tick_at(db, [tenly], utc("2026-01-05 09:10"))  # the lease runs to 09:15
-        release.set()
-        await first
-        after = await tick_at(db, [tenly], utc("2026-01-05 09:12"))
-        return held, after
-
-    held, after = run(asyncio.wait_for(overlap(), timeout=10))
+    ticks(db, [tenly], utc("2026-01-05 08:55"))
+    [held], [after] = while_first_call_runs(
+        db, [tenly], slow, utc("2026-01-05 09:00"),
+        during=[utc("2026-01-05 09:10")],  # the lease runs to 09:15
+        after=[utc("2026-01-05 09:12")],
+    )
     assert held.runs == []
     assert [r.call.at for r in after.runs] == [utc("2026-01-05 09:10")]
-    assert made == [utc("2026-01-05 09:00"), utc("2026-01-05 09:10")]
+    assert [c["at"] for c in slow.calls] == [utc("2026-01-05 09:00"), utc("2026-01-05 09:10")]
 
 
 def test_a_calendar_tick_records_the_daylight_saving_rule_it_applied(db):
@@ -198,28 +184,14 @@ def test_a_pulse_of_five_minutes_falls_on_the_hours_fives(db):
 
 
 def test_a_pulse_is_not_called_while_its_previous_call_runs_and_the_skip_is_recorded(db):
-    release = asyncio.Event()
-    shares = []
-
-    async def slow():
-        shares.append(call.i)
-        await release.wait()
-
+    slow = Blocking()
     sweep = pulse(cycle=3600 * S, intervals=6, action=slow)
-
-    async def overlap():
-        await tick_at(db, [sweep], utc("2026-01-05 08:50"))
-        first = asyncio.create_task(tick_at(db, [sweep], utc("2026-01-05 09:00")))
-        while not shares:
-            await asyncio.sleep(0)
-        second = await tick_at(db, [sweep], utc("2026-01-05 09:10"))  # the lease runs to 09:15
-        release.set()
-        await first
-        return second
-
-    second = run(asyncio.wait_for(overlap(), timeout=10))
-    assert [(r.outcome, r.code, r.call.i) for r in second.runs] == [(Outcome.SKIPPED, Code.RUNNING, 1)]
-    assert shares == [0]
+    ticks(db, [sweep], utc("2026-01-05 08:50"))
+    [held], _ = while_first_call_runs(
+        db, [sweep], slow, utc("2026-01-05 09:00"), [utc("2026-01-05 09:10")]  # lease to 09:15
+    )
+    assert [(r.outcome, r.code, r.call.i) for r in held.runs] == [(Outcome.SKIPPED, Code.RUNNING, 1)]
+    assert [c["i"] for c in slow.calls] == [0]
     assert state(db, "sweep").due_at == utc("2026-01-05 09:20")
 
 

@@ -3,8 +3,10 @@
 import asyncio
 import logging
 
+import pytest
+
 from conftest import open_store, run
-from helpers import Calls, every, runs, state, tick_at, ticks
+from helpers import Blocking, every, runs, state, tick_at, ticks, while_first_call_runs
 
 from tickwork.grid import Every
 from tickwork import ActionError, Schedule, clock
@@ -65,33 +67,27 @@ def test_a_paused_schedule_is_skipped_with_reason_paused_and_its_due_time_moves_
 
 
 def test_a_schedule_held_by_an_unfinished_run_is_skipped_with_reason_running(db):
-    release = asyncio.Event()
-    started = []
-
-    async def slow():
-        started.append(clock.now_ms)
-        await release.wait()
-
+    slow = Blocking()
     census = Schedule("census", Every(10 * MINUTE), slow)
-
-    async def overlap():
-        await tick_at(db, [census], utc("2026-03-02 09:00"))
-        first = asyncio.create_task(tick_at(db, [census], utc("2026-03-02 09:10")))
-        while not started:
-            await asyncio.sleep(0)
-        second = await tick_at(db, [census], utc("2026-03-02 09:20"))  # the lease runs to 09:25
-        release.set()
-        return await first, second
-
-    first, second = run(asyncio.wait_for(overlap(), timeout=10))
-    assert [r.outcome for r in first.runs] == [Outcome.SUCCEEDED]
-    assert [(r.outcome, r.code) for r in second.runs] == [(Outcome.SKIPPED, Code.RUNNING)]
-    assert started == [utc("2026-03-02 09:10")]
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    [held], _ = while_first_call_runs(
+        db, [census], slow, utc("2026-03-02 09:10"), [utc("2026-03-02 09:20")]  # lease to 09:25
+    )
+    assert [(r.outcome, r.code) for r in held.runs] == [(Outcome.SKIPPED, Code.RUNNING)]
+    assert [call["now"] for call in slow.calls] == [utc("2026-03-02 09:10")]
+    assert [r["outcome"] for r in runs(db)] == [Outcome.SUCCEEDED, Outcome.SKIPPED]
     assert state(db).due_at == utc("2026-03-02 09:30")
     assert state(db).lease_run is None
 
 
-def test_the_lease_lasts_what_is_left_of_the_budget_plus_a_minute(db):
+@pytest.mark.parametrize(
+    "budget, lease_until",
+    [
+        (5 * MINUTE, "2026-03-02 09:21"),  # what is left of the budget, plus a minute
+        (30 * MINUTE, "2026-03-02 09:30"),  # never past the fifteen-minute run limit
+    ],
+)
+def test_the_lease_lasts_the_budget_left_plus_a_minute_at_most_the_run_limit(db, budget, lease_until):
     seen = []
 
     async def look():
@@ -99,20 +95,8 @@ def test_the_lease_lasts_what_is_left_of_the_budget_plus_a_minute(db):
 
     census = Schedule("census", Every(15 * MINUTE), look)
     ticks(db, [census], utc("2026-03-02 09:00"))
-    ticks(db, [census], utc("2026-03-02 09:15"), budget=5 * MINUTE)
-    assert seen[0].lease_until == utc("2026-03-02 09:21")
-
-
-def test_the_lease_never_lasts_past_the_fifteen_minute_run_limit(db):
-    seen = []
-
-    async def look():
-        seen.append(await ScheduleStore(db).state("census"))
-
-    census = Schedule("census", Every(15 * MINUTE), look)
-    ticks(db, [census], utc("2026-03-02 09:00"))
-    ticks(db, [census], utc("2026-03-02 09:15"), budget=30 * MINUTE)
-    assert seen[0].lease_until == utc("2026-03-02 09:30")
+    ticks(db, [census], utc("2026-03-02 09:15"), budget=budget)
+    assert seen[0].lease_until == utc(lease_until)
 
 
 def test_a_run_found_holding_an_expired_lease_is_recorded_failed_lease_expired(db):
