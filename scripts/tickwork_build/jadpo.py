@@ -56,10 +56,8 @@ def _tokens(text: str):
         kind = match.lastgroup
         if kind == "newline":
             line += 1
-        elif kind == "string" or kind == "other" and match.group() == '"':
-            if kind == "other":
-                raise _SyntaxError(line, "a string is not closed on its line", 'close it with "')
-            yield _Token(kind, match.group(), line, match.start(), match.end())
+        elif kind == "other" and match.group() == '"':
+            raise _SyntaxError(line, "a string is not closed on its line", 'close it with "')
         elif kind not in ("space", "comment"):
             yield _Token(kind, match.group(), line, match.start(), match.end())
 
