@@ -215,8 +215,11 @@ async function main() {
       await host.dispose();
       resolve(0);
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+    // wrangler and Miniflare install exit-at-once listeners on import; stopping is ours.
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.removeAllListeners(signal);
+      process.on(signal, stop);
+    }
   });
 }
 

@@ -71,7 +71,7 @@ export class Host {
         mainModule: main,
         env: platform.env,
         compatFlags: compatFlags(platform.config),
-        output: (stream, line) => host?.emit(stream, line) ?? output(stream, line),
+        output: (stream, line) => (host ? host.emit(stream, line) : output(stream, line)),
       });
       host = new Host({ platform, worker, output });
       return host;
