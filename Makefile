@@ -8,7 +8,7 @@ export WRANGLER_SEND_METRICS := false
 export WRANGLER_SEND_ERROR_REPORTS := false
 export WRANGLER_HIDE_BANNER := true
 
-.PHONY: build bundle vendor test dev bench setup clean
+.PHONY: build bundle vendor test dev tick bench host-bundle setup clean
 
 $(VENV)/.installed: requirements/dev.txt .python-version
 	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
@@ -42,11 +42,28 @@ bundle: build node_modules/.installed python_modules/.installed
 test: setup
 	$(PY) -m pytest
 
-dev: build
-	@echo "make dev: the local Workers host arrives with its own issue; until then, 'make test' runs the Worker's ticks on CPython."
+# The local Workers host (scripts/host/) runs the bundle on Pyodide with wrangler.toml's bindings
+# on Miniflare; D1 state in .wrangler/state. ARGS passes flags on: make dev ARGS=--json.
+# wrangler never empties its --outdir, so the host's bundle is always written afresh.
+host-bundle: setup
+	rm -rf build/worker
+	@$(MAKE) --no-print-directory bundle
 
-bench: setup
-	$(PY) scripts/bench_statements.py
+dev: host-bundle
+	node scripts/host/cli.mjs dev $(ARGS)
+
+# One tick at TIME (epoch ms, an ISO UTC time such as 2026-01-05T09:15Z, or now), then exit.
+TIME ?= now
+tick: host-bundle
+	node scripts/host/cli.mjs tick --time "$(TIME)" $(ARGS)
+
+# Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
+BENCHES := scripts/bench_statements.py scripts/bench_coldstart.mjs
+bench: host-bundle
+	@status=0; for bench in $(BENCHES); do \
+		echo "== $$bench"; \
+		case $$bench in *.py) $(PY) $$bench ;; *) node $$bench ;; esac || status=1; \
+	done; exit $$status
 
 clean:
 	rm -rf build .wrangler
