@@ -8,7 +8,7 @@ export WRANGLER_SEND_METRICS := false
 export WRANGLER_SEND_ERROR_REPORTS := false
 export WRANGLER_HIDE_BANNER := true
 
-.PHONY: build bundle vendor test dev tick bench host-bundle setup clean
+.PHONY: build bundle vendor test dev tick bench setup clean
 
 $(VENV)/.installed: requirements/dev.txt .python-version
 	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
@@ -36,7 +36,9 @@ build: $(VENV)/.installed
 	$(PY) scripts/build.py
 
 # What `wrangler deploy` would upload, without the network: build/worker.
+# wrangler never empties its --outdir, so the bundle is always written afresh.
 bundle: build node_modules/.installed python_modules/.installed
+	rm -rf build/worker
 	npx wrangler deploy --dry-run --outdir build/worker
 
 test: setup
@@ -44,22 +46,18 @@ test: setup
 
 # The local Workers host (scripts/host/) runs the bundle on Pyodide with wrangler.toml's bindings
 # on Miniflare; D1 state in .wrangler/state. ARGS passes flags on: make dev ARGS=--json.
-# wrangler never empties its --outdir, so the host's bundle is always written afresh.
-host-bundle: setup
-	rm -rf build/worker
-	@$(MAKE) --no-print-directory bundle
-
-dev: host-bundle
+dev: bundle
 	node scripts/host/cli.mjs dev $(ARGS)
 
 # One tick at TIME (epoch ms, an ISO UTC time such as 2026-01-05T09:15Z, or now), then exit.
 TIME ?= now
-tick: host-bundle
+tick: bundle
 	node scripts/host/cli.mjs tick --time "$(TIME)" $(ARGS)
 
 # Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
-BENCHES := scripts/bench_statements.py scripts/bench_coldstart.mjs
-bench: host-bundle
+BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \
+	scripts/bench/calendars_in_host.mjs scripts/bench/coldstart.mjs
+bench: bundle
 	@status=0; for bench in $(BENCHES); do \
 		echo "== $$bench"; \
 		case $$bench in *.py) $(PY) $$bench ;; *) node $$bench ;; esac || status=1; \

@@ -1,12 +1,27 @@
 """Small pieces the runtime tests share: recording actions and a frozen monotonic clock."""
 
 import asyncio
+from pathlib import Path
 
-from tickwork.grid import Every
 from tickwork import Schedule, clock
+from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.grid import Every
 from tickwork.schedule_store import ScheduleStore
 from tickwork.tick import tick
 from tickwork.times import MINUTE
+
+ROOT = Path(__file__).resolve().parent.parent
+MIGRATIONS = ROOT / "migrations"
+
+
+def open_store(path=":memory:") -> SQLiteDatabase:
+    db = SQLiteDatabase(path)
+    db.apply_migrations(MIGRATIONS)
+    return db
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
 
 
 class Calls:

@@ -7,8 +7,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
-
+from helpers import ROOT
 from tickwork_build.__main__ import main as build_main
 from tickwork_build.build import build
 from tickwork_build.problems import BuildFailed

@@ -4,7 +4,7 @@ the vendored packages, as a deploy would upload them."""
 import os
 import subprocess
 
-from conftest import ROOT
+from helpers import ROOT
 
 VENDORED = ("croniter", "dateutil", "six.py", "tzdata", "workers")
 

@@ -3,14 +3,23 @@ one call per moment, changed forms, pulse shares; each call reads its input from
 
 import asyncio
 
-from conftest import run
-from helpers import Blocking, runs, state, tick_at, ticks, while_first_call_runs
+from helpers import (
+    Blocking,
+    every,
+    run,
+    runs,
+    state,
+    tick_at,
+    ticks,
+    while_first_call_runs,
+)
 
 from tickwork import Schedule, call, clock
 from tickwork.calendars import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
 from tickwork.model import Code, Outcome
 from tickwork.pulses import Pulse
-from tickwork.times import HOUR, MINUTE, SECOND as S, utc
+from tickwork.times import HOUR, MINUTE, utc
+from tickwork.times import SECOND as S
 
 
 class Calls:
@@ -204,7 +213,7 @@ def test_a_changed_pulse_starts_again_on_its_new_cycle(db):
 
 
 def test_an_every_schedule_turned_into_a_calendar_keeps_no_moment_of_its_old_form(db):
-    from helpers import every
+
 
     ticks(db, [every(15, "weekly")], utc("2026-01-05 07:50"))  # due 08:05
     weekly = calendar(MONDAY_NINE_BERLIN, "Europe/Berlin")

@@ -4,12 +4,20 @@ import asyncio
 import logging
 
 import pytest
+from helpers import (
+    Blocking,
+    every,
+    open_store,
+    run,
+    runs,
+    state,
+    tick_at,
+    ticks,
+    while_first_call_runs,
+)
 
-from conftest import open_store, run
-from helpers import Blocking, every, runs, state, tick_at, ticks, while_first_call_runs
-
-from tickwork.grid import Every
 from tickwork import ActionError, Schedule, clock
+from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
 from tickwork.schedule_store import ScheduleStore
 from tickwork.tick import tick

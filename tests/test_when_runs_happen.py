@@ -1,11 +1,10 @@
 """Schedules document, "When runs happen": the grid, missed ticks, restarts, a changed `every:`."""
 
-from helpers import Calls, every, runs, state, ticks
-from conftest import open_store
+from helpers import Calls, every, open_store, runs, state, ticks
 
-from tickwork.grid import Every
 from tickwork import Schedule
 from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.grid import Every
 from tickwork.model import Outcome
 from tickwork.times import DAY, utc
 

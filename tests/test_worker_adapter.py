@@ -7,13 +7,13 @@ import subprocess
 import sys
 from types import SimpleNamespace
 
-from conftest import MIGRATIONS, ROOT, run
-
-from tickwork.grid import Every
+from helpers import MIGRATIONS, ROOT, run
 from tickwork_build.build import build
+
+from tickwork import Schedule
 from tickwork.adapters.workers import D1Database, run_cron_tick
 from tickwork.app import App
-from tickwork import Schedule
+from tickwork.grid import Every
 from tickwork.times import MINUTE, utc
 
 

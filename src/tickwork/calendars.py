@@ -14,12 +14,9 @@ make one occurrence. Finding the next or latest occurrence takes a step or two o
 the moment asked about, never a walk over the occurrences in between.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from functools import cached_property
-from zoneinfo import ZoneInfo
-
-from croniter import CroniterBadDateError, croniter
 
 from .timing import Call, Timing
 from .times import from_datetime
@@ -37,8 +34,10 @@ _REACH = timedelta(hours=3)
 _ASIDE = timedelta(seconds=1)
 
 
-def parse_cron(expression: str) -> croniter:
+def parse_cron(expression: str):
     """A croniter for 5 fields, or 6 with seconds first; raises ValueError otherwise."""
+    from croniter import croniter  # imported at first use: a Worker's cold start skips it
+
     fields = expression.split()
     if len(fields) not in (5, 6):
         raise ValueError(f"a cron expression has 5 fields, or 6 with seconds first; this has {len(fields)}")
@@ -59,14 +58,17 @@ class CronCalendar:
     zone: str = "UTC"
     nonexistent: str = "shift"
     repeated: str = "first"
-    _cron: croniter = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self):
-        object.__setattr__(self, "_cron", parse_cron(self.expression))
+    # Both made at first use, not at import: a Worker's cold start skips croniter, and its
+    # import-time snapshot reads no zone file.
+    @cached_property
+    def _cron(self):
+        return parse_cron(self.expression)
 
     @cached_property
-    def tz(self) -> ZoneInfo:
-        # Loaded at first use, not at import: a Worker's import-time snapshot does no I/O.
+    def tz(self):
+        from zoneinfo import ZoneInfo
+
         return ZoneInfo(self.zone)
 
     def next_after(self, moment: int) -> Occurrence | None:
@@ -91,6 +93,8 @@ class CronCalendar:
             found = lambda at: at <= moment  # noqa: E731
             better = lambda a, b: a.at > b.at  # noqa: E731
             beyond = lambda wall: wall < local - reach  # noqa: E731
+        from croniter import CroniterBadDateError
+
         best: Occurrence | None = None
         self._cron.set_current(start, force=True)
         step = self._cron.get_next if forward else self._cron.get_prev

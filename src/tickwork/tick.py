@@ -3,8 +3,8 @@
 import asyncio
 import logging
 import time
+import secrets
 import traceback
-import uuid
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
 
@@ -222,4 +222,4 @@ def _without_lease(state: State) -> State:
 
 
 def _run_id() -> str:
-    return uuid.uuid4().hex
+    return secrets.token_hex(16)

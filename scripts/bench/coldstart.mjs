@@ -3,13 +3,13 @@
 // (tickwork and the example app) against a bare entry that only imports WorkerEntrypoint, both
 // from the same bundle, in a fresh interpreter each round, alternating.
 //
-//   node scripts/bench_coldstart.mjs [--bundle build/worker] [--rounds 5]
+//   node scripts/bench/coldstart.mjs [--bundle build/worker] [--rounds 5]
 //
 // Goal: the median ratio under 1.5, and pydantic never imported. Exits 1 when either is missed.
 
 import { parseArgs } from 'node:util';
 
-import { PythonWorker } from './host/python.mjs';
+import { PythonWorker } from '../host/python.mjs';
 
 const GOAL = 1.5;
 const BARE_ENTRY = 'from workers import WorkerEntrypoint\n\n\nclass Default(WorkerEntrypoint):\n    pass\n';

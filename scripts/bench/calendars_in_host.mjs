@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// scripts/bench/calendars.py on the host's Pyodide 0.28.2, the Workers runtime's own: the same
+// 1,000 calendars across 50 zones, with the bundle's croniter and tzdata. Prints its JSON line.
+//
+//   node scripts/bench/calendars_in_host.mjs [--bundle build/worker]
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+import { PythonWorker, SESSION } from '../host/python.mjs';
+
+const { values } = parseArgs({ options: { bundle: { type: 'string', default: 'build/worker' } } });
+
+const worker = await PythonWorker.load({
+  bundleDir: values.bundle,
+  mainModule: 'entry.py',
+  output: (stream, line) => (stream === 'stderr' ? process.stderr : process.stdout).write(`${line}\n`),
+});
+const source = readFileSync(new URL('./calendars.py', import.meta.url));
+worker.pyodide.FS.writeFile(`${SESSION}/tickwork_bench_calendars.py`, source);
+const line = await worker.pyodide.runPythonAsync(
+  'import json, tickwork_bench_calendars as bench\njson.dumps({**bench.main(), "host": "pyodide"})',
+);
+console.log(line);
