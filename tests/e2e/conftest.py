@@ -31,7 +31,7 @@ QUIET = {
 E2E_DOMAIN = '''\
 """Actions that fail on purpose, for the end-to-end tests."""
 
-from tickwork import ActionError, schedule
+from tickwork import ActionError, calendar, call, schedule
 
 
 @schedule(every="1d")
@@ -42,6 +42,11 @@ async def always_fails():
 @schedule(every="1d")
 async def refuses():
     raise ActionError("e2e_unavailable", "the e2e action refuses on purpose")
+
+
+@calendar("30 2 * * *", zone="Europe/Berlin", repeated="both")
+async def nightly():
+    print(f"e2e: nightly for {call.at}")
 '''
 
 
