@@ -111,24 +111,46 @@ export class ScheduledController {
   noRetry() {}
 }
 
-// A queue batch as a consumer sees it; ack/retry decisions are collected for the real queue.
+// A message body as the consumer Worker sent it to Node (see platform.mjs): JSON as is, bytes
+// and dates tagged.
+const VIEWS = {
+  Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array, DataView,
+};
+
+export function decodeBody(encoded) {
+  if (encoded && 'bytes' in encoded) {
+    const { buffer } = new Uint8Array(Buffer.from(encoded.bytes, 'base64'));
+    if (encoded.view === 'ArrayBuffer') return buffer;
+    const View = VIEWS[encoded.view] ?? Uint8Array;
+    return View === DataView ? new DataView(buffer) : new View(buffer, 0, buffer.byteLength / View.BYTES_PER_ELEMENT);
+  }
+  if (encoded && 'date' in encoded) return new Date(encoded.date);
+  return encoded?.json ?? null;
+}
+
+// A queue batch as a consumer sees it. What the handler decides is collected for the real queue,
+// with the runtime's precedence: on a message, the first of ack()/retry() wins; on the batch,
+// the first of ackAll()/retryAll() wins; a message's own call wins over the batch's.
 export class Message {
   #verdicts;
 
   constructor({ id, timestamp, body, attempts }, verdicts) {
     this.id = id;
     this.timestamp = new Date(timestamp);
-    this.body = body;
+    this.body = decodeBody(body);
     this.attempts = attempts;
     this.#verdicts = verdicts;
   }
 
   ack() {
-    this.#verdicts.set(this.id, { ack: true });
+    if (!this.#verdicts.has(this.id)) this.#verdicts.set(this.id, { ack: true });
   }
 
   retry(options) {
-    this.#verdicts.set(this.id, { retry: true, delaySeconds: options?.delaySeconds });
+    if (!this.#verdicts.has(this.id)) {
+      this.#verdicts.set(this.id, { retry: true, delaySeconds: options?.delaySeconds ?? null });
+    }
   }
 }
 
@@ -142,11 +164,11 @@ export class MessageBatch {
   }
 
   ackAll() {
-    this.#all = { ack: true };
+    this.#all ??= { ack: true };
   }
 
   retryAll(options) {
-    this.#all = { retry: true, delaySeconds: options?.delaySeconds };
+    this.#all ??= { retry: true, delaySeconds: options?.delaySeconds ?? null };
   }
 
   verdicts() {

@@ -46,6 +46,22 @@ export function describeRun(run) {
   return `${run.schedule} due ${run.due}: ${run.outcome}${why ? ` (${why})` : ''}${took}${detail}`;
 }
 
+// One line per queue batch: how many messages, and what became of them.
+export function describeBatch(queue, count, { all, each }, error) {
+  let acked = 0;
+  let retried = 0;
+  for (const decision of Object.values(each)) {
+    if (decision.ack) acked++;
+    else retried++;
+  }
+  const rest = count - acked - retried;
+  if (error) retried += rest;
+  else if (all?.retry) retried += rest;
+  else acked += rest;
+  const failed = error ? ', the handler failed' : '';
+  return `queue ${queue}: ${count} message${count === 1 ? '' : 's'}, ${acked} acked, ${retried} retried${failed}`;
+}
+
 export class Host {
   constructor({ platform, worker, output }) {
     this.platform = platform;
@@ -58,10 +74,14 @@ export class Host {
   // `output(stream, line)` receives the Worker's own stdout/stderr lines.
   static async start({ configPath, bundleDir, persistTo, output = () => {}, mainModule }) {
     let host;
+    let ready;
+    const started = new Promise((resolve, reject) => (ready = { resolve, reject }));
+    started.catch(() => {});
+    // A batch may come before the Worker is loaded: it waits for it (or fails, and is retried).
     const platform = await Platform.start({
       configPath,
       persistTo,
-      onQueue: (batch) => host.queue(batch),
+      onQueue: async (batch) => (await started).queue(batch),
     });
     try {
       await platform.migrate();
@@ -74,8 +94,10 @@ export class Host {
         output: (stream, line) => (host ? host.emit(stream, line) : output(stream, line)),
       });
       host = new Host({ platform, worker, output });
+      ready.resolve(host);
       return host;
     } catch (error) {
+      ready.reject(error);
       await platform.dispose();
       throw error;
     }
@@ -117,16 +139,22 @@ export class Host {
     return fresh.map(runRecord);
   }
 
-  // A batch from Miniflare's queue consumer; the answer says what to ack and retry.
+  // A batch from Miniflare's queue consumer; the answer says what to ack and retry. When the
+  // handler throws, `error` says so and the consumer retries what was not acked one by one.
   async queue({ queue, messages }) {
     const batch = new MessageBatch(queue, messages);
+    let error;
     try {
       await this.worker.invoke('queue', [batch]);
-      return batch.verdicts();
-    } catch (error) {
-      this.emit('stderr', `queue ${queue}: the handler failed: ${error.message}`);
-      return { ...batch.verdicts(), error: String(error.message).split('\n').at(-2) ?? 'failed' };
+    } catch (thrown) {
+      error = thrown;
+      this.emit('stderr', `queue ${queue}: the handler failed: ${String(thrown.message ?? thrown).trimEnd()}`);
     }
+    const verdicts = batch.verdicts();
+    this.emit('stdout', describeBatch(queue, messages.length, verdicts, error));
+    if (!error) return verdicts;
+    const lines = String(error.message ?? error).split('\n').filter((line) => line.trim());
+    return { ...verdicts, error: lines.at(-1) ?? 'failed' };
   }
 
   async fetch(request) {

@@ -3,7 +3,7 @@
 // D1 databases persist where `wrangler d1 execute <db> --local [--persist-to DIR]` looks
 // (DIR/v3/d1), so both see the same data. Queues are Miniflare's real queues: producers are
 // handed to the Worker, and a small JS consumer Worker inside Miniflare forwards each batch to
-// the host, then acks or retries its messages as the Python handler decided.
+// the host, then acks or retries its messages as the Python handler decided (see CONSUMER).
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,27 @@ import { Miniflare } from 'miniflare';
 
 import { D1Database, WorkerQueue } from './bindings.mjs';
 
+// The consumer Worker inside Miniflare. Bodies cross to Node as JSON, bytes and dates tagged.
+// The handler's verdict is applied one message at a time, as the runtime applies it: a call on
+// the message itself first, then one on the batch; when the handler threw, every message not
+// acked one by one is retried. The consumer never throws for the handler: Miniflare would then
+// retry the whole batch, explicit acks included, where the real queue keeps those acks.
 const CONSUMER = `
+const base64 = (bytes) => {
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text);
+};
+const encode = (body) => {
+  if (body instanceof ArrayBuffer) return { bytes: base64(new Uint8Array(body)), view: 'ArrayBuffer' };
+  if (ArrayBuffer.isView(body)) {
+    const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+    return { bytes: base64(bytes), view: body.constructor.name };
+  }
+  if (body instanceof Date) return { date: body.getTime() };
+  return { json: body === undefined ? null : body };
+};
+
 export default {
   async fetch() {
     return new Response('the tickwork host serves the Worker from Node', { status: 404 });
@@ -20,22 +40,25 @@ export default {
     const messages = batch.messages.map((message) => ({
       id: message.id,
       timestamp: message.timestamp.getTime(),
-      body: message.body,
+      body: encode(message.body),
       attempts: message.attempts,
     }));
     const response = await env.HOST.fetch('http://host/queue', {
       method: 'POST',
       body: JSON.stringify({ queue: batch.queue, messages }),
     });
+    if (!response.ok) throw new Error('the tickwork host failed to deliver the batch: ' + (await response.text()));
     const verdict = await response.json();
-    const apply = (message, decision) => {
+    for (const message of batch.messages) {
+      const own = verdict.each?.[message.id];
+      const decision = verdict.error
+        ? own?.ack ? own : { retry: true, delaySeconds: own?.delaySeconds ?? verdict.all?.delaySeconds }
+        : own ?? verdict.all;
       if (decision?.ack) message.ack();
-      else if (decision?.retry) message.retry({ delaySeconds: decision.delaySeconds });
-    };
-    for (const message of batch.messages) apply(message, verdict.each?.[message.id]);
-    if (verdict.all?.ack) batch.ackAll();
-    else if (verdict.all?.retry) batch.retryAll({ delaySeconds: verdict.all.delaySeconds });
-    if (verdict.error) throw new Error(verdict.error);
+      else if (decision?.retry) {
+        message.retry(decision.delaySeconds == null ? undefined : { delaySeconds: decision.delaySeconds });
+      }
+    }
   },
 };
 `;
