@@ -12,8 +12,8 @@
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-import { parseCron } from './cron.mjs';
 import { describeRun, Host, iso } from './host.mjs';
+import { cronPlan, nextTickAt, tickStep } from './timer.mjs';
 
 const USAGE = `usage: cli.mjs dev|tick [--time T] [--cron C] [--json] [--port N] [--no-timer]
        [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]`;
@@ -127,17 +127,15 @@ function serve(host, printer, { port, crons, track }) {
   return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
 }
 
-// At each whole minute, one event per cron that matches it; with queues bound, also at each
-// 10-second mark in between (with the first cron).
+// The timer of `dev`: the marks and crons of timer.mjs, delivered by real timeouts.
 function startTimer(host, printer, { crons, step, track }) {
-  const matchers = crons.map((cron) => [cron, parseCron(cron)]);
+  const plan = cronPlan(crons);
   let timer;
-  const schedule = () => {
-    const next = Math.floor(Date.now() / step) * step + step;
+  const schedule = (previous) => {
+    const next = nextTickAt(Date.now(), step, previous);
     timer = setTimeout(() => {
-      schedule();
-      const due = next % 60_000 === 0 ? matchers.filter(([, matches]) => matches(next)) : matchers.slice(0, 1);
-      for (const [cron] of due) track(tickOnce(host, printer, cron, next));
+      schedule(next);
+      for (const cron of plan(next)) track(tickOnce(host, printer, cron, next));
     }, next - Date.now());
   };
   schedule();
@@ -189,7 +187,7 @@ async function main() {
   };
   const server = await serve(host, printer, { port: Number(values.port), crons, track });
   const { port } = server.address();
-  const step = host.platform.hasQueues() ? 10_000 : 60_000;
+  const step = tickStep(host.platform.hasQueues());
   const stopTimer = values['no-timer'] ? () => {} : startTimer(host, printer, { crons, step, track });
   const handlers = host.worker.handlerNames().join(', ') || 'none';
   printer.note(

@@ -190,6 +190,8 @@ def host(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def fresh_d1(host):
-    host.reset()
+def fresh_d1(request):
+    """Fresh D1 tables for each test that uses the host."""
+    if "host" in request.fixturenames:
+        request.getfixturevalue("host").reset()
     yield
