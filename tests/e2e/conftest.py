@@ -2,7 +2,10 @@
 host (Pyodide 0.28.2, the `workers-runtime-sdk` wrappers, Miniflare's D1).
 
 One host serves the whole session; each test starts from freshly migrated D1 tables. The host
-runs a copy of this repository's Worker with one extra domain (`e2e`) whose actions fail.
+runs a copy of this repository's Worker with one extra domain (`e2e`) whose actions fail, and
+with a queue and a `fetch` the example app does not have: the copy's wrangler.toml binds the
+producer `EVENTS` and consumes that queue (and its dead-letter queue), and its entry subclasses
+`Default` with `fetch` and `queue` handlers that record every message they see in D1.
 """
 
 import json
@@ -12,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +54,116 @@ async def nightly():
 '''
 
 
+E2E_QUEUE = "tickwork-e2e"
+E2E_DEAD_LETTERS = "tickwork-e2e-dead"
+E2E_MAX_RETRIES = 2
+
+E2E_QUEUES_TOML = f'''
+# The end-to-end tests' queue: the Worker sends to it (POST /send) and consumes it.
+[[queues.producers]]
+binding = "EVENTS"
+queue = "{E2E_QUEUE}"
+
+[[queues.consumers]]
+queue = "{E2E_QUEUE}"
+max_batch_size = 5
+max_batch_timeout = 1
+max_retries = {E2E_MAX_RETRIES}
+dead_letter_queue = "{E2E_DEAD_LETTERS}"
+
+[[queues.consumers]]
+queue = "{E2E_DEAD_LETTERS}"
+max_batch_size = 5
+max_batch_timeout = 1
+max_retries = 0
+'''
+
+E2E_MIGRATION = """\
+-- What the end-to-end tests' queue handler saw: one row per message per delivery.
+CREATE TABLE e2e_seen (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    queue TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    tag TEXT,
+    action TEXT,
+    attempts INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    seen_at INTEGER NOT NULL
+);
+"""
+
+E2E_ENTRY = f'''
+
+# --- Added by the end-to-end tests: a fetch and a queue handler on top of the app's Default. ---
+import json as _json
+import time as _time
+from urllib.parse import parse_qs as _parse_qs, urlparse as _urlparse
+
+from workers import Response as _Response
+
+_E2E_QUEUE = "{E2E_QUEUE}"
+
+
+class Default(Default):
+    async def fetch(self, request):
+        url = _urlparse(request.url)
+        query = {{key: values[-1] for key, values in _parse_qs(url.query).items()}}
+        if request.method == "GET" and url.path == "/hello":
+            name = query.get("name", "stranger")
+            return _Response(
+                f"hello, {{name}}", status=200,
+                headers={{"content-type": "text/plain; charset=utf-8", "x-e2e": "hello"}},
+            )
+        if request.method == "POST" and url.path == "/echo":
+            text = await request.text()
+            return _Response.json(
+                {{"method": request.method, "text": text,
+                  "header": request.headers.get("x-e2e-in"), "query": query}},
+                status=201,
+            )
+        if request.method == "POST" and url.path == "/send":
+            bodies = _json.loads(await request.text())
+            if len(bodies) == 1:
+                await self.env.EVENTS.send(bodies[0])
+            else:
+                await self.env.EVENTS.sendBatch([{{"body": body}} for body in bodies])
+            return _Response.json({{"sent": len(bodies)}}, status=202)
+        if request.method == "GET" and url.path == "/seen":
+            rows = await self.env.DB.prepare(
+                "SELECT queue, message_id, tag, action, attempts, body FROM e2e_seen "
+                "WHERE tag = ?1 ORDER BY id"
+            ).bind(query.get("tag")).all()
+            return _Response.json([dict(row) for row in rows.results])
+        if url.path == "/fail":
+            raise RuntimeError("the e2e fetch fails on purpose")
+        return _Response("no such page", status=404)
+
+    async def queue(self, batch, env=None, ctx=None):
+        """Body {{"do": ..., "tag": ...}}: "ack" acks the message, "retry" retries it, "raise"
+        makes the whole batch fail after every message is recorded; anything else is left to
+        the batch's outcome. The dead-letter queue's messages are only recorded."""
+        fail = False
+        for message in batch.messages:
+            body = message.body
+            action = body["do"] if batch.queue == _E2E_QUEUE else "dead"
+            await self.env.DB.prepare(
+                "INSERT INTO e2e_seen (queue, message_id, tag, action, attempts, body, seen_at) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+            ).bind(
+                batch.queue, message.id, body["tag"], action, message.attempts,
+                _json.dumps(dict(body), sort_keys=True), int(_time.time() * 1000),
+            ).run()
+            if action == "ack":
+                message.ack()
+            elif action == "retry":
+                message.retry()
+            elif action == "raise":
+                fail = True
+        if fail:
+            raise RuntimeError("the e2e batch fails on purpose")
+'''
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "e2e: runs the bundled Worker on the local Workers host (Pyodide + Miniflare)"
@@ -85,7 +199,11 @@ def make_project(directory: Path) -> Path:
         shutil.copytree(ROOT / name, directory / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "python_modules", directory / "python_modules", symlinks=False)
     shutil.copy(ROOT / "pyproject.toml", directory / "pyproject.toml")
-    (directory / "wrangler.toml").write_text(_without_build_command((ROOT / "wrangler.toml").read_text()))
+    wrangler_toml = _without_build_command((ROOT / "wrangler.toml").read_text())
+    (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML)
+    (directory / "migrations" / "9000_e2e_seen.sql").write_text(E2E_MIGRATION)
+    with (directory / "src" / "entry.py").open("a") as entry:
+        entry.write(E2E_ENTRY)
     domain = directory / "src" / "app" / "domains" / "e2e"
     domain.mkdir()
     (domain / "__init__.py").write_text(E2E_DOMAIN)
@@ -105,6 +223,22 @@ def dry_run(project: Path, outdir: Path) -> None:
     assert done.returncode == 0, f"wrangler deploy --dry-run failed:\n{done.stdout}\n{done.stderr}"
 
 
+def _lower(headers) -> dict:
+    return {name.lower(): value for name, value in headers.items()}
+
+
+@dataclass
+class Fetched:
+    """A response of the Worker's `fetch`; header names in lower case."""
+
+    status: int
+    headers: dict
+    text: str
+
+    def json(self):
+        return json.loads(self.text)
+
+
 @dataclass
 class LocalHost:
     """The host process, and D1 as `wrangler d1 execute --local` sees it."""
@@ -114,6 +248,9 @@ class LocalHost:
     url: str
     process: subprocess.Popen
     output: list[str] = field(default_factory=list)
+    queue = E2E_QUEUE
+    dead_letters = E2E_DEAD_LETTERS
+    max_retries = E2E_MAX_RETRIES
 
     def _call(self, path: str, method: str = "GET", timeout: float = 120) -> dict:
         request = urllib.request.Request(
@@ -124,6 +261,42 @@ class LocalHost:
                 return json.load(response)
         except urllib.error.HTTPError as error:
             return json.load(error)
+
+    def fetch(self, path: str, method: str = "GET", body: bytes | None = None,
+              headers: dict | None = None) -> "Fetched":
+        """One request to the Worker's `fetch` over the host's HTTP port."""
+        request = urllib.request.Request(self.url + path, data=body, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return Fetched(response.status, _lower(response.headers), response.read().decode())
+        except urllib.error.HTTPError as error:
+            return Fetched(error.code, _lower(error.headers), error.read().decode())
+
+    def send(self, *bodies: dict) -> None:
+        """The Worker sends `bodies` to its queue: one `send`, or one `sendBatch` of several."""
+        sent = self.fetch("/send", "POST", json.dumps(bodies).encode())
+        assert (sent.status, sent.json()) == (202, {"sent": len(bodies)}), sent
+
+    def seen(self, tag: str) -> list[dict]:
+        """What the Worker's queue handler recorded for messages tagged `tag`, in order."""
+        answer = self.fetch("/seen?" + urllib.parse.urlencode({"tag": tag}))
+        assert answer.status == 200, answer
+        return answer.json()
+
+    def wait_for_seen(self, tag: str, done, what: str, timeout: float = 30) -> list[dict]:
+        """Polls `seen(tag)` until `done(rows)`; fails with the rows and the host's output."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rows = self.seen(tag)
+            if done(rows):
+                return rows
+            if time.monotonic() > deadline:
+                printed = "".join(self.output[-40:])
+                pytest.fail(
+                    f"after {timeout:.0f} s, still waiting for {what}; the queue handler saw "
+                    f"{json.dumps(rows, indent=1)}\nlast lines of the host:\n{printed}"
+                )
+            time.sleep(0.2)
 
     def tick(self, time_ms: int, cron: str = "* * * * *") -> dict:
         """One scheduled event: `{"ok", "runs", "lines", "error"?}`."""
