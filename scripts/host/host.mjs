@@ -11,7 +11,7 @@ import { compatFlags, Platform } from './platform.mjs';
 import { PythonWorker } from './python.mjs';
 
 const RUNS_OF_TICK = `
-SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail
+SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst
 FROM tickwork_runs WHERE tick_at = ?1
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
@@ -34,16 +34,26 @@ export function runRecord(row) {
     tick_at: row.tick_at,
     started_at: row.started_at ?? null,
     ended_at: row.ended_at ?? null,
+    at: row.at ?? null,
+    n: row.n ?? null,
+    i: row.i ?? null,
+    dst: row.dst ?? null,
     id: row.id,
   };
 }
 
-// One line per run or skip: schedule, due time, outcome, duration.
+// One line per run or skip: schedule, due time, what the call was for, outcome, duration.
 export function describeRun(run) {
   const why = [run.code, run.kind].filter(Boolean).join(', ');
   const took = run.duration_ms == null ? '' : ` in ${run.duration_ms} ms`;
   const detail = run.outcome === 'failed' && run.detail ? `: ${run.detail}` : '';
-  return `${run.schedule} due ${run.due}: ${run.outcome}${why ? ` (${why})` : ''}${took}${detail}`;
+  const input = [
+    run.at != null && run.at !== run.due_at ? `at ${iso(run.at)}` : '',
+    run.i != null ? `share ${run.i} of ${run.n}` : '',
+    run.dst ?? '',
+  ].filter(Boolean).join(', ');
+  const call = input ? ` [${input}]` : '';
+  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${took}${detail}`;
 }
 
 // One line per queue batch: how many messages, and what became of them.
