@@ -219,3 +219,37 @@ def test_an_every_schedule_turned_into_a_calendar_keeps_no_moment_of_its_old_for
     weekly = calendar(MONDAY_NINE_BERLIN, "Europe/Berlin")
     ticks(db, [weekly], utc("2026-01-05 07:55"), utc("2026-01-05 08:05"))
     assert weekly.action.at == [utc("2026-01-05 08:00")]
+
+
+def test_when_the_first_calendar_of_an_action_cannot_call_another_one_makes_the_call(db):
+    action = Calls()
+    strict = calendar("0 9 * * *", name="a_strict", action=action, overdue=MINUTE)
+    loose = calendar("0 9 * * *", name="b_loose", action=action)
+    ticks(db, [strict, loose], utc("2026-01-04 12:00"), utc("2026-01-05 09:05"))
+    assert action.at == [utc("2026-01-05 09:00")]
+    assert [(r["outcome"], r["code"]) for r in runs(db, "a_strict")] == [(Outcome.SKIPPED, Code.OVERDUE)]
+
+
+def test_calendars_of_one_action_make_one_call_for_a_moment_however_ticks_race(db):
+    action = Calls()
+    entries = [calendar("0 9 * * *", name=name, action=action) for name in ("a", "b", "c")]
+    ticks(db, entries, utc("2026-01-04 12:00"))
+
+    async def race():
+        orders = [entries, entries[::-1], entries[1:] + entries[:1]]
+        await asyncio.gather(*(tick_at(db, order, utc("2026-01-05 09:00")) for order in orders))
+
+    run(race())
+    assert action.at == [utc("2026-01-05 09:00")]
+    outcomes = sorted((r["outcome"], r["code"]) for name in "abc" for r in runs(db, name))
+    assert outcomes == [(Outcome.SKIPPED, Code.COALESCED)] * 2 + [(Outcome.SUCCEEDED, None)]
+
+
+def test_a_calendar_removed_and_declared_again_owes_nothing_from_while_it_was_gone(db):
+    weekly = calendar(MONDAY_NINE_BERLIN, "Europe/Berlin")
+    other = calendar("0 * * * *", name="hourly")
+    ticks(db, [weekly, other], utc("2026-01-04 12:00"))
+    ticks(db, [other], utc("2026-01-05 08:00"), utc("2026-01-06 10:00"))  # weekly removed
+    ticks(db, [weekly, other], utc("2026-01-07 10:00"))  # and declared again
+    assert weekly.action.made == []
+    assert state(db, "weekly").due_at == utc("2026-01-12 08:00")

@@ -6,6 +6,7 @@ import logging
 import pytest
 from helpers import (
     Blocking,
+    Calls,
     every,
     open_store,
     run,
@@ -92,10 +93,10 @@ def test_a_schedule_held_by_an_unfinished_run_is_skipped_with_reason_running(db)
     "budget, lease_until",
     [
         (5 * MINUTE, "2026-03-02 09:21"),  # what is left of the budget, plus a minute
-        (30 * MINUTE, "2026-03-02 09:30"),  # never past the fifteen-minute run limit
+        (30 * MINUTE, "2026-03-02 09:31"),  # the budget's part never past the 15-minute run limit
     ],
 )
-def test_the_lease_lasts_the_budget_left_plus_a_minute_at_most_the_run_limit(db, budget, lease_until):
+def test_the_lease_lasts_the_budget_left_at_most_the_run_limit_plus_a_minute(db, budget, lease_until):
     seen = []
 
     async def look():
@@ -295,3 +296,50 @@ def test_a_run_record_keeps_schedule_due_tick_start_end_and_outcome(db):
         "ended_at": utc("2026-03-02 09:16:04"),
         "outcome": Outcome.SUCCEEDED,
     }
+
+
+class Broken(Every):
+    """A timing that fails when asked what is owed."""
+
+    def owed(self, due, tick):
+        raise RuntimeError("no zone data")
+
+
+def test_a_schedule_the_tick_cannot_deal_with_holds_no_other_up(db, caplog):
+    census = every(1)
+    broken = Schedule("broken", Broken(MINUTE), Calls())
+    with caplog.at_level(logging.ERROR, logger="tickwork"):
+        ticks(db, [broken, census], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    assert census.action.at == [utc("2026-03-02 09:01")]
+    assert "broken: the tick could not deal with it" in caplog.text
+    assert state(db, "broken").due_at == utc("2026-03-02 09:01")  # still due
+
+
+def test_two_ticks_racing_record_a_skip_once(db):
+    census = every(15)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    run(db.all("UPDATE tickwork_schedules SET paused = 1"))
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, [census], utc("2026-03-02 09:15")) for _ in range(3)))
+
+    run(race())
+    assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SKIPPED, Code.PAUSED)]
+
+
+def test_a_tick_makes_no_more_statements_than_allowed_and_leaves_the_rest_due(db):
+    schedules = [every(1, f"s{n}") for n in range(10)]
+    ticks(db, schedules, utc("2026-03-02 09:00"))
+    [capped] = ticks(db, schedules, utc("2026-03-02 09:01"), max_statements=1 + 3 * 5)
+    assert len(capped.runs) == 3
+    [rest] = ticks(db, schedules, utc("2026-03-02 09:01:30"))
+    assert len(rest.runs) == 7
+
+
+def test_runs_are_timed_from_when_the_invocation_began_not_its_scheduled_time(db):
+    census = every(15)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    ticks(db, [census], utc("2026-03-02 09:15"), started_at=utc("2026-03-02 09:17"))
+    [record] = runs(db)
+    assert (record["tick_at"], record["started_at"]) == (utc("2026-03-02 09:15"), utc("2026-03-02 09:17"))
+    assert state(db).lease_run is None

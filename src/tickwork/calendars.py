@@ -150,6 +150,7 @@ class Calendar(Timing):
     overdue: int | None = None  # ms
     skips_while_running = False
     coalesces = True
+    forgets_absence = True
 
     @property
     def form(self) -> str:

@@ -6,23 +6,28 @@ Every write that two ticks could race on is one conditional statement, and the r
 
 import json
 from dataclasses import dataclass
+from enum import Enum
 
 from .database import Database, Row
 from .model import Code, Kind, Outcome
 from .timing import Call
 
 REACH = """
-UPDATE tickwork_schedules SET last_tick = MAX(last_tick, ?1)
+UPDATE tickwork_schedules SET prev_tick = last_tick, last_tick = MAX(last_tick, ?1)
 WHERE name IN (SELECT value FROM json_each(?2))
 RETURNING *
 """
 
+# New rows in one statement, however many: ?1 is a JSON list of [name, every_ms, form, due_at].
 SEED = """
 INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick)
-VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
+       json_extract(value, '$[3]'), ?2, ?2
+FROM json_each(?1) WHERE true
 ON CONFLICT (name) DO NOTHING
 RETURNING *
 """
+SEEDS_PER_STATEMENT = 200  # D1 takes 100 KB a statement
 
 # Rows from before migration 0002 have no form; they were all `every:` schedules.
 STORED_FORM = "IFNULL(form, 'every ' || every_ms)"
@@ -42,34 +47,53 @@ WHERE name = ?1 AND due_at = ?2 AND paused = 0
 RETURNING name
 """
 
-# Runs in the lease's batch: inserts only where that batch's lease went to this run.
+# In the lease's batch, for calendars of an action that has several: the moment goes to the
+# first run that claims it, and only that run records a start.
+CLAIM_MOMENT = """
+INSERT INTO tickwork_moments (action, at, run)
+SELECT ?2, ?3, ?1 FROM tickwork_schedules WHERE name = ?4 AND lease_run = ?1
+ON CONFLICT DO NOTHING
+"""
+
+# In the lease's batch: inserts only where that batch's lease (and moment, if claimed) went to
+# this run; the id it returns is the witness.
 RECORD_START = """
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst)
 SELECT ?1, name, ?2, ?3, ?4, 'running', ?6, ?7, ?8, ?9 FROM tickwork_schedules
 WHERE name = ?5 AND lease_run = ?1
+  AND (?10 IS NULL OR EXISTS (
+      SELECT 1 FROM tickwork_moments WHERE action = ?10 AND at = ?6 AND run = ?1))
+RETURNING id
 """
 
+# A skip moves the due time on and marks the row with the skip's record, which the same batch
+# then writes: only where the mark is this skip's, so of two racing ticks one records it.
 SKIP_PAUSED = """
-UPDATE tickwork_schedules SET due_at = ?3
+UPDATE tickwork_schedules SET due_at = ?3, skip_run = ?5
 WHERE name = ?1 AND due_at = ?2 AND paused = 1
-RETURNING name
 """
 
 SKIP_RUNNING = """
-UPDATE tickwork_schedules SET due_at = ?3
+UPDATE tickwork_schedules SET due_at = ?3, skip_run = ?5
 WHERE name = ?1 AND due_at = ?2 AND paused = 0 AND lease_until > ?4
-RETURNING name
 """
 
-# A call owed but not made (overdue, or made by another calendar of the action).
+# A call owed but not made because it is overdue.
 SKIP_OWED = """
-UPDATE tickwork_schedules SET due_at = ?3
+UPDATE tickwork_schedules SET due_at = ?3, skip_run = ?5
 WHERE name = ?1 AND due_at = ?2 AND paused = 0
   AND (lease_until IS NULL OR lease_until <= ?4)
-RETURNING name
 """
 
 RECORD_SKIP = """
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
+SELECT ?1, name, ?3, ?4, 'skipped', ?5, ?6, ?7, ?8, ?9, ?10 FROM tickwork_schedules
+WHERE name = ?2 AND skip_run = ?1
+RETURNING id
+"""
+
+# A leased run whose moment another calendar of the action made: the lease goes back, recorded.
+RECORD_COALESCED = """
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
 VALUES (?1, ?2, ?3, ?4, 'skipped', ?5, ?6, ?7, ?8, ?9, ?10)
 """
@@ -113,6 +137,7 @@ class State:
     first_tick: int
     last_tick: int
     form: str
+    prev_tick: int | None = None  # the tick that reached the row before `last_tick`
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -129,6 +154,7 @@ class State:
             first_tick=int(row["first_tick"]),
             last_tick=int(row["last_tick"]),
             form=row.get("form") or f"every {int(row['every_ms'])}",
+            prev_tick=number(row.get("prev_tick")),
         )
 
     def lease_live(self, now: int) -> bool:
@@ -136,6 +162,12 @@ class State:
 
     def lease_expired(self, now: int) -> bool:
         return self.lease_until is not None and self.lease_until <= now
+
+
+class Lease(Enum):
+    TAKEN = "taken"
+    LOST = "lost"  # another tick took it, or the row changed since it was read
+    MOMENT_TAKEN = "moment_taken"  # taken, but another calendar of the action made this moment
 
 
 @dataclass(frozen=True)
@@ -166,7 +198,11 @@ class ScheduleStore:
     ) -> dict[str, State]:
         """Adds the rows of schedules seen for the first time, and moves the due times of those
         whose form changed, each only while its row is as this tick read it."""
-        statements = [(SEED, (s.name, s.every, s.form, s.due_at, tick)) for s in new]
+        rows = [[s.name, s.every, s.form, s.due_at] for s in new]
+        statements = [
+            (SEED, (json.dumps(rows[start : start + SEEDS_PER_STATEMENT]), tick))
+            for start in range(0, len(rows), SEEDS_PER_STATEMENT)
+        ]
         statements += [
             (REBASE, (s.name, s.every, s.form, s.due_at, old.form, old.due_at))
             for old, s in changed
@@ -174,7 +210,7 @@ class ScheduleStore:
         if not statements:
             return {}
         results = await self.db.batch(statements)
-        return {rows[0]["name"]: State.from_row(rows[0]) for rows in results if rows}
+        return {row["name"]: State.from_row(row) for rows in results for row in rows}
 
     async def expire_leases(self, tick: int) -> None:
         """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`."""
@@ -190,14 +226,18 @@ class ScheduleStore:
         tick: int,
         started: int,
         call: Call = Call(),
-    ) -> bool:
-        lease, _ = await self.db.batch(
-            [
-                (TAKE_LEASE, (name, due, run_id, until, next_due, tick)),
-                (RECORD_START, (run_id, due, tick, started, name, *_call(call))),
-            ]
-        )
-        return bool(lease)
+        moment_of: str | None = None,
+    ) -> Lease:
+        """Takes the lease and records the run's start, in one batch. With `moment_of` (an
+        action's key), the call's moment must also be this run's to claim."""
+        statements = [(TAKE_LEASE, (name, due, run_id, until, next_due, tick))]
+        if moment_of is not None:
+            statements.append((CLAIM_MOMENT, (run_id, moment_of, call.at, name)))
+        statements.append((RECORD_START, (run_id, due, tick, started, name, *_call(call), moment_of)))
+        results = await self.db.batch(statements)
+        if not results[0]:
+            return Lease.LOST
+        return Lease.TAKEN if results[-1] else Lease.MOMENT_TAKEN
 
     async def skip(
         self,
@@ -210,17 +250,24 @@ class ScheduleStore:
         call: Call = Call(),
         detail: str | None = None,
     ) -> bool:
-        """Moves the due time on past a call not made, and records why, if this tick won."""
-        if reason is Code.PAUSED:
-            moved = await self.db.all(SKIP_PAUSED, (name, due, next_due))
-        elif reason is Code.RUNNING:
-            moved = await self.db.all(SKIP_RUNNING, (name, due, next_due, tick))
-        else:
-            moved = await self.db.all(SKIP_OWED, (name, due, next_due, tick))
-        if moved:
-            record = (run_id, name, due, tick, reason, detail, *_call(call))
-            await self.db.all(RECORD_SKIP, record)
-        return bool(moved)
+        """Moves the due time on past a call not made and records why, if this tick won."""
+        move = {Code.PAUSED: SKIP_PAUSED, Code.RUNNING: SKIP_RUNNING}.get(reason, SKIP_OWED)
+        record = (run_id, name, due, tick, reason, detail, *_call(call))
+        _, recorded = await self.db.batch(
+            [(move, (name, due, next_due, tick, run_id)), (RECORD_SKIP, record)]
+        )
+        return bool(recorded)
+
+    async def coalesced(
+        self, name: str, due: int, run_id: str, tick: int, call: Call, detail: str
+    ) -> None:
+        """Gives back a lease whose moment another calendar of the action made, recorded."""
+        await self.db.batch(
+            [
+                (GIVE_BACK_LEASE, (name, run_id)),
+                (RECORD_COALESCED, (run_id, name, due, tick, Code.COALESCED, detail, *_call(call))),
+            ]
+        )
 
     async def finish(
         self,

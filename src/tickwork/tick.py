@@ -19,7 +19,7 @@ from .model import (
     Outcome,
     Schedule,
 )
-from .schedule_store import ScheduleStore, Seed, State
+from .schedule_store import Lease, ScheduleStore, Seed, State
 from .timing import Call
 from .times import MINUTE
 
@@ -65,28 +65,45 @@ async def tick(
     *,
     budget: int = WORKER_TICK_BUDGET,
     monotonic: Callable[[], float] = time.monotonic,
+    started_at: int | None = None,
+    max_statements: int | None = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
     `budget` is the tick's time in ms; `monotonic` measures how much of it is spent, in seconds.
+    `started_at` is the wall time the invocation began (a cron run may start after its
+    `scheduledTime`), from which leases and run records are timed; `now` by default.
+    `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
+    room for stay due for the next tick.
     """
-    return await _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic).run()
+    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, started_at)
+    return await tick.run(max_statements)
+
+
+# The most statements one due schedule costs: a lease batch of 3, an end batch of 2.
+STATEMENTS_PER_DUE = 5
 
 
 class _Tick:
-    def __init__(self, store, schedules, now, budget, monotonic):
+    def __init__(self, store, schedules, now, budget, monotonic, started_at):
         self.store: ScheduleStore = store
         self.schedules: list[Schedule] = schedules
         self.now: int = now
         self.budget = budget
         self.monotonic = monotonic
         self.started = monotonic()
+        self.wall = now if started_at is None else started_at
+        self.moments = _actions_with_several_calendars(schedules)
+
+    def elapsed(self) -> int:
+        return round((self.monotonic() - self.started) * 1000)
 
     def clock_ms(self) -> int:
-        """Wall time inside the tick: its `now` plus what has elapsed since it began."""
-        return self.now + round((self.monotonic() - self.started) * 1000)
+        """Wall time inside the tick: when its invocation began plus what has elapsed since."""
+        return self.wall + self.elapsed()
 
-    async def run(self) -> TickReport:
+    async def run(self, max_statements: int | None = None) -> TickReport:
+        before = self.store.db.statements_run
         states = await self.reached_states()
         if any(state.lease_expired(self.now) for state in states.values()):
             await self.store.expire_leases(self.now)
@@ -94,31 +111,43 @@ class _Tick:
                 name: _without_lease(state) if state.lease_expired(self.now) else state
                 for name, state in states.items()
             }
-        due = [
-            (schedule, states[schedule.name])
-            for schedule in self.schedules
-            if schedule.name in states and states[schedule.name].due_at <= self.now
-        ]
-        owed = [(s, state, s.timing.owed(state.due_at, self.now)) for s, state in due]
-        makers = _one_call_per_moment(owed)
-        reports = await asyncio.gather(
-            *(self.run_due(s, state, call, makers.get(s.name)) for s, state, call in owed)
+        due = sorted(
+            (
+                (schedule, states[schedule.name])
+                for schedule in self.schedules
+                if schedule.name in states and states[schedule.name].due_at <= self.now
+            ),
+            key=lambda entry: entry[1].due_at,
         )
+        if max_statements is not None:
+            room = max_statements - (self.store.db.statements_run - before)
+            due = due[: max(room, 0) // STATEMENTS_PER_DUE]
+        reports = await asyncio.gather(*(self.guarded(s, state) for s, state in due))
         return TickReport(self.now, [report for report in reports if report is not None])
+
+    async def guarded(self, schedule: Schedule, state: State) -> RunReport | None:
+        """One schedule's part of the tick: whatever goes wrong in it, the others go on."""
+        try:
+            return await self.run_due(schedule, state, schedule.timing.owed(state.due_at, self.now))
+        except Exception:
+            log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
+            return None
 
     async def reached_states(self) -> dict[str, State]:
         by_name = {schedule.name: schedule for schedule in self.schedules}
         states = await self.store.reach(list(by_name), self.now)
-        new = [
-            _seed(schedule, schedule.timing.first_due(self.now))
-            for name, schedule in by_name.items()
-            if name not in states
-        ]
-        changed = [
-            (states[name], _seed(schedule, schedule.timing.rebased(states[name].due_at, self.now)))
-            for name, schedule in by_name.items()
-            if name in states and states[name].form != schedule.timing.form
-        ]
+        latest = max((s.prev_tick for s in states.values() if s.prev_tick is not None), default=None)
+        new, changed = [], []
+        for name, schedule in by_name.items():
+            state = states.get(name)
+            try:
+                if state is None:
+                    new.append(_seed(schedule, schedule.timing.first_due(self.now)))
+                elif state.form != schedule.timing.form or _was_absent(schedule, state, latest):
+                    changed.append((state, _seed(schedule, schedule.timing.rebased(state.due_at, self.now))))
+            except Exception:
+                log.exception("%s: its timing failed; it is left out of this tick", name)
+                states.pop(name, None)
         if new or changed:
             fresh = await self.store.seed_and_rebase(new, changed, self.now)
             for old, _ in changed:
@@ -126,9 +155,7 @@ class _Tick:
             states.update(fresh)
         return states
 
-    async def run_due(
-        self, schedule: Schedule, state: State, call: Call, maker: str | None
-    ) -> RunReport | None:
+    async def run_due(self, schedule: Schedule, state: State, call: Call) -> RunReport | None:
         timing = schedule.timing
         following = timing.following(state.due_at, self.now)
         held = state.lease_live(self.now)
@@ -141,21 +168,29 @@ class _Tick:
             reason = Code.RUNNING
         elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
-        elif maker is not None and maker != schedule.name:
-            reason, detail = Code.COALESCED, f"one call for this moment, made by {maker}"
         if reason is not None:
             return await self.skip(schedule, state, following, reason, call, detail)
-        started = self.clock_ms()
-        left = self.budget - (started - self.now)
+        spent = self.elapsed()
+        left = self.budget - spent
         if left <= 0:
             return None  # the budget is spent: the schedule stays due for the next tick
         run_id = _run_id()
-        lease_until = started + min(left + LEASE_GRACE, RUN_LIMIT)
-        won = await self.store.take_lease(
-            schedule.name, state.due_at, following, run_id, lease_until, self.now, started, call
+        started = self.wall + spent
+        lease_until = started + min(left, RUN_LIMIT) + LEASE_GRACE
+        moment_of = _action_key(schedule) if schedule.name in self.moments else None
+        lease = await self.store.take_lease(
+            schedule.name, state.due_at, following, run_id, lease_until, self.now, started, call,
+            moment_of,
         )
-        if not won:
+        if lease is Lease.LOST:
             return None
+        if lease is Lease.MOMENT_TAKEN:
+            detail = "another calendar of the action made the call for this moment"
+            await self.store.coalesced(schedule.name, state.due_at, run_id, self.now, call, detail)
+            return RunReport(
+                schedule.name, state.due_at, self.now, Outcome.SKIPPED, Code.COALESCED,
+                detail=detail, call=call,
+            )
         outcome, code, kind, detail = await self.call(schedule, call, min(left, RUN_LIMIT))
         ended = self.clock_ms()
         await self.store.finish(schedule.name, run_id, outcome, code, kind, detail, ended)
@@ -194,16 +229,29 @@ class _Tick:
         return Outcome.FAILED, code, Kind.RAISED, detail
 
 
-def _one_call_per_moment(owed) -> dict[str, str]:
-    """Calendars of one action owing the same moment make one call: each maps to the one making it."""
-    makers: dict[tuple, str] = {}
-    chosen = {}
-    for schedule, _, call in sorted(owed, key=lambda entry: entry[0].name):
-        if call.at is None or not schedule.timing.coalesces:
-            continue
-        key = (schedule.action, call.at)
-        chosen[schedule.name] = makers.setdefault(key, schedule.name)
-    return chosen
+def _action_key(schedule: Schedule) -> str:
+    action = schedule.action
+    return f"{getattr(action, '__module__', '')}.{getattr(action, '__qualname__', repr(action))}"
+
+
+def _actions_with_several_calendars(schedules: list[Schedule]) -> set[str]:
+    """The entries whose calls must claim their moment: calendars sharing an action."""
+    by_action: dict[str, list[str]] = {}
+    for schedule in schedules:
+        if schedule.timing.coalesces:
+            by_action.setdefault(_action_key(schedule), []).append(schedule.name)
+    return {name for names in by_action.values() if len(names) > 1 for name in names}
+
+
+def _was_absent(schedule: Schedule, state: State, latest: int | None) -> bool:
+    """A calendar that missed ticks the other schedules got was removed meanwhile: nothing it
+    stored before is owed now."""
+    return (
+        schedule.timing.forgets_absence
+        and state.prev_tick is not None
+        and latest is not None
+        and state.prev_tick < latest
+    )
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:

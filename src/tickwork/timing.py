@@ -23,6 +23,8 @@ class Timing(ABC):
     overdue: int | None = None
     #: Entries of one action owing the same moment make one call between them.
     coalesces: bool = False
+    #: Removed and declared again, it owes nothing from before: its due time starts afresh.
+    forgets_absence: bool = False
     #: The interval kept in the state row's `every_ms`; 0 where the kind has none.
     every_ms: int = 0
 
