@@ -4,12 +4,17 @@ Under compat date >= 2026-04-21 the SDK wraps `self.env`: a D1 binding's results
 and `None` binds as NULL. Nothing here imports `js` or `pyodide`; the SDK does that for us.
 """
 
+import time
 from typing import Sequence
 
 from ..app import App
 from ..database import Database, Params, Row, Statement
 from ..tick import TickReport, tick
 from ..times import iso
+
+
+# D1 takes 1,000 queries an invocation (on the Paid plan); the rest is left to the actions.
+TICK_STATEMENTS = 900
 
 
 class D1Database(Database):
@@ -41,7 +46,13 @@ async def run_cron_tick(app: App, env, controller) -> TickReport:
     if app.store is None:
         return TickReport(int(controller.scheduledTime), [])
     db = D1Database(getattr(env, app.store))
-    report = await tick(db, app.schedules, int(controller.scheduledTime))
+    report = await tick(
+        db,
+        app.schedules,
+        int(controller.scheduledTime),
+        started_at=int(time.time() * 1000),
+        max_statements=TICK_STATEMENTS,
+    )
     for run in report.runs:
         print(describe(run))
     return report
