@@ -412,3 +412,70 @@ def test_a_calendar_naming_one_second_of_the_minute_is_supported(tmp_path):
 def test_a_calendar_may_not_hold_every(tmp_path):
     files = calendar_with('cron: "0 9 * * 1"\n  every: 15m')
     assert codes(project(tmp_path, files)) == [("schedule.item_invalid", "weekly_report", 3)]
+
+
+@pytest.mark.parametrize(
+    "triggers",
+    [
+        '[env.staging.triggers]\ncrons = ["0 * * * *"]\n\n[triggers]\ncrons = ["0 3 * * *"]\n',
+        '[triggers] # the Worker\'s clock\ncrons = [\n  "0 3 * * *",\n]\n',
+        '[triggers]\n',
+        '',
+    ],
+)
+def test_the_minute_cron_is_added_to_the_top_level_triggers_whatever_else_the_file_holds(tmp_path, triggers):
+    import tomllib
+
+    root = project(tmp_path, {"chore_census.jadpo": CENSUS})
+    wrangler = root / "wrangler.toml"
+    wrangler.write_text(wrangler.read_text().split("[triggers]")[0] + triggers)
+    build(root)
+    parsed = tomllib.loads(wrangler.read_text())
+    assert "* * * * *" in parsed["triggers"]["crons"]
+    if "staging" in triggers:
+        assert parsed["env"]["staging"]["triggers"]["crons"] == ["0 * * * *"]
+
+
+def test_triggers_the_build_cannot_edit_are_a_problem_not_a_worker_that_never_ticks(tmp_path):
+    root = project(tmp_path, {"chore_census.jadpo": CENSUS})
+    wrangler = root / "wrangler.toml"
+    inline = 'triggers = { crons = ["0 * * * *"] }\n'
+    wrangler.write_text(inline + wrangler.read_text().split("[triggers]")[0])
+    assert [p.code for p in problems(root)] == ["deployable.trigger_missing"]
+
+
+def test_a_jadpo_file_that_is_not_utf8_is_a_syntax_problem_with_its_line(tmp_path):
+    root = project(tmp_path, {})
+    (root / "src/app/domains/planning/schedules/c.jadpo").write_bytes(b"// ok\n// \xff\n")
+    [problem] = problems(root)
+    assert (problem.code, problem.line) == ("declaration.syntax_invalid", 2)
+
+
+def test_a_jadpo_file_may_start_with_a_byte_order_mark(tmp_path):
+    root = project(tmp_path, {})
+    (root / "src/app/domains/planning/schedules/c.jadpo").write_text("\ufeff" + textwrap.dedent(CENSUS))
+    assert [s.name for s in build(root).schedules] == ["chore_census"]
+
+
+def test_another_name_for_a_decorated_action_declares_nothing_more(tmp_path):
+    decorated = 'from tickwork import schedule\n\n@schedule(every="1h")\nasync def tidy_up():\n    pass\n\ncleanup = tidy_up\n'
+    others = {"reporting": "from app.domains.planning import tidy_up\n"}
+    built = build(project(tmp_path, {}, actions=decorated, other_domains=others))
+    assert [(s.name, s.domain) for s in built.schedules] == [("tidy_up", "planning")]
+
+
+@pytest.mark.parametrize("zone", ["localtime", "posixrules", "right/UTC", "posix/Europe/Berlin"])
+def test_a_zone_the_vendored_tzdata_lacks_is_zone_invalid(tmp_path, zone):
+    files = calendar_with(f'cron: "0 9 * * 1"\n  zone: {zone}')
+    assert codes(project(tmp_path, files)) == [("schedule.zone_invalid", "weekly_report", 3)]
+
+
+@pytest.mark.parametrize(
+    "files, code",
+    [
+        ({"c.jadpo": CENSUS.replace("15m", "200000000000d")}, "schedule.every_invalid"),
+        (pulse_with("cycle: 99999999999999"), "schedule.cycle_invalid"),
+    ],
+)
+def test_a_duration_longer_than_a_century_is_refused(tmp_path, files, code):
+    assert [p.code for p in problems(project(tmp_path, files))] == [code]

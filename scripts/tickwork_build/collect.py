@@ -27,12 +27,28 @@ def collect(project: Project) -> tuple[list[Declaration], dict[str, ModuleType |
             modules[domain] = module
             problems += problem
             for path in sorted((project.app / "domains" / domain).rglob("*.jadpo")):
-                found, trouble = jadpo.parse(path.read_text(), project.relative(path), domain)
+                found, trouble = _parse_file(project, path, domain)
                 declarations += found
                 problems += trouble
             if module is not None:
                 declarations += _declared_in_python(project, domain, module)
     return declarations, modules, problems
+
+
+def _parse_file(project: Project, path: Path, domain: str):
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = path.read_bytes()[: error.start].count(b"\n") + 1
+        problem = Problem(
+            jadpo.SYNTAX,
+            f"the file is not UTF-8 text: byte {error.object[error.start]:#04x} at offset {error.start}",
+            "save the file as UTF-8",
+            project.relative(path),
+            line,
+        )
+        return [], [problem]
+    return jadpo.parse(text, project.relative(path), domain)
 
 
 def _import_domain(project: Project, domain: str) -> tuple[ModuleType | None, list[Problem]]:
@@ -56,7 +72,11 @@ def _import_domain(project: Project, domain: str) -> tuple[ModuleType | None, li
 
 def _declared_in_python(project: Project, domain: str, module: ModuleType) -> list[Declaration]:
     found = []
+    seen: set[int] = set()
     for value in vars(module).values():
+        if getattr(value, "__module__", None) != module.__name__ or id(value) in seen:
+            continue  # imported from elsewhere, or another name for an action already read
+        seen.add(id(value))
         for declared in getattr(value, DECLARATIONS, ()):
             items = tuple(Item(key, text, declared.line) for key, text in declared.items.items())
             found.append(

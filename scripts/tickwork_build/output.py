@@ -4,6 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from .problems import BuildFailed, Problem
 from .schedules import Spec
 
 MANIFEST = "tickwork_manifest.py"
@@ -32,16 +33,41 @@ def write_manifest(directory: Path, store: str | None, specs: list[Spec]) -> Pat
 
 
 def ensure_cron_trigger(wrangler_toml: Path) -> bool:
-    """Adds the minute cron to `[triggers] crons`; True if the file had to change."""
+    """Adds the minute cron to the top-level `[triggers] crons`; True if the file had to change.
+
+    Raises BuildFailed where the file says its triggers in a form this cannot edit safely
+    (an inline table, dotted keys), rather than leave a Worker that never ticks.
+    """
     text = wrangler_toml.read_text()
-    crons = tomllib.loads(text).get("triggers", {}).get("crons")
-    if crons is not None and MINUTE_CRON in crons:
+    if MINUTE_CRON in _crons(text):
         return False
-    if crons is None:
-        addition = f'\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
-        text = text.rstrip("\n") + "\n" + addition
-    else:
-        listed = ", ".join(f'"{cron}"' for cron in [*crons, MINUTE_CRON])
-        text = re.sub(r"(?ms)^crons\s*=\s*\[.*?\]", f"crons = [{listed}]", text, count=1)
+    listed = ", ".join(f'"{cron}"' for cron in [*_crons(text), MINUTE_CRON])
+    header = re.search(r"(?m)^\[triggers\][ \t]*(#.*)?$", text)
+    if header is not None:
+        following = re.search(r"(?m)^\s*\[", text[header.end():])
+        end = header.end() + following.start() if following else len(text)
+        section = text[header.end():end]
+        crons = re.compile(r"(?ms)^crons\s*=\s*\[.*?\]")
+        if crons.search(section):
+            section = crons.sub(lambda _: f"crons = [{listed}]", section, count=1)
+        else:
+            section = f"\ncrons = [{listed}]" + section
+        text = text[:header.end()] + section + text[end:]
+    elif "triggers" not in tomllib.loads(text):
+        text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
+    if MINUTE_CRON not in _crons(text):
+        raise BuildFailed([
+            Problem(
+                "deployable.trigger_missing",
+                "wrangler.toml's triggers are written in a form the build cannot add the minute cron to",
+                f'put `crons = ["{MINUTE_CRON}"]` under a `[triggers]` table in wrangler.toml',
+                wrangler_toml.name,
+                1,
+            )
+        ])
     wrangler_toml.write_text(text)
     return True
+
+
+def _crons(text: str) -> list[str]:
+    return tomllib.loads(text).get("triggers", {}).get("crons", [])
