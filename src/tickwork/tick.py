@@ -3,7 +3,7 @@
 import asyncio
 import logging
 import time
-import secrets
+import os
 import traceback
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable
@@ -270,4 +270,4 @@ def _without_lease(state: State) -> State:
 
 
 def _run_id() -> str:
-    return secrets.token_hex(16)
+    return os.urandom(16).hex()
