@@ -107,6 +107,7 @@ def test_a_valid_schedule_is_written_to_the_manifest_the_worker_loads(tmp_path):
     manifest = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(manifest)
     assert manifest.STORE == "DB"
+    assert manifest.STATEMENTS_PER_TICK == 900
     assert manifest.SCHEDULES == (
         {
             "kind": "schedule",
@@ -479,3 +480,16 @@ def test_a_zone_the_vendored_tzdata_lacks_is_zone_invalid(tmp_path, zone):
 )
 def test_a_duration_longer_than_a_century_is_refused(tmp_path, files, code):
     assert [p.code for p in problems(project(tmp_path, files))] == [code]
+
+
+def test_the_statements_a_tick_may_make_are_a_setting_written_to_the_manifest(tmp_path):
+    built = build(project(tmp_path, {"c.jadpo": CENSUS}, tool="d1_statements_per_tick = 40\n"))
+    assert built.statements_per_tick == 40
+    assert "STATEMENTS_PER_TICK = 40" in built.manifest.read_text()
+
+
+@pytest.mark.parametrize("value", ["0", "5000", '"many"', "true"])
+def test_statements_per_tick_outside_ten_to_a_thousand_is_refused(tmp_path, value):
+    root = project(tmp_path, {"c.jadpo": CENSUS}, tool=f"d1_statements_per_tick = {value}\n")
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == ("settings.statements_per_tick_invalid", "pyproject.toml", 3)

@@ -17,6 +17,7 @@ class Built:
     project: Project
     store: str | None
     schedules: list[Spec]
+    statements_per_tick: int
     manifest: Path
 
 
@@ -72,6 +73,7 @@ def build(root: Path) -> Built:
     """
     project = load_project(root)
     store, specs, problems = check(project)
+    problems += check_statements_per_tick(project)
     if problems:
         raise BuildFailed(sorted(problems, key=lambda p: (p.file, p.line, p.code)))
     out = project.root / "build" / "app"
@@ -79,6 +81,28 @@ def build(root: Path) -> Built:
     shutil.copytree(
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
-    manifest = write_manifest(out, store, specs)
+    manifest = write_manifest(out, store, specs, project.statements_per_tick)
     ensure_cron_trigger(project.root / "wrangler.toml")
-    return Built(project, store, specs, manifest)
+    return Built(project, store, specs, project.statements_per_tick, manifest)
+
+
+def check_statements_per_tick(project: Project) -> list[Problem]:
+    value = project.statements_per_tick
+    if isinstance(value, int) and not isinstance(value, bool) and 10 <= value <= 1000:
+        return []
+    return [
+        Problem(
+            "settings.statements_per_tick_invalid",
+            f"d1_statements_per_tick = {value!r} is not a whole number from 10 to 1000",
+            "leave room under D1's limit of queries an invocation: 900 on the Paid plan, 40 on Free",
+            "pyproject.toml",
+            _line_of(project.root / "pyproject.toml", "d1_statements_per_tick"),
+        )
+    ]
+
+
+def _line_of(path: Path, key: str) -> int:
+    for number, line in enumerate(path.read_text().splitlines(), start=1):
+        if line.strip().startswith(key):
+            return number
+    return 1

@@ -11,11 +11,12 @@ MANIFEST = "tickwork_manifest.py"
 MINUTE_CRON = "* * * * *"
 
 
-def manifest_source(store: str | None, specs: list[Spec]) -> str:
+def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
         f"STORE = {store!r}",
+        f"STATEMENTS_PER_TICK = {statements_per_tick!r}",
         "",
         "SCHEDULES = (",
     ]
@@ -25,10 +26,12 @@ def manifest_source(store: str | None, specs: list[Spec]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_manifest(directory: Path, store: str | None, specs: list[Spec]) -> Path:
+def write_manifest(
+    directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int
+) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
-    path.write_text(manifest_source(store, specs))
+    path.write_text(manifest_source(store, specs, statements_per_tick))
     return path
 
 

@@ -6,6 +6,7 @@
     source = "src"      # the Worker's code, entry.py at its top
     app = "src/app"     # its domains are src/app/domains/<domain>/
     store = "DB"        # a D1 binding (or database_name) of wrangler.toml
+    d1_statements_per_tick = 900   # D1 allows 1,000 queries an invocation (50 on the Free plan)
 
 as the document's `application { schedules: { store: main } }` does.
 """
@@ -15,12 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+DEFAULT_STATEMENTS_PER_TICK = 900
+
+
 @dataclass(frozen=True)
 class Project:
     root: Path
     worker_root: Path  # the Worker's code, entry.py at its top: module names start here
     app: Path
     store: str | None  # as named in [tool.tickwork], if it is
+    statements_per_tick: object  # [tool.tickwork] d1_statements_per_tick, as written
     d1_bindings: tuple[dict, ...]
 
     @property
@@ -57,6 +62,7 @@ def load_project(root: Path) -> Project:
         worker_root=root / settings.get("source", "src"),
         app=root / settings.get("app", "src/app"),
         store=settings.get("store"),
+        statements_per_tick=settings.get("d1_statements_per_tick", DEFAULT_STATEMENTS_PER_TICK),
         d1_bindings=tuple(wrangler.get("d1_databases", [])),
     )
 

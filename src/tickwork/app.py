@@ -27,6 +27,7 @@ def timing_of(entry: dict) -> Timing:
 class App:
     store: str | None  # the D1 binding that keeps schedule state
     schedules: tuple[Schedule, ...]
+    statements_per_tick: int | None = None  # at most this many D1 statements a tick
 
     @classmethod
     def from_manifest(cls, manifest: ModuleType) -> "App":
@@ -40,4 +41,4 @@ class App:
             )
             for entry in manifest.SCHEDULES
         )
-        return cls(manifest.STORE, schedules)
+        return cls(manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None))

@@ -13,7 +13,8 @@ from ..tick import TickReport, tick
 from ..times import iso
 
 
-# D1 takes 1,000 queries an invocation (on the Paid plan); the rest is left to the actions.
+# D1 takes 1,000 queries an invocation on the Paid plan; the rest is left to the actions.
+# An app sets its own with [tool.tickwork] d1_statements_per_tick.
 TICK_STATEMENTS = 900
 
 
@@ -51,7 +52,7 @@ async def run_cron_tick(app: App, env, controller) -> TickReport:
         app.schedules,
         int(controller.scheduledTime),
         started_at=int(time.time() * 1000),
-        max_statements=TICK_STATEMENTS,
+        max_statements=app.statements_per_tick or TICK_STATEMENTS,
     )
     for run in report.runs:
         print(describe(run))
