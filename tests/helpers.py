@@ -3,7 +3,7 @@
 import asyncio
 from pathlib import Path
 
-from tickwork import Schedule, clock
+from tickwork import Schedule, call, clock
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.grid import Every
 from tickwork.schedule_store import ScheduleStore
@@ -63,19 +63,30 @@ def runs(db, name="census"):
     return asyncio.run(ScheduleStore(db).runs(name))
 
 
-class Blocking:
-    """An action whose first call waits until the test lets it end; it records what each call
-    read: the tick's time and the call's input."""
+class Inputs:
+    """An action recording, at each call, the tick's time and the call's input."""
 
     def __init__(self):
-        self.release = asyncio.Event()
-        self.calls: list[dict] = []
+        self.made: list[dict] = []
 
     async def __call__(self):
-        from tickwork import call
+        self.made.append({"now": clock.now_ms, "at": call.at, "n": call.n, "i": call.i})
 
-        self.calls.append({"now": clock.now_ms, "at": call.at, "i": call.i})
-        if len(self.calls) == 1:
+    @property
+    def at(self):
+        return [made["at"] for made in self.made]
+
+
+class Blocking(Inputs):
+    """Inputs whose first call waits until the test lets it end."""
+
+    def __init__(self):
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def __call__(self):
+        await super().__call__()
+        if len(self.made) == 1:
             await self.release.wait()
 
 
@@ -85,7 +96,7 @@ def while_first_call_runs(db, schedules, action: Blocking, first, during, after=
 
     async def overlap():
         blocked = asyncio.create_task(tick_at(db, schedules, first))
-        while not action.calls:
+        while not action.made:
             await asyncio.sleep(0)
         meanwhile = [await tick_at(db, schedules, moment) for moment in during]
         action.release.set()

@@ -5,6 +5,7 @@ import asyncio
 
 from helpers import (
     Blocking,
+    Inputs,
     every,
     run,
     runs,
@@ -14,7 +15,7 @@ from helpers import (
     while_first_call_runs,
 )
 
-from tickwork import Schedule, call, clock
+from tickwork import Schedule
 from tickwork.calendars import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
 from tickwork.model import Code, Outcome
 from tickwork.pulses import Pulse
@@ -22,26 +23,12 @@ from tickwork.times import HOUR, MINUTE, utc
 from tickwork.times import SECOND as S
 
 
-class Calls:
-    """An action recording, at each call, the tick's time and the call's input."""
-
-    def __init__(self):
-        self.made: list[dict] = []
-
-    async def __call__(self):
-        self.made.append({"now": clock.now_ms, "at": call.at, "n": call.n, "i": call.i})
-
-    @property
-    def at(self):
-        return [made["at"] for made in self.made]
-
-
 def calendar(expression, zone="UTC", name="weekly", action=None, overdue=None, **rules):
-    return Schedule(name, Calendar(CronCalendar(expression, zone, **rules), overdue), action or Calls())
+    return Schedule(name, Calendar(CronCalendar(expression, zone, **rules), overdue), action or Inputs())
 
 
 def pulse(cycle, intervals=1, name="sweep", action=None):
-    return Schedule(name, Pulse(cycle, intervals), action or Calls())
+    return Schedule(name, Pulse(cycle, intervals), action or Inputs())
 
 
 MONDAY_NINE_BERLIN = "0 9 * * 1"
@@ -118,7 +105,7 @@ def test_a_removed_calendar_is_not_called_again(db):
 
 
 def test_two_calendars_of_one_action_falling_on_one_moment_make_one_call(db):
-    action = Calls()
+    action = Inputs()
     berlin = calendar("0 9 * * *", "Europe/Berlin", name="berlin", action=action)
     lagos = calendar("0 9 * * *", "Africa/Lagos", name="lagos", action=action)  # also UTC+1
     ticks(db, [berlin, lagos], utc("2026-01-04 12:00"), utc("2026-01-05 08:00"))
@@ -128,7 +115,7 @@ def test_two_calendars_of_one_action_falling_on_one_moment_make_one_call(db):
 
 
 def test_calendars_of_one_action_on_different_moments_each_make_their_call(db):
-    action = Calls()
+    action = Inputs()
     berlin = calendar("0 9 * * *", "Europe/Berlin", name="berlin", action=action)
     london = calendar("0 9 * * *", "Europe/London", name="london", action=action)
     ticks(db, [berlin, london], utc("2026-01-04 12:00"), utc("2026-01-05 08:00"), utc("2026-01-05 09:00"))
@@ -146,7 +133,7 @@ def test_a_calendar_held_by_its_unfinished_call_is_made_late_when_that_call_ends
     )
     assert held.runs == []
     assert [r.call.at for r in after.runs] == [utc("2026-01-05 09:10")]
-    assert [c["at"] for c in slow.calls] == [utc("2026-01-05 09:00"), utc("2026-01-05 09:10")]
+    assert [c["at"] for c in slow.made] == [utc("2026-01-05 09:00"), utc("2026-01-05 09:10")]
 
 
 def test_a_calendar_tick_records_the_daylight_saving_rule_it_applied(db):
@@ -200,7 +187,7 @@ def test_a_pulse_is_not_called_while_its_previous_call_runs_and_the_skip_is_reco
         db, [sweep], slow, utc("2026-01-05 09:00"), [utc("2026-01-05 09:10")]  # lease to 09:15
     )
     assert [(r.outcome, r.code, r.call.i) for r in held.runs] == [(Outcome.SKIPPED, Code.RUNNING, 1)]
-    assert [c["i"] for c in slow.calls] == [0]
+    assert [c["i"] for c in slow.made] == [0]
     assert state(db, "sweep").due_at == utc("2026-01-05 09:20")
 
 
@@ -222,7 +209,7 @@ def test_an_every_schedule_turned_into_a_calendar_keeps_no_moment_of_its_old_for
 
 
 def test_when_the_first_calendar_of_an_action_cannot_call_another_one_makes_the_call(db):
-    action = Calls()
+    action = Inputs()
     strict = calendar("0 9 * * *", name="a_strict", action=action, overdue=MINUTE)
     loose = calendar("0 9 * * *", name="b_loose", action=action)
     ticks(db, [strict, loose], utc("2026-01-04 12:00"), utc("2026-01-05 09:05"))
@@ -231,7 +218,7 @@ def test_when_the_first_calendar_of_an_action_cannot_call_another_one_makes_the_
 
 
 def test_calendars_of_one_action_make_one_call_for_a_moment_however_ticks_race(db):
-    action = Calls()
+    action = Inputs()
     entries = [calendar("0 9 * * *", name=name, action=action) for name in ("a", "b", "c")]
     ticks(db, entries, utc("2026-01-04 12:00"))
 

@@ -83,7 +83,7 @@ def test_a_schedule_held_by_an_unfinished_run_is_skipped_with_reason_running(db)
         db, [census], slow, utc("2026-03-02 09:10"), [utc("2026-03-02 09:20")]  # lease to 09:25
     )
     assert [(r.outcome, r.code) for r in held.runs] == [(Outcome.SKIPPED, Code.RUNNING)]
-    assert [call["now"] for call in slow.calls] == [utc("2026-03-02 09:10")]
+    assert [call["now"] for call in slow.made] == [utc("2026-03-02 09:10")]
     assert [r["outcome"] for r in runs(db)] == [Outcome.SUCCEEDED, Outcome.SKIPPED]
     assert state(db).due_at == utc("2026-03-02 09:30")
     assert state(db).lease_run is None

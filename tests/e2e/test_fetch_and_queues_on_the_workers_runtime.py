@@ -14,7 +14,6 @@ import json
 import uuid
 
 
-
 def _tag():
     return uuid.uuid4().hex
 
