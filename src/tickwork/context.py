@@ -60,6 +60,7 @@ class Clock:
         return to_datetime(self.now_ms)
 
     def fixed(self, ms: int):
+        """For a test: `clock.now` at `ms`, the call's input as it is."""
         run = _run.get()
         return running(ms, run.call if run else Call())
 
@@ -79,10 +80,10 @@ class CallInput:
     def i(self) -> int | None:
         return _current("call.i").call.i
 
-    def given(self, *, now: int | None = None, **values):
+    def given(self, *, at: int | None = None, n: int | None = None, i: int | None = None):
+        """For a test: the call's input, with `clock.now` as it is, or else at `at`."""
         run = _run.get()
-        moment = now if now is not None else (run.now if run else values.get("at", 0))
-        return running(moment, Call(**values))
+        return running(run.now if run else at or 0, Call(at=at, n=n, i=i))
 
 
 clock = Clock()
