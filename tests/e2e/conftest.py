@@ -283,6 +283,16 @@ class LocalHost:
         assert answer.status == 200, answer
         return answer.json()
 
+    def printed(self, *texts: str, since: int = 0, timeout: float = 10) -> str:
+        """The host's output once it holds every one of `texts`: it is read on another thread,
+        so a line may arrive just after the answer that caused it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            printed = "".join(self.output[since:])
+            if all(text in printed for text in texts) or time.monotonic() > deadline:
+                return printed
+            time.sleep(0.05)
+
     def wait_for_seen(self, tag: str, done, what: str, timeout: float = 30) -> list[dict]:
         """Polls `seen(tag)` until `done(rows)`; fails with the rows and the host's output."""
         deadline = time.monotonic() + timeout

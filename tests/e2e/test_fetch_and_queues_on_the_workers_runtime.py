@@ -73,7 +73,7 @@ def test_a_fetch_that_raises_answers_500_and_prints_the_python_traceback(host):
 
     assert answer.status == 500
     assert "RuntimeError: the e2e fetch fails on purpose" in answer.text
-    printed = "".join(host.output)
+    printed = host.printed("GET /fail failed:", 'File "/session/metadata/entry.py"')
     assert "GET /fail failed:" in printed
     assert 'File "/session/metadata/entry.py"' in printed
 
@@ -120,6 +120,7 @@ def test_a_batch_whose_handler_raises_is_redelivered_but_for_the_messages_acked_
     assert _story(rows, acked) == [(host.queue, 1)], "acked one by one before the raise: kept acked"
     assert _story(rows, raising) == _dead_lettered(host)
     assert _story(rows, left) == _dead_lettered(host), "not acked: redelivered with the batch"
-    printed = "".join(host.output[before:])
+    batch = f"queue {host.queue}: 3 messages, 1 acked, 2 retried, the handler failed"
+    printed = host.printed("RuntimeError: the e2e batch fails on purpose", batch, since=before)
     assert "RuntimeError: the e2e batch fails on purpose" in printed
     assert f"queue {host.queue}: 3 messages, 1 acked, 2 retried, the handler failed" in printed
