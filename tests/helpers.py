@@ -5,7 +5,9 @@ from pathlib import Path
 
 from tickwork import Schedule, call, clock
 from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
+from tickwork.pulses import Pulse
 from tickwork.schedule_store import ScheduleStore
 from tickwork.tick import tick
 from tickwork.times import MINUTE
@@ -36,6 +38,14 @@ class Calls:
 
 def every(minutes: int, name: str = "census", action=None) -> Schedule:
     return Schedule(name, Every(minutes * MINUTE), action or Calls())
+
+
+def calendar(expression, zone="UTC", name="weekly", action=None, overdue=None, **rules):
+    return Schedule(name, Calendar(CronCalendar(expression, zone, **rules), overdue), action or Inputs())
+
+
+def pulse(cycle, intervals=1, name="sweep", action=None):
+    return Schedule(name, Pulse(cycle, intervals), action or Inputs())
 
 
 def frozen():

@@ -84,6 +84,14 @@ def test_shifted_gap_times_and_the_time_after_the_gap_are_one_occurrence():
     assert moments == [utc("2026-03-29 00:40"), utc("2026-03-29 01:00"), utc("2026-03-29 01:20"), utc("2026-03-29 01:40")]
 
 
+@pytest.mark.parametrize("search", ["next_after", "latest_at_or_before"])
+def test_the_one_call_for_gap_times_and_the_time_after_the_gap_is_marked_shifted(search):
+    calendar = CronCalendar("*/20 * * * *", "Europe/Berlin")
+    moment = {"next_after": utc("2026-03-29 00:50"), "latest_at_or_before": utc("2026-03-29 01:05")}[search]
+    occurrence = getattr(calendar, search)(moment)
+    assert (occurrence.at, occurrence.dst) == (utc("2026-03-29 01:00"), SHIFTED)
+
+
 class CountingCron:
     """Wraps a calendar's croniter to count the steps a search takes."""
 

@@ -5,6 +5,8 @@ import asyncio
 
 from helpers import (
     Blocking,
+    calendar,
+    pulse,
     Inputs,
     every,
     run,
@@ -15,20 +17,10 @@ from helpers import (
     while_first_call_runs,
 )
 
-from tickwork import Schedule
-from tickwork.calendars import FIRST, SECOND, SHIFTED, Calendar, CronCalendar
+from tickwork.calendars import FIRST, SECOND, SHIFTED
 from tickwork.model import Code, Outcome
-from tickwork.pulses import Pulse
 from tickwork.times import HOUR, MINUTE, utc
 from tickwork.times import SECOND as S
-
-
-def calendar(expression, zone="UTC", name="weekly", action=None, overdue=None, **rules):
-    return Schedule(name, Calendar(CronCalendar(expression, zone, **rules), overdue), action or Inputs())
-
-
-def pulse(cycle, intervals=1, name="sweep", action=None):
-    return Schedule(name, Pulse(cycle, intervals), action or Inputs())
 
 
 MONDAY_NINE_BERLIN = "0 9 * * 1"
@@ -146,6 +138,15 @@ def test_a_calendar_tick_records_the_daylight_saving_rule_it_applied(db):
         (utc("2026-10-24 00:30"), None),  # owed since the spring: made late, on the first tick
         (utc("2026-10-25 00:30"), FIRST),
         (utc("2026-10-25 01:30"), SECOND),
+    ]
+
+
+def test_the_call_for_gap_times_that_fall_with_the_time_after_the_gap_is_recorded_shifted(db):
+    thirds = calendar("*/20 * * * *", "Europe/Berlin", name="thirds")
+    ticks(db, [thirds], utc("2026-03-29 00:50"), utc("2026-03-29 01:00"), utc("2026-03-29 01:20"))
+    assert [(r["at"], r["dst"]) for r in runs(db, "thirds")] == [
+        (utc("2026-03-29 01:00"), SHIFTED),  # 02:00, 02:20, 02:40 CET never happen; 03:00 CEST does
+        (utc("2026-03-29 01:20"), None),
     ]
 
 

@@ -330,7 +330,7 @@ def test_two_ticks_racing_record_a_skip_once(db):
 def test_a_tick_makes_no_more_statements_than_allowed_and_leaves_the_rest_due(db):
     schedules = [every(1, f"s{n}") for n in range(10)]
     ticks(db, schedules, utc("2026-03-02 09:00"))
-    [capped] = ticks(db, schedules, utc("2026-03-02 09:01"), max_statements=1 + 3 * 5)
+    [capped] = ticks(db, schedules, utc("2026-03-02 09:01"), max_statements=2 + 3 * 5)
     assert len(capped.runs) == 3
     [rest] = ticks(db, schedules, utc("2026-03-02 09:01:30"))
     assert len(rest.runs) == 7

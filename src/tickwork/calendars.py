@@ -104,7 +104,7 @@ class CronCalendar:
             except CroniterBadDateError:
                 return best
             for occurrence in self.instants(wall):
-                if found(occurrence.at) and (best is None or better(occurrence, best)):
+                if found(occurrence.at) and (best is None or better(occurrence, best) or _marks(occurrence, best)):
                     best = occurrence
             if best is not None and beyond(wall):
                 return best
@@ -172,6 +172,12 @@ class Calendar(Timing):
     def _next(self, moment: int) -> int:
         upcoming = self.cron.next_after(moment)
         return upcoming.at if upcoming is not None else _NEVER
+
+
+def _marks(occurrence: Occurrence, best: Occurrence) -> bool:
+    """Gap times shifted onto the instant of a time that happens are one call, marked shifted,
+    whichever of them the search met first."""
+    return occurrence.at == best.at and best.dst is None and occurrence.dst is not None
 
 
 _NEVER = 2**53 - 1  # a calendar that no longer comes due (croniter looks 50 years ahead)

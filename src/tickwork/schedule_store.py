@@ -12,6 +12,16 @@ from .database import Database, Row
 from .model import Code, Kind, Outcome
 from .timing import Call
 
+# The app's tick, kept once: the batch that reads the rows marks it first, so a tick's view of
+# which rows missed the previous tick is one transaction's. It also answers the earliest lease
+# held on any row, declared or removed, so runs whose worker was lost end whoever held them.
+MARK_TICK = """
+UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
+WHERE id = 1
+RETURNING prev_tick,
+  (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease
+"""
+
 REACH = """
 UPDATE tickwork_schedules SET prev_tick = last_tick, last_tick = MAX(last_tick, ?1)
 WHERE name IN (SELECT value FROM json_each(?2))
@@ -96,6 +106,7 @@ RETURNING id
 RECORD_COALESCED = """
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
 VALUES (?1, ?2, ?3, ?4, 'skipped', ?5, ?6, ?7, ?8, ?9, ?10)
+ON CONFLICT (id) DO NOTHING
 """
 
 RECORD_END = """
@@ -111,7 +122,8 @@ WHERE name = ?1 AND lease_run = ?2
 FAIL_EXPIRED_RUNS = f"""
 UPDATE tickwork_runs
 SET outcome = 'failed', code = '{Code.LEASE_EXPIRED}', kind = '{Kind.LOST}', ended_at = ?1,
-    detail = 'the run held its lease past ' || ?1 || ' without ending; its worker was lost'
+    detail = 'the run held its lease past ' || ?1 || ' and its end was never recorded: '
+             || 'its worker was lost, or could not reach D1 to record the end'
 WHERE outcome = 'running'
   AND id IN (SELECT lease_run FROM tickwork_schedules WHERE lease_until <= ?1)
 """
@@ -119,6 +131,13 @@ WHERE outcome = 'running'
 CLEAR_EXPIRED_LEASES = """
 UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
 WHERE lease_until <= ?1
+"""
+
+# After a write that answered an error, whether it landed: whose lease the row holds, and
+# whether the run's (or skip's) record exists. Both are written only in that write's batch.
+WRITTEN_BY = """
+SELECT (SELECT lease_run FROM tickwork_schedules WHERE name = ?1) = ?2 AS leased,
+       EXISTS (SELECT 1 FROM tickwork_runs WHERE id = ?2) AS recorded
 """
 
 SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
@@ -141,9 +160,7 @@ class State:
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
-        def number(value):
-            return None if value is None else int(value)
-
+        number = _number
         return cls(
             name=row["name"],
             every=int(row["every_ms"]),
@@ -162,6 +179,20 @@ class State:
 
     def lease_expired(self, now: int) -> bool:
         return self.lease_until is not None and self.lease_until <= now
+
+
+@dataclass(frozen=True)
+class Reached:
+    """What a tick's first read found: the declared rows, the app's previous tick, and the
+    earliest lease any row holds."""
+
+    states: dict[str, State]
+    prev_tick: int | None
+    earliest_lease: int | None
+
+
+def _number(value) -> int | None:
+    return None if value is None else int(value)
 
 
 class Lease(Enum):
@@ -188,10 +219,12 @@ class ScheduleStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def reach(self, names: list[str], tick: int) -> dict[str, State]:
-        """Marks the tick on every named state row that exists, and reads those rows."""
-        rows = await self.db.all(REACH, (tick, json.dumps(names)))
-        return {row["name"]: State.from_row(row) for row in rows}
+    async def reach(self, names: list[str], tick: int) -> "Reached":
+        """Marks the tick on the app and on every named state row that exists, and reads those
+        rows, in one transaction."""
+        [mark], rows = await self.db.batch([(MARK_TICK, (tick,)), (REACH, (tick, json.dumps(names)))])
+        states = {row["name"]: State.from_row(row) for row in rows}
+        return Reached(states, _number(mark["prev_tick"]), _number(mark["earliest_lease"]))
 
     async def seed_and_rebase(
         self, new: list[Seed], changed: list[tuple[State, Seed]], tick: int
@@ -286,6 +319,14 @@ class ScheduleStore:
                 (GIVE_BACK_LEASE, (name, run_id)),
             ]
         )
+
+    async def written_by(self, name: str, run_id: str) -> "Lease":
+        """What a lease or skip batch that answered an error did: TAKEN, MOMENT_TAKEN, or LOST
+        when nothing of it landed. A skip that landed reads as TAKEN."""
+        [row] = await self.db.all(WRITTEN_BY, (name, run_id))
+        if row["recorded"]:
+            return Lease.TAKEN
+        return Lease.MOMENT_TAKEN if row["leased"] else Lease.LOST
 
     async def state(self, name: str) -> State | None:
         rows = await self.db.all(SELECT_STATE, (name,))

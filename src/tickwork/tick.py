@@ -21,7 +21,7 @@ from .model import (
 )
 from .schedule_store import Lease, ScheduleStore, Seed, State
 from .timing import Call
-from .times import MINUTE
+from .times import MINUTE, iso
 
 log = logging.getLogger("tickwork")
 
@@ -80,6 +80,10 @@ async def tick(
     return await tick.run(max_statements)
 
 
+# A write that must land (a run's end) is tried again at once, then after these pauses (seconds),
+# for as long as the run's lease lasts.
+RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30, 60)
+
 # The most statements one due schedule costs: a lease batch of 3, an end batch of 2.
 STATEMENTS_PER_DUE = 5
 
@@ -104,8 +108,8 @@ class _Tick:
 
     async def run(self, max_statements: int | None = None) -> TickReport:
         before = self.store.db.statements_run
-        states = await self.reached_states()
-        if any(state.lease_expired(self.now) for state in states.values()):
+        states, earliest_lease = await self.reached_states()
+        if earliest_lease is not None and earliest_lease <= self.now:
             await self.store.expire_leases(self.now)
             states = {
                 name: _without_lease(state) if state.lease_expired(self.now) else state
@@ -126,17 +130,19 @@ class _Tick:
         return TickReport(self.now, [report for report in reports if report is not None])
 
     async def guarded(self, schedule: Schedule, state: State) -> RunReport | None:
-        """One schedule's part of the tick: whatever goes wrong in it, the others go on."""
+        """One schedule's part of the tick: whatever goes wrong in it, the others go on. A D1
+        error after a write may have landed is dealt with where it happens; what reaches here
+        left the schedule as it was."""
         try:
             return await self.run_due(schedule, state, schedule.timing.owed(state.due_at, self.now))
         except Exception:
             log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
             return None
 
-    async def reached_states(self) -> dict[str, State]:
+    async def reached_states(self) -> tuple[dict[str, State], int | None]:
         by_name = {schedule.name: schedule for schedule in self.schedules}
-        states = await self.store.reach(list(by_name), self.now)
-        latest = max((s.prev_tick for s in states.values() if s.prev_tick is not None), default=None)
+        reached = await self.store.reach(list(by_name), self.now)
+        states, latest = reached.states, reached.prev_tick
         new, changed = [], []
         for name, schedule in by_name.items():
             state = states.get(name)
@@ -153,7 +159,7 @@ class _Tick:
             for old, _ in changed:
                 states.pop(old.name)  # a tick that lost the race to rebase leaves the schedule be
             states.update(fresh)
-        return states
+        return states, reached.earliest_lease
 
     async def run_due(self, schedule: Schedule, state: State, call: Call) -> RunReport | None:
         timing = schedule.timing
@@ -178,33 +184,90 @@ class _Tick:
         started = self.wall + spent
         lease_until = started + min(left, RUN_LIMIT) + LEASE_GRACE
         moment_of = _action_key(schedule) if schedule.name in self.moments else None
-        lease = await self.store.take_lease(
-            schedule.name, state.due_at, following, run_id, lease_until, self.now, started, call,
-            moment_of,
-        )
+        try:
+            lease = await self.store.take_lease(
+                schedule.name, state.due_at, following, run_id, lease_until, self.now, started, call,
+                moment_of,
+            )
+        except Exception as error:
+            lease = await self.landed(schedule, "lease", run_id, error, lease_until)
         if lease is Lease.LOST:
             return None
         if lease is Lease.MOMENT_TAKEN:
             detail = "another calendar of the action made the call for this moment"
-            await self.store.coalesced(schedule.name, state.due_at, run_id, self.now, call, detail)
+            await self.must_land(
+                schedule, lease_until, "its coalesced skip",
+                lambda _: self.store.coalesced(schedule.name, state.due_at, run_id, self.now, call, detail),
+            )
             return RunReport(
                 schedule.name, state.due_at, self.now, Outcome.SKIPPED, Code.COALESCED,
                 detail=detail, call=call,
             )
-        outcome, code, kind, detail = await self.call(schedule, call, min(left, RUN_LIMIT))
+        limit = min(left, RUN_LIMIT)
+        outcome, code, kind, detail = await self.call(schedule, call, limit)
         ended = self.clock_ms()
-        await self.store.finish(schedule.name, run_id, outcome, code, kind, detail, ended)
+        if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
+            outcome, code, kind, detail = self.overran(schedule, (
+                f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
+                "instead of awaiting, so it could not be stopped on time"))
+
+        def finish(late: str | None):
+            noted = detail if late is None else "; ".join(filter(None, [detail, late]))
+            return self.store.finish(schedule.name, run_id, outcome, code, kind, noted, ended)
+
+        await self.must_land(schedule, lease_until, f"the end of its {outcome} run", finish)
         return RunReport(
             schedule.name, state.due_at, self.now, outcome, code, kind, detail, started, ended, call
         )
 
+    async def landed(self, schedule: Schedule, what: str, run_id: str, error: Exception, until: int) -> Lease:
+        """After a lease or skip batch answered an error: whether it landed, read back by run id.
+        Unknown after the retries: treated as lost, which it is unless the write landed."""
+        try:
+            lease = await self.must_land(
+                schedule, until, f"the read-back of its {what}",
+                lambda _: self.store.written_by(schedule.name, run_id),
+            )
+        except Exception:
+            log.error(
+                "%s: D1 answered an error (%s) to its %s write, and whether that landed could not "
+                "be read back: if it did not, it stays due; if a lease did, the run's record ends "
+                "lease_expired at %s", schedule.name, error, what, iso(until),
+            )
+            return Lease.LOST
+        landed = "did not land; it stays due" if lease is Lease.LOST else "landed; the tick goes on"
+        log.warning("%s: D1 answered an error (%s) to its %s write, which %s", schedule.name, error, what, landed)
+        return lease
+
+    async def must_land(self, schedule: Schedule, until: int, what: str, write: Callable):
+        """Runs `write(late)` until D1 takes it, while the lease lasts: `late` is None on the first
+        attempt, then says what failed. Raises the last error when the lease is up."""
+        late = None
+        for attempt, pause in enumerate(RETRY_PAUSES, start=2):
+            try:
+                return await write(late)
+            except Exception as error:
+                log.warning("%s: %s was not recorded (%s); trying again", schedule.name, what, error)
+                late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
+                if self.clock_ms() + pause * 1000 >= until:
+                    log.error("%s: %s could not be recorded before its lease lapses at %s",
+                              schedule.name, what, iso(until))
+                    raise
+                await asyncio.sleep(pause)
+        return await write(late)
+
     async def skip(self, schedule, state, following, reason, call, detail) -> RunReport | None:
-        skipped = await self.store.skip(
-            schedule.name, state.due_at, following, reason, _run_id(), self.now, call, detail
-        )
+        run_id = _run_id()
+        try:
+            skipped = await self.store.skip(
+                schedule.name, state.due_at, following, reason, run_id, self.now, call, detail
+            )
+        except Exception as error:
+            landed = await self.landed(schedule, "skip", run_id, error, self.clock_ms() + LEASE_GRACE)
+            skipped = landed is Lease.TAKEN
         if not skipped:
             return None
-        log.info("%s: skipped the call due %s: %s", schedule.name, state.due_at, reason)
+        log.info("%s: skipped the call due %s: %s", schedule.name, iso(state.due_at), reason)
         return RunReport(
             schedule.name, state.due_at, self.now, Outcome.SKIPPED, reason, detail=detail, call=call
         )
@@ -217,12 +280,16 @@ class _Tick:
             except TimeoutError as error:
                 if not deadline.expired():
                     return self.failed(schedule, *_raised(error))
-                detail = f"stopped after {limit} ms, the end of its run limit or its tick's budget"
-                log.error("%s: run failed: deadline_exceeded: %s", schedule.name, detail)
-                return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
+                return self.overran(schedule, f"stopped after {limit} ms, the end of its run limit or its tick's budget")
             except Exception as error:
                 return self.failed(schedule, *_raised(error))
         return Outcome.SUCCEEDED, None, None, None
+
+    def overran(self, schedule: Schedule, detail: str):
+        """Past the run limit or the tick's budget. Blocking code cannot be stopped there; it
+        fails all the same when it ends."""
+        log.error("%s: run failed: deadline_exceeded: %s", schedule.name, detail)
+        return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
 
     def failed(self, schedule: Schedule, code: str, detail: str, trace: str):
         log.error("%s: run failed: %s: %s\n%s", schedule.name, code, detail, trace)
@@ -244,7 +311,7 @@ def _actions_with_several_calendars(schedules: list[Schedule]) -> set[str]:
 
 
 def _was_absent(schedule: Schedule, state: State, latest: int | None) -> bool:
-    """A calendar that missed ticks the other schedules got was removed meanwhile: nothing it
+    """A calendar whose row missed the app's previous tick was removed meanwhile: nothing it
     stored before is owed now."""
     return (
         schedule.timing.forgets_absence

@@ -1,0 +1,191 @@
+"""The tick when D1 fails one call: before the call ran, or after it committed (a timeout whose
+write landed). Whatever fails, a run's record says what happened, each due slot is called at
+most once, and no tick skips a schedule as `running` while nothing runs."""
+
+import asyncio
+import logging
+
+import pytest
+from faults import Faulty, at_call, every_call_with, first_with
+from helpers import Calls, Inputs, calendar, every, open_store, pulse, run, runs, state, ticks
+
+from tickwork import Schedule
+from tickwork.grid import Every
+from tickwork.model import Code, Kind, Outcome
+from tickwork.schedule_store import RECORD_END, SKIP_PAUSED, TAKE_LEASE, ScheduleStore
+from tickwork.times import HOUR, MINUTE, utc
+
+NINE = utc("2026-03-02 09:00")
+
+
+def seeded(schedules, at=NINE):
+    db = open_store()
+    ticks(db, schedules, at)
+    return db
+
+
+def test_a_d1_error_recording_a_runs_end_is_retried_and_the_record_says_it_was_late(caplog):
+    census = every(15)
+    db = seeded([census])
+    with caplog.at_level(logging.WARNING, logger="tickwork"):
+        [report] = ticks(Faulty(db, first_with(RECORD_END)), [census], NINE + 15 * MINUTE)
+    [record] = runs(db)
+    assert (record["outcome"], record["code"]) == (Outcome.SUCCEEDED, None)
+    assert "recorded late" in record["detail"] and "D1_ERROR" in record["detail"]
+    assert [r.outcome for r in report.runs] == [Outcome.SUCCEEDED]
+    assert state(db).lease_run is None
+    assert "end of its succeeded run was not recorded" in caplog.text
+
+
+def test_after_an_end_recorded_late_the_next_tick_does_not_skip_the_schedule_as_running():
+    census = every(1)
+    db = seeded([census])
+    ticks(Faulty(db, first_with(RECORD_END)), [census], NINE + MINUTE)
+    ticks(db, [census], NINE + 2 * MINUTE)
+    assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SUCCEEDED, None)] * 2
+    assert census.action.at == [NINE + MINUTE, NINE + 2 * MINUTE]
+
+
+def test_an_end_that_landed_but_answered_an_error_keeps_its_first_record():
+    census = every(15)
+    db = seeded([census])
+    ticks(Faulty(db, first_with(RECORD_END), landed=True), [census], NINE + 15 * MINUTE)
+    [record] = runs(db)
+    assert (record["outcome"], record["detail"]) == (Outcome.SUCCEEDED, None)
+    assert state(db).lease_run is None
+
+
+def test_a_lease_write_that_landed_but_answered_an_error_still_makes_the_call(caplog):
+    census = every(15)
+    db = seeded([census])
+    with caplog.at_level(logging.INFO, logger="tickwork"):
+        ticks(Faulty(db, first_with(TAKE_LEASE), landed=True), [census], NINE + 15 * MINUTE)
+    assert census.action.at == [NINE + 15 * MINUTE]
+    assert [r["outcome"] for r in runs(db)] == [Outcome.SUCCEEDED]
+    assert state(db).lease_run is None
+    assert "it stays due" not in caplog.text
+
+
+def test_a_lease_write_that_did_not_land_leaves_the_schedule_due_and_says_so(caplog):
+    census = every(15)
+    db = seeded([census])
+    with caplog.at_level(logging.INFO, logger="tickwork"):
+        ticks(Faulty(db, first_with(TAKE_LEASE)), [census], NINE + 15 * MINUTE)
+    assert census.action.at == [] and runs(db) == []
+    assert state(db).due_at == NINE + 15 * MINUTE
+    assert "it stays due" in caplog.text
+    ticks(db, [census], NINE + 16 * MINUTE)
+    assert census.action.at == [NINE + 16 * MINUTE]
+
+
+def test_calendars_sharing_an_action_still_make_the_moment_when_the_lease_write_answered_an_error():
+    action = Inputs()
+    entries = [calendar("0 10 * * *", name=name, action=action) for name in ("a", "b")]
+    db = seeded(entries)
+    ticks(Faulty(db, every_call_with(TAKE_LEASE), landed=True), entries, utc("2026-03-02 10:00"))
+    assert action.at == [utc("2026-03-02 10:00")]
+    outcomes = sorted((r["outcome"], r["code"]) for name in "ab" for r in runs(db, name))
+    assert outcomes == [(Outcome.SKIPPED, Code.COALESCED), (Outcome.SUCCEEDED, None)]
+
+
+def test_a_skip_whose_write_answered_an_error_is_logged_as_it_is(caplog):
+    census = every(15)
+    db = seeded([census])
+    run(db.all("UPDATE tickwork_schedules SET paused = 1"))
+    with caplog.at_level(logging.INFO, logger="tickwork"):
+        ticks(Faulty(db, first_with(SKIP_PAUSED), landed=True), [census], NINE + 15 * MINUTE)
+    assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SKIPPED, Code.PAUSED)]
+    assert "it stays due" not in caplog.text and "skipped" in caplog.text
+
+
+def test_a_removed_schedules_lost_run_ends_when_its_lease_lapses():
+    census, other = every(15), every(15, "other")
+    db = seeded([census, other])
+    run(ScheduleStore(db).take_lease(
+        "census", due=NINE + 15 * MINUTE, next_due=NINE + 30 * MINUTE, run_id="lost-run",
+        until=NINE + 30 * MINUTE, tick=NINE + 15 * MINUTE, started=NINE + 15 * MINUTE,
+    ))
+    ticks(db, [other], NINE + 31 * MINUTE)  # census was removed from the app meanwhile
+    [lost] = runs(db)
+    assert (lost["outcome"], lost["code"], lost["kind"]) == (Outcome.FAILED, Code.LEASE_EXPIRED, Kind.LOST)
+    assert state(db).lease_run is None
+
+
+def test_a_removed_calendar_that_comes_back_as_the_apps_only_schedule_owes_nothing_from_before():
+    weekly = calendar("0 9 * * 1", "Europe/Berlin")
+    db = seeded([weekly], utc("2026-01-04 12:00"))
+    ticks(db, [], utc("2026-01-05 08:00"), utc("2026-01-06 10:00"))  # the app declares nothing
+    ticks(db, [weekly], utc("2026-01-07 10:00"))
+    assert weekly.action.made == []
+    assert state(db, "weekly").due_at == utc("2026-01-12 08:00")
+
+
+def test_a_blocking_action_that_overran_its_limit_is_recorded_deadline_exceeded():
+    clock = [0.0]
+
+    async def blocks():
+        clock[0] += 30.0  # as `time.sleep(30)` would: nothing awaits, nothing can stop it
+
+    census = Schedule("census", Every(15 * MINUTE), blocks)
+    db = seeded([census])
+    ticks(db, [census], NINE + 15 * MINUTE, budget=20_000, monotonic=lambda: clock[0])
+    [record] = runs(db)
+    assert (record["outcome"], record["code"], record["kind"]) == (
+        Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE,
+    )
+    assert "30000 ms" in record["detail"] and "20000 ms" in record["detail"]
+    assert state(db).lease_run is None
+
+
+def test_a_blocking_action_within_its_limit_succeeds():
+    clock = [0.0]
+
+    async def blocks():
+        clock[0] += 5.0
+
+    census = Schedule("census", Every(15 * MINUTE), blocks)
+    db = seeded([census])
+    ticks(db, [census], NINE + 15 * MINUTE, budget=20_000, monotonic=lambda: clock[0])
+    assert runs(db)[0]["outcome"] == Outcome.SUCCEEDED
+
+
+def scenario():
+    """One of each kind, all due at 10:00, two calendars sharing an action."""
+    shared = Inputs()
+    return [
+        every(60, "hourly"),
+        pulse(HOUR, 1, name="sweep", action=Calls()),
+        calendar("0 10 * * *", name="a", action=shared),
+        calendar("0 10 * * *", name="b", action=shared),
+    ]
+
+
+def calls_made(schedules):
+    return {s.name: list(s.action.at) for s in schedules}
+
+
+CALLS_IN_A_DUE_TICK = 1 + 4 + 4 + 4  # the first read, then per entry at most a lease, end and retry
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["before it ran", "after it committed"])
+@pytest.mark.parametrize("failing", range(1, CALLS_IN_A_DUE_TICK + 1))
+def test_whichever_call_of_a_tick_fails_no_slot_is_called_twice_or_left_running(failing, landed):
+    schedules = scenario()
+    db = seeded(schedules)
+    faulty = Faulty(db, at_call(failing), landed=landed)
+    try:
+        ticks(faulty, schedules, utc("2026-03-02 10:00"))
+    except Exception:
+        pass  # the tick's first read failed: the invocation fails, the next tick catches up
+    ticks(db, schedules, utc("2026-03-02 10:01"), utc("2026-03-02 11:00"))
+
+    made = calls_made(schedules)
+    for name in ("hourly", "sweep"):
+        assert len(made[name]) == len(set(map(str, made[name])))  # no slot called twice
+        assert 1 <= len(made[name]) <= 2
+    assert sorted(made["a"]) == [utc("2026-03-02 10:00")]  # the shared moment: exactly once
+    records = [r for s in schedules for r in runs(db, s.name)]
+    assert not [r for r in records if r["outcome"] == Outcome.RUNNING]
+    assert not [r for r in records if r["code"] in (Code.RUNNING, Code.LEASE_EXPIRED)]
+    succeeded = sum(1 for r in records if r["outcome"] == Outcome.SUCCEEDED)
+    assert succeeded == sum(len(calls) for name, calls in made.items() if name != "b")
