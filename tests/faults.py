@@ -25,6 +25,10 @@ class Faulty(Database):
     def statements_run(self) -> int:
         return self.inner.statements_run
 
+    @property
+    def round_trips(self) -> int:
+        return self.inner.round_trips
+
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         return await self._call([sql], lambda: self.inner.all(sql, params))
 

@@ -69,6 +69,10 @@ def state(db, name="census"):
     return asyncio.run(ScheduleStore(db).state(name))
 
 
+def last_tick(db, name="census"):
+    return asyncio.run(ScheduleStore(db).last_tick(name))
+
+
 def runs(db, name="census"):
     return asyncio.run(ScheduleStore(db).runs(name))
 

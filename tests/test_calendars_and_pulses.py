@@ -17,7 +17,7 @@ from helpers import (
     while_first_call_runs,
 )
 
-from tickwork.calendars import FIRST, SECOND, SHIFTED
+from tickwork.calendars import FIRST, SECOND, SHIFTED, CronCalendar
 from tickwork.model import Code, Outcome
 from tickwork.times import HOUR, MINUTE, utc
 from tickwork.times import SECOND as S
@@ -241,3 +241,23 @@ def test_a_calendar_removed_and_declared_again_owes_nothing_from_while_it_was_go
     ticks(db, [weekly, other], utc("2026-01-07 10:00"))  # and declared again
     assert weekly.action.made == []
     assert state(db, "weekly").due_at == utc("2026-01-12 08:00")
+
+
+def test_calendars_sharing_a_form_are_worked_out_once_a_tick(db):
+    searched = []
+    original = CronCalendar._search
+
+    def counting(self, moment, forward):
+        searched.append((self.zone, forward))
+        return original(self, moment, forward)
+
+    entries = [calendar("0 9 * * *", "Europe/Berlin", name=f"c{k}") for k in range(3)]
+    entries += [calendar("0 9 * * *", "Asia/Tokyo", name="tokyo")]
+    ticks(db, entries, utc("2026-01-04 12:00"))
+    CronCalendar._search = counting
+    try:
+        ticks(db, entries, utc("2026-01-05 09:00"))
+    finally:
+        CronCalendar._search = original
+    assert sorted(searched) == sorted([("Europe/Berlin", False), ("Europe/Berlin", True)] * 1
+                                      + [("Asia/Tokyo", False), ("Asia/Tokyo", True)])

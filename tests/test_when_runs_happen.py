@@ -1,6 +1,6 @@
 """Schedules document, "When runs happen": the grid, missed ticks, restarts, a changed `every:`."""
 
-from helpers import Calls, every, open_store, runs, state, ticks
+from helpers import Calls, every, last_tick, open_store, run, runs, state, ticks
 
 from tickwork import Schedule
 from tickwork.adapters.sqlite import SQLiteDatabase
@@ -96,15 +96,24 @@ def test_an_every_changed_while_a_run_was_missed_runs_at_once(db):
     assert state(db).due_at == utc("2026-03-02 11:15")  # on the grid 09:15 + k hours
 
 
-def test_each_state_row_keeps_the_last_tick_that_reached_it(db):
+def test_the_last_tick_that_reached_a_declared_schedule_is_the_apps_last_tick(db):
     ticks(db, [every(15)], utc("2026-03-02 09:00"), utc("2026-03-02 09:01"), utc("2026-03-02 09:02"))
-    assert state(db).last_tick == utc("2026-03-02 09:02")
+    assert last_tick(db) == utc("2026-03-02 09:02")
 
 
-def test_a_schedule_no_longer_declared_keeps_its_row_untouched(db):
-    ticks(db, [every(15, "census"), every(15, "tidy")], utc("2026-03-02 09:00"))
-    ticks(db, [every(15, "tidy")], utc("2026-03-02 09:30"))
-    assert state(db, "census").last_tick == utc("2026-03-02 09:00")
+def test_a_tick_with_nothing_due_writes_only_the_apps_row(db):
+    ticks(db, [every(15)], utc("2026-03-02 09:00"))
+    before = run(db.all("SELECT * FROM tickwork_schedules"))
+    ticks(db, [every(15)], utc("2026-03-02 09:01"))
+    assert run(db.all("SELECT * FROM tickwork_schedules")) == before
+
+
+def test_a_schedule_no_longer_declared_keeps_its_row_and_the_last_tick_that_reached_it(db):
+    ticks(db, [every(15, "census"), every(15, "tidy")], utc("2026-03-02 09:00"), utc("2026-03-02 09:10"))
+    ticks(db, [every(15, "tidy")], utc("2026-03-02 09:30"), utc("2026-03-02 09:31"))
+    assert last_tick(db, "census") == utc("2026-03-02 09:10")
+    assert (state(db, "census").removed_at, state(db, "census").due_at) == (
+        utc("2026-03-02 09:30"), utc("2026-03-02 09:15"))
     assert runs(db, "census") == []
     assert [r["outcome"] for r in runs(db, "tidy")] == [Outcome.SUCCEEDED]
 

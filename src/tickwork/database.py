@@ -26,3 +26,4 @@ class Database(ABC):
         """
 
     statements_run: int = 0  # how many statements this adapter has sent, batches counted per statement
+    round_trips: int = 0  # how many calls (a statement alone, or a batch) it has made

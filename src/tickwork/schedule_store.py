@@ -12,41 +12,65 @@ from .database import Database, Row
 from .model import Code, Kind, Outcome
 from .timing import Call
 
-# The app's tick, kept once: the batch that reads the rows marks it first, so a tick's view of
-# which rows missed the previous tick is one transaction's. It also answers the earliest lease
-# held on any row, declared or removed, so runs whose worker was lost end whoever held them.
+# A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
+# by now through the index on the due time: what exists but is not due is never read. The mark
+# also answers the declared set the rows were last reconciled with, and the earliest lease any
+# row holds, declared or removed, so runs whose worker was lost end whoever held them.
 MARK_TICK = """
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
 WHERE id = 1
-RETURNING prev_tick,
+RETURNING fingerprint,
   (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease
 """
 
-REACH = """
-UPDATE tickwork_schedules SET prev_tick = last_tick, last_tick = MAX(last_tick, ?1)
-WHERE name IN (SELECT value FROM json_each(?2))
-RETURNING *
+# ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
+SELECT_DUE = """
+SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
+ORDER BY due_at LIMIT ?2
 """
 
-# New rows in one statement, however many: ?1 is a JSON list of [name, every_ms, form, due_at].
+# Reconciling, only when a deploy changed the declared set: first the rows of the declared names
+# (?1 a JSON list), and the rows of every other name marked removed at this tick.
+SELECT_NAMED = "SELECT * FROM tickwork_schedules WHERE name IN (SELECT value FROM json_each(?1))"
+
+# The app's previous tick is the last that reached a schedule this tick finds removed.
+MARK_REMOVED = """
+UPDATE tickwork_schedules
+SET removed_at = ?2, last_tick = IFNULL((SELECT prev_tick FROM tickwork_app WHERE id = 1), last_tick)
+WHERE removed_at IS NULL AND name NOT IN (SELECT value FROM json_each(?1))
+"""
+
+# Then, in one batch: new rows, changed forms rebased, returning rows declared again, and the
+# declared set sealed as reconciled. ?1 of SEED is a JSON list of [name, every_ms, form, due_at].
 SEED = """
 INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick)
 SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
        json_extract(value, '$[3]'), ?2, ?2
 FROM json_each(?1) WHERE true
 ON CONFLICT (name) DO NOTHING
-RETURNING *
 """
-SEEDS_PER_STATEMENT = 200  # D1 takes 100 KB a statement
+ROWS_PER_STATEMENT = 200  # D1 takes 100 KB a statement
 
 # Rows from before migration 0002 have no form; they were all `every:` schedules.
-STORED_FORM = "IFNULL(form, 'every ' || every_ms)"
+STORED_FORM = "IFNULL(s.form, 'every ' || s.every_ms)"
 
+# ?1: JSON [name, every_ms, form, due_at, old form, old due_at]; only rows still as the tick read
+# them, so of two ticks reconciling at once the second changes nothing.
 REBASE = f"""
-UPDATE tickwork_schedules SET every_ms = ?2, form = ?3, due_at = ?4
-WHERE name = ?1 AND {STORED_FORM} = ?5 AND due_at = ?6
-RETURNING *
+UPDATE tickwork_schedules AS s
+SET every_ms = json_extract(j.value, '$[1]'), form = json_extract(j.value, '$[2]'),
+    due_at = json_extract(j.value, '$[3]'), removed_at = NULL
+FROM json_each(?1) AS j
+WHERE s.name = json_extract(j.value, '$[0]') AND {STORED_FORM} = json_extract(j.value, '$[4]')
+  AND s.due_at = json_extract(j.value, '$[5]')
 """
+
+DECLARED_AGAIN = """
+UPDATE tickwork_schedules SET removed_at = NULL
+WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
+"""
+
+SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
 # The lease: due time unchanged, not paused, no live lease. Taking it also moves the due time on,
 # so a second tick with the same due time finds nothing to take.
@@ -142,6 +166,12 @@ SELECT (SELECT lease_run FROM tickwork_schedules WHERE name = ?1) = ?2 AS leased
 
 SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 
+# A declared schedule was reached by the app's last tick; a removed one keeps its own.
+LAST_TICK = """
+SELECT CASE WHEN s.removed_at IS NULL THEN a.last_tick ELSE s.last_tick END AS last_tick
+FROM tickwork_schedules AS s, tickwork_app AS a WHERE s.name = ?1 AND a.id = 1
+"""
+
 SELECT_RUNS = "SELECT * FROM tickwork_runs WHERE schedule = ?1 ORDER BY due_at, started_at"
 
 
@@ -156,7 +186,7 @@ class State:
     first_tick: int
     last_tick: int
     form: str
-    prev_tick: int | None = None  # the tick that reached the row before `last_tick`
+    removed_at: int | None = None  # the tick that found it no longer declared
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -171,7 +201,7 @@ class State:
             first_tick=int(row["first_tick"]),
             last_tick=int(row["last_tick"]),
             form=row.get("form") or f"every {int(row['every_ms'])}",
-            prev_tick=number(row.get("prev_tick")),
+            removed_at=number(row.get("removed_at")),
         )
 
     def lease_live(self, now: int) -> bool:
@@ -183,16 +213,20 @@ class State:
 
 @dataclass(frozen=True)
 class Reached:
-    """What a tick's first read found: the declared rows, the app's previous tick, and the
-    earliest lease any row holds."""
+    """What a tick's first read found: the rows due, the declared set they were reconciled with,
+    and the earliest lease any row holds."""
 
-    states: dict[str, State]
-    prev_tick: int | None
+    due: list[State]
+    fingerprint: str | None
     earliest_lease: int | None
 
 
 def _number(value) -> int | None:
     return None if value is None else int(value)
+
+
+def _chunks(items: list) -> list[list]:
+    return [items[start : start + ROWS_PER_STATEMENT] for start in range(0, len(items), ROWS_PER_STATEMENT)]
 
 
 class Lease(Enum):
@@ -219,31 +253,47 @@ class ScheduleStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def reach(self, names: list[str], tick: int) -> "Reached":
-        """Marks the tick on the app and on every named state row that exists, and reads those
-        rows, in one transaction."""
-        [mark], rows = await self.db.batch([(MARK_TICK, (tick,)), (REACH, (tick, json.dumps(names)))])
-        states = {row["name"]: State.from_row(row) for row in rows}
-        return Reached(states, _number(mark["prev_tick"]), _number(mark["earliest_lease"]))
+    async def reach(self, tick: int, most: int | None = None) -> "Reached":
+        """Marks the app's tick and reads the rows due by `tick`, at most `most`, in one batch."""
+        [mark], rows = await self.db.batch(
+            [(MARK_TICK, (tick,)), (SELECT_DUE, (tick, -1 if most is None else most))]
+        )
+        return Reached(
+            [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"])
+        )
 
-    async def seed_and_rebase(
-        self, new: list[Seed], changed: list[tuple[State, Seed]], tick: int
-    ) -> dict[str, State]:
-        """Adds the rows of schedules seen for the first time, and moves the due times of those
-        whose form changed, each only while its row is as this tick read it."""
-        rows = [[s.name, s.every, s.form, s.due_at] for s in new]
-        statements = [
-            (SEED, (json.dumps(rows[start : start + SEEDS_PER_STATEMENT]), tick))
-            for start in range(0, len(rows), SEEDS_PER_STATEMENT)
-        ]
-        statements += [
-            (REBASE, (s.name, s.every, s.form, s.due_at, old.form, old.due_at))
-            for old, s in changed
-        ]
-        if not statements:
-            return {}
-        results = await self.db.batch(statements)
-        return {row["name"]: State.from_row(row) for rows in results for row in rows}
+    async def due(self, tick: int, most: int | None = None) -> list[State]:
+        """The rows due by `tick`, read again after a reconcile."""
+        rows = await self.db.all(SELECT_DUE, (tick, -1 if most is None else most))
+        return [State.from_row(row) for row in rows]
+
+    async def named(self, names: list[str], tick: int) -> dict[str, State]:
+        """The rows of the declared `names`; every other row is marked removed at `tick`."""
+        listed = json.dumps(names)
+        statements = [(SELECT_NAMED, (json.dumps(chunk),)) for chunk in _chunks(names)]
+        results = await self.db.batch(statements + [(MARK_REMOVED, (listed, tick))])
+        return {row["name"]: State.from_row(row) for rows in results[:-1] for row in rows}
+
+    async def reconcile(
+        self,
+        new: list[Seed],
+        changed: list[tuple[State, Seed]],
+        again: list[str],
+        fingerprint: str | None,
+        tick: int,
+    ) -> None:
+        """Adds the rows of schedules seen for the first time, rebases those whose form changed
+        (each only while its row is as this tick read it), keeps the rows declared again, and
+        seals the declared set as reconciled, in one transaction."""
+        seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
+        rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
+        statements = [(SEED, (json.dumps(chunk), tick)) for chunk in _chunks(seeds)]
+        statements += [(REBASE, (json.dumps(chunk),)) for chunk in _chunks(rebases)]
+        statements += [(DECLARED_AGAIN, (json.dumps(chunk),)) for chunk in _chunks(again)]
+        if fingerprint is not None:
+            statements.append((SEAL, (fingerprint,)))
+        if statements:
+            await self.db.batch(statements)
 
     async def expire_leases(self, tick: int) -> None:
         """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`."""
@@ -331,6 +381,11 @@ class ScheduleStore:
     async def state(self, name: str) -> State | None:
         rows = await self.db.all(SELECT_STATE, (name,))
         return State.from_row(rows[0]) if rows else None
+
+    async def last_tick(self, name: str) -> int | None:
+        """The last tick that reached the schedule."""
+        rows = await self.db.all(LAST_TICK, (name,))
+        return _number(rows[0]["last_tick"]) if rows else None
 
     async def runs(self, name: str) -> list[Row]:
         return await self.db.all(SELECT_RUNS, (name,))

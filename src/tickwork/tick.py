@@ -20,7 +20,7 @@ from .model import (
     Schedule,
 )
 from .schedule_store import Lease, ScheduleStore, Seed, State
-from .timing import Call
+from .timing import Call, Owing
 from .times import MINUTE, iso
 
 log = logging.getLogger("tickwork")
@@ -84,6 +84,9 @@ async def tick(
 # for as long as the run's lease lasts.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30, 60)
 
+# A tick's first batch: the app's tick marked, the due rows read.
+FIRST_READ = 2
+
 # The most statements one due schedule costs: a lease batch of 3, an end batch of 2.
 STATEMENTS_PER_DUE = 5
 
@@ -98,6 +101,7 @@ class _Tick:
         self.started = monotonic()
         self.wall = now if started_at is None else started_at
         self.moments = _actions_with_several_calendars(schedules)
+        self.owing = Owing(now)
 
     def elapsed(self) -> int:
         return round((self.monotonic() - self.started) * 1000)
@@ -108,21 +112,13 @@ class _Tick:
 
     async def run(self, max_statements: int | None = None) -> TickReport:
         before = self.store.db.statements_run
-        states, earliest_lease = await self.reached_states()
+        most = None if max_statements is None else max(max_statements - FIRST_READ, 0) // STATEMENTS_PER_DUE
+        states, earliest_lease = await self.due_states(most)
         if earliest_lease is not None and earliest_lease <= self.now:
             await self.store.expire_leases(self.now)
-            states = {
-                name: _without_lease(state) if state.lease_expired(self.now) else state
-                for name, state in states.items()
-            }
-        due = sorted(
-            (
-                (schedule, states[schedule.name])
-                for schedule in self.schedules
-                if schedule.name in states and states[schedule.name].due_at <= self.now
-            ),
-            key=lambda entry: entry[1].due_at,
-        )
+            states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
+        by_name = {schedule.name: schedule for schedule in self.schedules}
+        due = [(by_name[state.name], state) for state in states if state.name in by_name]
         if max_statements is not None:
             room = max_statements - (self.store.db.statements_run - before)
             due = due[: max(room, 0) // STATEMENTS_PER_DUE]
@@ -134,36 +130,45 @@ class _Tick:
         error after a write may have landed is dealt with where it happens; what reaches here
         left the schedule as it was."""
         try:
-            return await self.run_due(schedule, state, schedule.timing.owed(state.due_at, self.now))
+            return await self.run_due(schedule, state, self.owing.owed(schedule.timing, state.due_at))
         except Exception:
             log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
             return None
 
-    async def reached_states(self) -> tuple[dict[str, State], int | None]:
+    async def due_states(self, most: int | None) -> tuple[list[State], int | None]:
+        """The rows due now, oldest first, and the earliest lease any row holds. Only when the
+        declared set changed since the rows were last reconciled with it are they reconciled."""
+        reached = await self.store.reach(self.now, most)
+        fingerprint = _fingerprint(self.schedules)
+        if reached.fingerprint == fingerprint:
+            return reached.due, reached.earliest_lease
+        await self.reconcile(fingerprint)
+        return await self.store.due(self.now, most), reached.earliest_lease
+
+    async def reconcile(self, fingerprint: str) -> None:
+        """New schedules get rows, changed forms and calendars declared again are rebased, and
+        rows no longer declared are marked removed."""
         by_name = {schedule.name: schedule for schedule in self.schedules}
-        reached = await self.store.reach(list(by_name), self.now)
-        states, latest = reached.states, reached.prev_tick
-        new, changed = [], []
+        stored = await self.store.named(list(by_name), self.now)
+        new, changed, again, failed = [], [], [], False
         for name, schedule in by_name.items():
-            state = states.get(name)
+            state, timing = stored.get(name), schedule.timing
             try:
                 if state is None:
-                    new.append(_seed(schedule, schedule.timing.first_due(self.now)))
-                elif state.form != schedule.timing.form or _was_absent(schedule, state, latest):
-                    changed.append((state, _seed(schedule, schedule.timing.rebased(state.due_at, self.now))))
+                    new.append(_seed(schedule, timing.first_due(self.now)))
+                elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
+                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now))))
+                elif state.removed_at is not None:
+                    again.append(name)
             except Exception:
                 log.exception("%s: its timing failed; it is left out of this tick", name)
-                states.pop(name, None)
-        if new or changed:
-            fresh = await self.store.seed_and_rebase(new, changed, self.now)
-            for old, _ in changed:
-                states.pop(old.name)  # a tick that lost the race to rebase leaves the schedule be
-            states.update(fresh)
-        return states, reached.earliest_lease
+                failed = True
+        # Sealed only when every schedule was dealt with: the next tick tries the rest again.
+        await self.store.reconcile(new, changed, again, None if failed else fingerprint, self.now)
 
     async def run_due(self, schedule: Schedule, state: State, call: Call) -> RunReport | None:
         timing = schedule.timing
-        following = timing.following(state.due_at, self.now)
+        following = self.owing.following(timing, state.due_at)
         held = state.lease_live(self.now)
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
@@ -310,15 +315,12 @@ def _actions_with_several_calendars(schedules: list[Schedule]) -> set[str]:
     return {name for names in by_action.values() if len(names) > 1 for name in names}
 
 
-def _was_absent(schedule: Schedule, state: State, latest: int | None) -> bool:
-    """A calendar whose row missed the app's previous tick was removed meanwhile: nothing it
-    stored before is owed now."""
-    return (
-        schedule.timing.forgets_absence
-        and state.prev_tick is not None
-        and latest is not None
-        and state.prev_tick < latest
-    )
+def _fingerprint(schedules: list[Schedule]) -> str:
+    """The declared set as the state rows see it: each schedule's name and form."""
+    import hashlib  # at first use: a Worker's cold start skips it
+
+    declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in schedules))
+    return hashlib.sha256(declared.encode()).hexdigest()
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:

@@ -48,3 +48,25 @@ class Timing(ABC):
     def rebased(self, due: int, tick: int) -> int:
         """The due time once the form changed: nothing is owed for the old form."""
         return self.first_due(tick)
+
+
+class Owing:
+    """What timings owe at one tick, and their next due times: entries of one form and due time
+    (a thousand calendars across fifty zones may be fifty forms) are worked out once a tick."""
+
+    def __init__(self, tick: int):
+        self.tick = tick
+        self._owed: dict[tuple[Timing, int], Call] = {}
+        self._following: dict[tuple[Timing, int], int] = {}
+
+    def owed(self, timing: Timing, due: int) -> Call:
+        key = (timing, due)
+        if key not in self._owed:
+            self._owed[key] = timing.owed(due, self.tick)
+        return self._owed[key]
+
+    def following(self, timing: Timing, due: int) -> int:
+        key = (timing, due)
+        if key not in self._following:
+            self._following[key] = timing.following(due, self.tick)
+        return self._following[key]

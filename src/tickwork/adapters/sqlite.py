@@ -14,6 +14,7 @@ class SQLiteDatabase(Database):
         self._conn = sqlite3.connect(path, autocommit=True, check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self.statements_run = 0
+        self.round_trips = 0
 
     def apply_migrations(self, directory: str | Path) -> None:
         for script in sorted(Path(directory).glob("*.sql")):
@@ -22,11 +23,13 @@ class SQLiteDatabase(Database):
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         await asyncio.sleep(0)  # a round trip, as on D1: other tasks may run between statements
         self.statements_run += 1
+        self.round_trips += 1
         return [dict(row) for row in self._conn.execute(sql, tuple(params)).fetchall()]
 
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         await asyncio.sleep(0)
         self.statements_run += len(statements)
+        self.round_trips += 1
         results = []
         self._conn.execute("BEGIN")
         try:

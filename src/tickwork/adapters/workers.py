@@ -22,6 +22,7 @@ class D1Database(Database):
     def __init__(self, binding):
         self._binding = binding
         self.statements_run = 0
+        self.round_trips = 0
 
     def _prepare(self, sql: str, params: Params):
         statement = self._binding.prepare(sql)
@@ -29,11 +30,13 @@ class D1Database(Database):
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         self.statements_run += 1
+        self.round_trips += 1
         result = await self._prepare(sql, params).all()
         return _rows(result)
 
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         self.statements_run += len(statements)
+        self.round_trips += 1
         results = await self._binding.batch([self._prepare(sql, p) for sql, p in statements])
         return [_rows(result) for result in results]
 
