@@ -29,8 +29,9 @@ setup: $(VENV)/.installed node_modules/.installed python_modules/.installed
 
 vendor: python_modules/.installed
 
-# Validates the app's declarations and lays out the Worker in build/app (see README).
-build: $(VENV)/.installed
+# Validates the app's declarations and lays out the Worker in build/app (see README), with its
+# packages vendored: wrangler.toml's [build] command, so `wrangler deploy` uploads them too.
+build: $(VENV)/.installed python_modules/.installed
 	$(PY) scripts/build.py
 
 # What `wrangler deploy` would upload, without the network: build/worker.
