@@ -3,12 +3,13 @@
 versions for the build and the tests on CPython (requirements/dev.txt)."""
 
 import re
+import tomllib
 from importlib.metadata import PathDistribution
 
 import pytest
 from helpers import ROOT
 from packaging.requirements import Requirement
-from vendor import worker_dependencies
+from vendor import PINNED, worker_dependencies
 
 # The Workers SDK (the `workers` module) runs only on Pyodide: CPython's build and tests do
 # without it.
@@ -48,6 +49,15 @@ def test_a_dependency_not_pinned_exactly_stops_the_vendoring(tmp_path, loose):
 
     with pytest.raises(SystemExit, match=re.escape(loose)):
         worker_dependencies(pyproject)
+
+
+def test_pywrangler_is_in_the_dev_dependency_group_pinned_exactly():
+    """`uv run pywrangler deploy` (README) installs the dev group."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    dev = pyproject["dependency-groups"]["dev"]
+
+    assert "workers-py" in {_name(entry.split("==")[0]) for entry in dev}
+    assert all(PINNED.fullmatch(entry) for entry in dev)
 
 
 def test_the_build_and_the_tests_run_the_worker_packages_at_the_vendored_versions():
