@@ -1,7 +1,8 @@
 """`npx wrangler deploy` from a fresh clone uploads the Worker with its vendored packages.
 
 Nothing but `npm ci` runs before it: wrangler's `[build] command` must set up, build and vendor
-on its own. The dry run writes what a deploy would upload, offline.
+on its own. The dry run writes what a deploy would upload, offline. The clone is of the
+committed HEAD: what is not committed is not tested here.
 """
 
 import os
