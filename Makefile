@@ -20,19 +20,18 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-# The Worker's Python dependencies, from PyPI, pure-Python wheels only.
-python_modules/.installed: requirements/worker.txt $(VENV)/.installed
-	rm -rf python_modules
-	$(PY) -m pip install --quiet --disable-pip-version-check --target python_modules --no-deps \
-		--only-binary=:all: --no-compile -r requirements/worker.txt
+# The Worker's packages, pyproject.toml's [project].dependencies: pure-Python wheels from PyPI.
+python_modules/.installed: pyproject.toml $(VENV)/.installed
+	$(PY) scripts/vendor.py
 	touch $@
 
 setup: $(VENV)/.installed node_modules/.installed python_modules/.installed
 
 vendor: python_modules/.installed
 
-# Validates the app's declarations and lays out the Worker in build/app (see README).
-build: $(VENV)/.installed
+# Validates the app's declarations and lays out the Worker in build/app (see README), with its
+# packages vendored: wrangler.toml's [build] command, so `wrangler deploy` uploads them too.
+build: $(VENV)/.installed python_modules/.installed
 	$(PY) scripts/build.py
 
 # What `wrangler deploy` would upload, without the network: build/worker.

@@ -6,7 +6,7 @@ import subprocess
 
 from helpers import ROOT
 
-VENDORED = ("croniter", "dateutil", "six.py", "tzdata", "workers")
+VENDORED = ("croniter", "dateutil", "tzdata", "workers")
 
 
 def test_the_dry_run_bundle_holds_the_entry_the_runtime_the_manifest_and_vendored_packages(tmp_path):
