@@ -8,7 +8,7 @@ from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
 from tickwork.pulses import Pulse
-from tickwork.schedule_store import ScheduleStore
+from tickwork.schedule_store import Claim, ScheduleStore
 from tickwork.tick import tick
 from tickwork.times import MINUTE
 
@@ -71,6 +71,13 @@ def state(db, name="census"):
 
 def last_tick(db, name="census"):
     return asyncio.run(ScheduleStore(db).last_tick(name))
+
+
+def lose_a_run(db, name, due, next_due, until, run_id="lost-run"):
+    """A worker takes the lease and records the start, then vanishes with the run."""
+    claim = Claim(name, due, next_due, run_id)
+    claimed = asyncio.run(ScheduleStore(db).claim([claim], until, tick=due, started=due))
+    assert claimed.recorded == {run_id}
 
 
 def runs(db, name="census"):

@@ -8,6 +8,7 @@ from helpers import (
     Blocking,
     Calls,
     every,
+    lose_a_run,
     open_store,
     run,
     runs,
@@ -111,19 +112,8 @@ def test_the_lease_lasts_the_budget_left_at_most_the_run_limit_plus_a_minute(db,
 def test_a_run_found_holding_an_expired_lease_is_recorded_failed_lease_expired(db):
     census = every(15)
     ticks(db, [census], utc("2026-03-02 09:00"))
-    store = ScheduleStore(db)
-    lost = run(
-        store.take_lease(
-            "census",
-            due=utc("2026-03-02 09:15"),
-            next_due=utc("2026-03-02 09:30"),
-            run_id="lost-run",
-            until=utc("2026-03-02 09:30"),
-            tick=utc("2026-03-02 09:15"),
-            started=utc("2026-03-02 09:15"),
-        )
-    )
-    assert lost  # a worker took the lease, then vanished with the run
+    lose_a_run(db, "census", due=utc("2026-03-02 09:15"), next_due=utc("2026-03-02 09:30"),
+               until=utc("2026-03-02 09:30"))
 
     ticks(db, [census], utc("2026-03-02 09:20"))  # lease still live: nothing due, nothing ended
     assert runs(db)[0]["outcome"] == Outcome.RUNNING
@@ -328,12 +318,14 @@ def test_two_ticks_racing_record_a_skip_once(db):
 
 
 def test_a_tick_makes_no_more_statements_than_allowed_and_leaves_the_rest_due(db):
-    schedules = [every(1, f"s{n}") for n in range(10)]
+    schedules = [every(1, f"s{n:03}") for n in range(250)]
     ticks(db, schedules, utc("2026-03-02 09:00"))
-    [capped] = ticks(db, schedules, utc("2026-03-02 09:01"), max_statements=2 + 3 * 5)
-    assert len(capped.runs) == 3
+    before = db.statements_run
+    # the first read; then room for one chunk of 200 leases, their starts and their ends
+    [capped] = ticks(db, schedules, utc("2026-03-02 09:01"), max_statements=2 + 4)
+    assert len(capped.runs) == 200 and db.statements_run - before <= 6
     [rest] = ticks(db, schedules, utc("2026-03-02 09:01:30"))
-    assert len(rest.runs) == 7
+    assert len(rest.runs) == 50
 
 
 def test_runs_are_timed_from_when_the_invocation_began_not_its_scheduled_time(db):
@@ -343,3 +335,21 @@ def test_runs_are_timed_from_when_the_invocation_began_not_its_scheduled_time(db
     [record] = runs(db)
     assert (record["tick_at"], record["started_at"]) == (utc("2026-03-02 09:15"), utc("2026-03-02 09:17"))
     assert state(db).lease_run is None
+
+
+def test_a_runs_end_is_recorded_as_it_ends_not_after_a_slow_sibling(db):
+    slow = Blocking()
+    schedules = [Schedule("slow", Every(MINUTE), slow), every(1, "quick")]
+    ticks(db, schedules, utc("2026-03-02 09:00"))
+
+    async def while_slow_runs():
+        ticking = asyncio.create_task(tick_at(db, schedules, utc("2026-03-02 09:01")))
+        for _ in range(100):
+            await asyncio.sleep(0)
+        store = ScheduleStore(db)
+        seen = {r["schedule"]: r["outcome"] for name in ("slow", "quick") for r in await store.runs(name)}
+        slow.release.set()
+        await ticking
+        return seen
+
+    assert run(while_slow_runs()) == {"slow": Outcome.RUNNING, "quick": Outcome.SUCCEEDED}

@@ -7,12 +7,12 @@ import logging
 
 import pytest
 from faults import Faulty, at_call, every_call_with, first_with
-from helpers import Calls, Inputs, calendar, every, open_store, pulse, run, runs, state, ticks
+from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, ticks
 
 from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
-from tickwork.schedule_store import RECORD_END, SKIP_PAUSED, TAKE_LEASE, ScheduleStore
+from tickwork.schedule_store import RECORD_ENDS, SKIP, TAKE_LEASES
 from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -28,19 +28,19 @@ def test_a_d1_error_recording_a_runs_end_is_retried_and_the_record_says_it_was_l
     census = every(15)
     db = seeded([census])
     with caplog.at_level(logging.WARNING, logger="tickwork"):
-        [report] = ticks(Faulty(db, first_with(RECORD_END)), [census], NINE + 15 * MINUTE)
+        [report] = ticks(Faulty(db, first_with(RECORD_ENDS)), [census], NINE + 15 * MINUTE)
     [record] = runs(db)
     assert (record["outcome"], record["code"]) == (Outcome.SUCCEEDED, None)
     assert "recorded late" in record["detail"] and "D1_ERROR" in record["detail"]
     assert [r.outcome for r in report.runs] == [Outcome.SUCCEEDED]
     assert state(db).lease_run is None
-    assert "end of its succeeded run was not recorded" in caplog.text
+    assert "census: the ends were not recorded" in caplog.text
 
 
 def test_after_an_end_recorded_late_the_next_tick_does_not_skip_the_schedule_as_running():
     census = every(1)
     db = seeded([census])
-    ticks(Faulty(db, first_with(RECORD_END)), [census], NINE + MINUTE)
+    ticks(Faulty(db, first_with(RECORD_ENDS)), [census], NINE + MINUTE)
     ticks(db, [census], NINE + 2 * MINUTE)
     assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SUCCEEDED, None)] * 2
     assert census.action.at == [NINE + MINUTE, NINE + 2 * MINUTE]
@@ -49,7 +49,7 @@ def test_after_an_end_recorded_late_the_next_tick_does_not_skip_the_schedule_as_
 def test_an_end_that_landed_but_answered_an_error_keeps_its_first_record():
     census = every(15)
     db = seeded([census])
-    ticks(Faulty(db, first_with(RECORD_END), landed=True), [census], NINE + 15 * MINUTE)
+    ticks(Faulty(db, first_with(RECORD_ENDS), landed=True), [census], NINE + 15 * MINUTE)
     [record] = runs(db)
     assert (record["outcome"], record["detail"]) == (Outcome.SUCCEEDED, None)
     assert state(db).lease_run is None
@@ -59,21 +59,21 @@ def test_a_lease_write_that_landed_but_answered_an_error_still_makes_the_call(ca
     census = every(15)
     db = seeded([census])
     with caplog.at_level(logging.INFO, logger="tickwork"):
-        ticks(Faulty(db, first_with(TAKE_LEASE), landed=True), [census], NINE + 15 * MINUTE)
+        ticks(Faulty(db, first_with(TAKE_LEASES), landed=True), [census], NINE + 15 * MINUTE)
     assert census.action.at == [NINE + 15 * MINUTE]
     assert [r["outcome"] for r in runs(db)] == [Outcome.SUCCEEDED]
     assert state(db).lease_run is None
-    assert "it stays due" not in caplog.text
+    assert "stay due" not in caplog.text
 
 
 def test_a_lease_write_that_did_not_land_leaves_the_schedule_due_and_says_so(caplog):
     census = every(15)
     db = seeded([census])
     with caplog.at_level(logging.INFO, logger="tickwork"):
-        ticks(Faulty(db, first_with(TAKE_LEASE)), [census], NINE + 15 * MINUTE)
+        ticks(Faulty(db, first_with(TAKE_LEASES)), [census], NINE + 15 * MINUTE)
     assert census.action.at == [] and runs(db) == []
     assert state(db).due_at == NINE + 15 * MINUTE
-    assert "it stays due" in caplog.text
+    assert "did not land; they stay due" in caplog.text
     ticks(db, [census], NINE + 16 * MINUTE)
     assert census.action.at == [NINE + 16 * MINUTE]
 
@@ -82,7 +82,7 @@ def test_calendars_sharing_an_action_still_make_the_moment_when_the_lease_write_
     action = Inputs()
     entries = [calendar("0 10 * * *", name=name, action=action) for name in ("a", "b")]
     db = seeded(entries)
-    ticks(Faulty(db, every_call_with(TAKE_LEASE), landed=True), entries, utc("2026-03-02 10:00"))
+    ticks(Faulty(db, every_call_with(TAKE_LEASES), landed=True), entries, utc("2026-03-02 10:00"))
     assert action.at == [utc("2026-03-02 10:00")]
     outcomes = sorted((r["outcome"], r["code"]) for name in "ab" for r in runs(db, name))
     assert outcomes == [(Outcome.SKIPPED, Code.COALESCED), (Outcome.SUCCEEDED, None)]
@@ -93,18 +93,15 @@ def test_a_skip_whose_write_answered_an_error_is_logged_as_it_is(caplog):
     db = seeded([census])
     run(db.all("UPDATE tickwork_schedules SET paused = 1"))
     with caplog.at_level(logging.INFO, logger="tickwork"):
-        ticks(Faulty(db, first_with(SKIP_PAUSED), landed=True), [census], NINE + 15 * MINUTE)
+        ticks(Faulty(db, first_with(SKIP), landed=True), [census], NINE + 15 * MINUTE)
     assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SKIPPED, Code.PAUSED)]
-    assert "it stays due" not in caplog.text and "skipped" in caplog.text
+    assert "stay due" not in caplog.text and "skipped" in caplog.text
 
 
 def test_a_removed_schedules_lost_run_ends_when_its_lease_lapses():
     census, other = every(15), every(15, "other")
     db = seeded([census, other])
-    run(ScheduleStore(db).take_lease(
-        "census", due=NINE + 15 * MINUTE, next_due=NINE + 30 * MINUTE, run_id="lost-run",
-        until=NINE + 30 * MINUTE, tick=NINE + 15 * MINUTE, started=NINE + 15 * MINUTE,
-    ))
+    lose_a_run(db, "census", due=NINE + 15 * MINUTE, next_due=NINE + 30 * MINUTE, until=NINE + 30 * MINUTE)
     ticks(db, [other], NINE + 31 * MINUTE)  # census was removed from the app meanwhile
     [lost] = runs(db)
     assert (lost["outcome"], lost["code"], lost["kind"]) == (Outcome.FAILED, Code.LEASE_EXPIRED, Kind.LOST)

@@ -5,8 +5,7 @@ Every write that two ticks could race on is one conditional statement, and the r
 """
 
 import json
-from dataclasses import dataclass
-from enum import Enum
+from dataclasses import astuple, dataclass
 
 from .database import Database, Row
 from .model import Code, Kind, Outcome
@@ -72,75 +71,108 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
-# The lease: due time unchanged, not paused, no live lease. Taking it also moves the due time on,
-# so a second tick with the same due time finds nothing to take.
-TAKE_LEASE = """
-UPDATE tickwork_schedules SET lease_run = ?3, lease_until = ?4, due_at = ?5
-WHERE name = ?1 AND due_at = ?2 AND paused = 0
-  AND (lease_until IS NULL OR lease_until <= ?6)
-RETURNING name
+
+
+def _json_rows(*columns: str) -> str:
+    """A CTE `j`: one row per element of the JSON list in ?1, its items named `columns`. The
+    statements below take many rows at once this way, one statement for all of them."""
+    items = ", ".join(f"json_extract(value, '$[{k}]') AS {c}" for k, c in enumerate(columns))
+    return f"WITH j AS (SELECT {items} FROM json_each(?1))"
+
+
+CLAIMS = _json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail")
+
+# The lease, row by row as the schedules document states it: due time unchanged, not paused, no
+# live lease. Taking it also moves the due time on, so a second tick with the same due time finds
+# nothing to take. The runs it returns are the leases this tick won.
+TAKE_LEASES = f"""
+{CLAIMS}
+UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due
+FROM j
+WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0
+  AND (s.lease_until IS NULL OR s.lease_until <= ?3)
+RETURNING lease_run AS run
 """
 
-# In the lease's batch, for calendars of an action that has several: the moment goes to the
+# In the lease's batch, for calendars of an action that has several: each moment goes to the
 # first run that claims it, and only that run records a start.
-CLAIM_MOMENT = """
+CLAIM_MOMENTS = f"""
+{CLAIMS}
 INSERT INTO tickwork_moments (action, at, run)
-SELECT ?2, ?3, ?1 FROM tickwork_schedules WHERE name = ?4 AND lease_run = ?1
+SELECT j.moment, j.at, j.run FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
+WHERE j.moment IS NOT NULL
 ON CONFLICT DO NOTHING
 """
 
-# In the lease's batch: inserts only where that batch's lease (and moment, if claimed) went to
-# this run; the id it returns is the witness.
-RECORD_START = """
+# In the lease's batch: a start where that batch's lease (and moment, if claimed) went to the
+# run; the ids it returns are the witnesses.
+RECORD_STARTS = f"""
+{CLAIMS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst)
-SELECT ?1, name, ?2, ?3, ?4, 'running', ?6, ?7, ?8, ?9 FROM tickwork_schedules
-WHERE name = ?5 AND lease_run = ?1
-  AND (?10 IS NULL OR EXISTS (
-      SELECT 1 FROM tickwork_moments WHERE action = ?10 AND at = ?6 AND run = ?1))
+SELECT j.run, s.name, j.due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst
+FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
+WHERE j.moment IS NULL OR EXISTS (
+    SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
 RETURNING id
 """
 
-# A skip moves the due time on and marks the row with the skip's record, which the same batch
-# then writes: only where the mark is this skip's, so of two racing ticks one records it.
-SKIP_PAUSED = """
-UPDATE tickwork_schedules SET due_at = ?3, skip_run = ?5
-WHERE name = ?1 AND due_at = ?2 AND paused = 1
+# A skip moves the due time on while the row is as the tick saw it for the skip's reason, and
+# marks the row with the skip's record, which the same batch then writes: only where the mark is
+# this skip's, so of two racing ticks one records it.
+SKIP = f"""
+{CLAIMS}
+UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run
+FROM j
+WHERE s.name = j.name AND s.due_at = j.due AND CASE j.reason
+    WHEN '{Code.PAUSED}' THEN s.paused = 1
+    WHEN '{Code.RUNNING}' THEN s.paused = 0 AND s.lease_until > ?2
+    ELSE s.paused = 0 AND (s.lease_until IS NULL OR s.lease_until <= ?2)
+END
 """
 
-SKIP_RUNNING = """
-UPDATE tickwork_schedules SET due_at = ?3, skip_run = ?5
-WHERE name = ?1 AND due_at = ?2 AND paused = 0 AND lease_until > ?4
-"""
-
-# A call owed but not made because it is overdue.
-SKIP_OWED = """
-UPDATE tickwork_schedules SET due_at = ?3, skip_run = ?5
-WHERE name = ?1 AND due_at = ?2 AND paused = 0
-  AND (lease_until IS NULL OR lease_until <= ?4)
-"""
-
-RECORD_SKIP = """
+RECORD_SKIPS = f"""
+{CLAIMS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
-SELECT ?1, name, ?3, ?4, 'skipped', ?5, ?6, ?7, ?8, ?9, ?10 FROM tickwork_schedules
-WHERE name = ?2 AND skip_run = ?1
+SELECT j.run, s.name, j.due, ?2, 'skipped', j.reason, j.detail, j.at, j.n, j.i, j.dst
+FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.skip_run = j.run
+WHERE true
 RETURNING id
 """
 
-# A leased run whose moment another calendar of the action made: the lease goes back, recorded.
-RECORD_COALESCED = """
+# After a claim batch answered an error, whether it landed (a timeout after commit): whose lease
+# each row holds, and whether each run's or skip's record exists. Both are written only there.
+READ_BACK = f"""
+{CLAIMS}
+SELECT j.run AS run,
+       (SELECT lease_run FROM tickwork_schedules WHERE name = j.name) IS j.run AS leased,
+       EXISTS (SELECT 1 FROM tickwork_runs WHERE id = j.run) AS recorded
+FROM j
+"""
+
+# Leased runs whose moment another calendar of the action made: the leases go back, recorded.
+RECORD_COALESCED = f"""
+{CLAIMS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
-VALUES (?1, ?2, ?3, ?4, 'skipped', ?5, ?6, ?7, ?8, ?9, ?10)
+SELECT j.run, j.name, j.due, ?2, 'skipped', '{Code.COALESCED}', j.detail, j.at, j.n, j.i, j.dst
+FROM j WHERE true
 ON CONFLICT (id) DO NOTHING
 """
 
-RECORD_END = """
-UPDATE tickwork_runs SET outcome = ?2, code = ?3, kind = ?4, detail = ?5, ended_at = ?6
-WHERE id = ?1 AND outcome = 'running'
+ENDS = _json_rows("name", "run", "outcome", "code", "kind", "detail", "ended")
+
+# Runs' ends, written again after an error, so each only while its record is still `running`.
+RECORD_ENDS = f"""
+{ENDS}
+UPDATE tickwork_runs AS r
+SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended
+FROM j WHERE r.id = j.run AND r.outcome = 'running'
 """
 
-GIVE_BACK_LEASE = """
-UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
-WHERE name = ?1 AND lease_run = ?2
+# ?1 holds ENDS or CLAIMS rows: both begin with the schedule's name and the run.
+GIVE_BACK_LEASES = """
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run FROM json_each(?1))
+UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
+FROM j WHERE s.name = j.name AND s.lease_run = j.run
 """
 
 FAIL_EXPIRED_RUNS = f"""
@@ -155,13 +187,6 @@ WHERE outcome = 'running'
 CLEAR_EXPIRED_LEASES = """
 UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
 WHERE lease_until <= ?1
-"""
-
-# After a write that answered an error, whether it landed: whose lease the row holds, and
-# whether the run's (or skip's) record exists. Both are written only in that write's batch.
-WRITTEN_BY = """
-SELECT (SELECT lease_run FROM tickwork_schedules WHERE name = ?1) = ?2 AS leased,
-       EXISTS (SELECT 1 FROM tickwork_runs WHERE id = ?2) AS recorded
 """
 
 SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
@@ -229,10 +254,45 @@ def _chunks(items: list) -> list[list]:
     return [items[start : start + ROWS_PER_STATEMENT] for start in range(0, len(items), ROWS_PER_STATEMENT)]
 
 
-class Lease(Enum):
-    TAKEN = "taken"
-    LOST = "lost"  # another tick took it, or the row changed since it was read
-    MOMENT_TAKEN = "moment_taken"  # taken, but another calendar of the action made this moment
+@dataclass(frozen=True)
+class Claim:
+    """A due slot a tick means to take: a run's lease, or, with a `reason`, a skip."""
+
+    name: str
+    due: int
+    next_due: int
+    run: str
+    call: Call = Call()
+    moment: str | None = None  # the action's key, for calendars sharing an action: claim the moment
+    reason: str | None = None
+    detail: str | None = None
+
+    def row(self) -> list:
+        c = self.call
+        return [self.name, self.due, self.next_due, self.run, c.at, c.n, c.i, c.dst, self.moment,
+                self.reason, self.detail]
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a claim batch won: the runs whose lease it took, and the runs and skips it recorded.
+    A lease taken but not recorded lost its moment to another calendar of the action."""
+
+    leased: set[str]
+    recorded: set[str]
+
+
+@dataclass(frozen=True)
+class End:
+    """How a run ended, to record."""
+
+    name: str
+    run: str
+    outcome: str
+    code: str | None
+    kind: str | None
+    detail: str | None
+    ended: int
 
 
 @dataclass(frozen=True)
@@ -243,10 +303,6 @@ class Seed:
     every: int
     form: str
     due_at: int
-
-
-def _call(call: Call) -> tuple:
-    return call.at, call.n, call.i, call.dst
 
 
 class ScheduleStore:
@@ -299,84 +355,49 @@ class ScheduleStore:
         """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`."""
         await self.db.batch([(FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
 
-    async def take_lease(
-        self,
-        name: str,
-        due: int,
-        next_due: int,
-        run_id: str,
-        until: int,
-        tick: int,
-        started: int,
-        call: Call = Call(),
-        moment_of: str | None = None,
-    ) -> Lease:
-        """Takes the lease and records the run's start, in one batch. With `moment_of` (an
-        action's key), the call's moment must also be this run's to claim."""
-        statements = [(TAKE_LEASE, (name, due, run_id, until, next_due, tick))]
-        if moment_of is not None:
-            statements.append((CLAIM_MOMENT, (run_id, moment_of, call.at, name)))
-        statements.append((RECORD_START, (run_id, due, tick, started, name, *_call(call), moment_of)))
+    async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
+        """Takes the leases of the due runs and records their starts, and moves the due times of
+        the skips on and records them, all in one transaction: what each claim won is what the
+        returned rows witness."""
+        leases = [c.row() for c in claims if c.reason is None]
+        skips = [c.row() for c in claims if c.reason is not None]
+        statements: list = []
+        for rows in _chunks(leases):
+            chunk = json.dumps(rows)
+            statements.append((TAKE_LEASES, (chunk, lease_until, tick)))
+            if any(row[8] is not None for row in rows):  # calendars sharing an action
+                statements.append((CLAIM_MOMENTS, (chunk,)))
+            statements.append((RECORD_STARTS, (chunk, tick, started)))
+        for chunk in map(json.dumps, _chunks(skips)):
+            statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+        if not statements:
+            return Claimed(set(), set())
         results = await self.db.batch(statements)
-        if not results[0]:
-            return Lease.LOST
-        return Lease.TAKEN if results[-1] else Lease.MOMENT_TAKEN
 
-    async def skip(
-        self,
-        name: str,
-        due: int,
-        next_due: int,
-        reason: Code,
-        run_id: str,
-        tick: int,
-        call: Call = Call(),
-        detail: str | None = None,
-    ) -> bool:
-        """Moves the due time on past a call not made and records why, if this tick won."""
-        move = {Code.PAUSED: SKIP_PAUSED, Code.RUNNING: SKIP_RUNNING}.get(reason, SKIP_OWED)
-        record = (run_id, name, due, tick, reason, detail, *_call(call))
-        _, recorded = await self.db.batch(
-            [(move, (name, due, next_due, tick, run_id)), (RECORD_SKIP, record)]
-        )
-        return bool(recorded)
+        def returned(*kinds: str) -> set[str]:
+            return {v for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows for v in row.values()}
 
-    async def coalesced(
-        self, name: str, due: int, run_id: str, tick: int, call: Call, detail: str
-    ) -> None:
-        """Gives back a lease whose moment another calendar of the action made, recorded."""
-        await self.db.batch(
-            [
-                (GIVE_BACK_LEASE, (name, run_id)),
-                (RECORD_COALESCED, (run_id, name, due, tick, Code.COALESCED, detail, *_call(call))),
-            ]
-        )
+        return Claimed(returned(TAKE_LEASES), returned(RECORD_STARTS, RECORD_SKIPS))
 
-    async def finish(
-        self,
-        name: str,
-        run_id: str,
-        outcome: Outcome,
-        code: str | None,
-        kind: str | None,
-        detail: str | None,
-        ended: int,
-    ) -> None:
-        """Records how the run ended and gives its lease back, in one transaction."""
-        await self.db.batch(
-            [
-                (RECORD_END, (run_id, outcome, code, kind, detail, ended)),
-                (GIVE_BACK_LEASE, (name, run_id)),
-            ]
-        )
+    async def read_back(self, claims: list["Claim"]) -> "Claimed":
+        """What a claim batch that answered an error did: nothing, or all of it."""
+        statements = [(READ_BACK, (json.dumps(chunk),)) for chunk in _chunks([c.row() for c in claims])]
+        rows = [row for rows in await self.db.batch(statements) for row in rows]
+        return Claimed({row["run"] for row in rows if row["leased"]}, {row["run"] for row in rows if row["recorded"]})
 
-    async def written_by(self, name: str, run_id: str) -> "Lease":
-        """What a lease or skip batch that answered an error did: TAKEN, MOMENT_TAKEN, or LOST
-        when nothing of it landed. A skip that landed reads as TAKEN."""
-        [row] = await self.db.all(WRITTEN_BY, (name, run_id))
-        if row["recorded"]:
-            return Lease.TAKEN
-        return Lease.MOMENT_TAKEN if row["leased"] else Lease.LOST
+    async def coalesce(self, claims: list["Claim"], tick: int) -> None:
+        """Gives back leases whose moment another calendar of the action made, recorded."""
+        statements: list = []
+        for chunk in map(json.dumps, _chunks([c.row() for c in claims])):
+            statements += [(GIVE_BACK_LEASES, (chunk,)), (RECORD_COALESCED, (chunk, tick))]
+        await self.db.batch(statements)
+
+    async def end(self, ends: list["End"]) -> None:
+        """Records how runs ended and gives their leases back, in one transaction."""
+        statements: list = []
+        for chunk in map(json.dumps, _chunks([list(astuple(end)) for end in ends])):
+            statements += [(RECORD_ENDS, (chunk,)), (GIVE_BACK_LEASES, (chunk,))]
+        await self.db.batch(statements)
 
     async def state(self, name: str) -> State | None:
         rows = await self.db.all(SELECT_STATE, (name,))

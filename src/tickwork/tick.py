@@ -6,6 +6,7 @@ import time
 import os
 import traceback
 from dataclasses import dataclass, replace
+from math import ceil
 from typing import Callable, Iterable
 
 from .context import running
@@ -19,7 +20,8 @@ from .model import (
     Outcome,
     Schedule,
 )
-from .schedule_store import Lease, ScheduleStore, Seed, State
+from .ends import Ends
+from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State
 from .timing import Call, Owing
 from .times import MINUTE, iso
 
@@ -74,32 +76,46 @@ async def tick(
     `started_at` is the wall time the invocation began (a cron run may start after its
     `scheduledTime`), from which leases and run records are timed; `now` by default.
     `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
-    room for stay due for the next tick.
+    room for stay due for the next tick, oldest due first.
     """
-    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, started_at)
-    return await tick.run(max_statements)
+    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, started_at, max_statements)
+    return await tick.run()
 
 
-# A write that must land (a run's end) is tried again at once, then after these pauses (seconds),
-# for as long as the run's lease lasts.
+# A write that must land (runs' ends) is tried again at once, then after these pauses (seconds),
+# for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30, 60)
 
-# A tick's first batch: the app's tick marked, the due rows read.
+# A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more.
 FIRST_READ = 2
+EXPIRE = 2
 
-# The most statements one due schedule costs: a lease batch of 3, an end batch of 2.
-STATEMENTS_PER_DUE = 5
+
+def statements_for(claims: list[Claim]) -> int:
+    """The most statements a tick's claims cost, whoever wins them: per chunk of rows, leases
+    and starts (and moments), a batch of their ends, skips and their records, coalesced skips."""
+    leases = [c for c in claims if c.reason is None]
+    moments = [c for c in leases if c.moment is not None]
+    skips = len(claims) - len(leases)
+    return (4 * _chunks(len(leases)) + _chunks(len(moments)) * 3 + 2 * _chunks(skips))
+
+
+def _chunks(count: int) -> int:
+    return ceil(count / ROWS_PER_STATEMENT)
 
 
 class _Tick:
-    def __init__(self, store, schedules, now, budget, monotonic, started_at):
+    def __init__(self, store, schedules, now, budget, monotonic, started_at, max_statements):
         self.store: ScheduleStore = store
         self.schedules: list[Schedule] = schedules
+        self.by_name = {schedule.name: schedule for schedule in schedules}
         self.now: int = now
         self.budget = budget
         self.monotonic = monotonic
         self.started = monotonic()
         self.wall = now if started_at is None else started_at
+        self.cap = max_statements
+        self.before = store.db.statements_run
         self.moments = _actions_with_several_calendars(schedules)
         self.owing = Owing(now)
 
@@ -110,30 +126,20 @@ class _Tick:
         """Wall time inside the tick: when its invocation began plus what has elapsed since."""
         return self.wall + self.elapsed()
 
-    async def run(self, max_statements: int | None = None) -> TickReport:
-        before = self.store.db.statements_run
-        most = None if max_statements is None else max(max_statements - FIRST_READ, 0) // STATEMENTS_PER_DUE
+    def room(self) -> int | None:
+        """The statements the tick may still make; None without a cap."""
+        return None if self.cap is None else self.cap - (self.store.db.statements_run - self.before)
+
+    async def run(self) -> TickReport:
+        most = None
+        if self.cap is not None:  # no more rows than the statements left could claim
+            most = max(self.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, earliest_lease = await self.due_states(most)
         if earliest_lease is not None and earliest_lease <= self.now:
             await self.store.expire_leases(self.now)
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
-        by_name = {schedule.name: schedule for schedule in self.schedules}
-        due = [(by_name[state.name], state) for state in states if state.name in by_name]
-        if max_statements is not None:
-            room = max_statements - (self.store.db.statements_run - before)
-            due = due[: max(room, 0) // STATEMENTS_PER_DUE]
-        reports = await asyncio.gather(*(self.guarded(s, state) for s, state in due))
-        return TickReport(self.now, [report for report in reports if report is not None])
-
-    async def guarded(self, schedule: Schedule, state: State) -> RunReport | None:
-        """One schedule's part of the tick: whatever goes wrong in it, the others go on. A D1
-        error after a write may have landed is dealt with where it happens; what reaches here
-        left the schedule as it was."""
-        try:
-            return await self.run_due(schedule, state, self.owing.owed(schedule.timing, state.due_at))
-        except Exception:
-            log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
-            return None
+        claims = [self.claim(self.by_name[s.name], s) for s in states if s.name in self.by_name]
+        return TickReport(self.now, await self.run_due([claim for claim in claims if claim is not None]))
 
     async def due_states(self, most: int | None) -> tuple[list[State], int | None]:
         """The rows due now, oldest first, and the earliest lease any row holds. Only when the
@@ -166,9 +172,16 @@ class _Tick:
         # Sealed only when every schedule was dealt with: the next tick tries the rest again.
         await self.store.reconcile(new, changed, again, None if failed else fingerprint, self.now)
 
-    async def run_due(self, schedule: Schedule, state: State, call: Call) -> RunReport | None:
+    def claim(self, schedule: Schedule, state: State) -> Claim | None:
+        """What the tick means to do with a due schedule: run it, skip it with a reason, or
+        nothing (a calendar held by its own run owes its call until the run ends)."""
         timing = schedule.timing
-        following = self.owing.following(timing, state.due_at)
+        try:
+            call = self.owing.owed(timing, state.due_at)
+            following = self.owing.following(timing, state.due_at)
+        except Exception:
+            log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
+            return None
         held = state.lease_live(self.now)
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
@@ -179,103 +192,112 @@ class _Tick:
             reason = Code.RUNNING
         elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
-        if reason is not None:
-            return await self.skip(schedule, state, following, reason, call, detail)
+        moment = _action_key(schedule) if schedule.name in self.moments and reason is None else None
+        return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail)
+
+    async def run_due(self, claims: list[Claim]) -> list[RunReport]:
+        """The tick's first step: every due lease and skip claimed in one batch, then the runs
+        side by side, their ends recorded as they finish."""
         spent = self.elapsed()
         left = self.budget - spent
-        if left <= 0:
-            return None  # the budget is spent: the schedule stays due for the next tick
-        run_id = _run_id()
+        if left <= 0:  # the budget is spent: due runs stay due for the next tick
+            claims = [claim for claim in claims if claim.reason is not None]
+        room = self.room()
+        while room is not None and claims and statements_for(claims) > room:
+            claims.pop()  # the newest due first: they stay due for the next tick
+        if not claims:
+            return []
         started = self.wall + spent
-        lease_until = started + min(left, RUN_LIMIT) + LEASE_GRACE
-        moment_of = _action_key(schedule) if schedule.name in self.moments else None
-        try:
-            lease = await self.store.take_lease(
-                schedule.name, state.due_at, following, run_id, lease_until, self.now, started, call,
-                moment_of,
-            )
-        except Exception as error:
-            lease = await self.landed(schedule, "lease", run_id, error, lease_until)
-        if lease is Lease.LOST:
-            return None
-        if lease is Lease.MOMENT_TAKEN:
-            detail = "another calendar of the action made the call for this moment"
-            await self.must_land(
-                schedule, lease_until, "its coalesced skip",
-                lambda _: self.store.coalesced(schedule.name, state.due_at, run_id, self.now, call, detail),
-            )
-            return RunReport(
-                schedule.name, state.due_at, self.now, Outcome.SKIPPED, Code.COALESCED,
-                detail=detail, call=call,
-            )
         limit = min(left, RUN_LIMIT)
-        outcome, code, kind, detail = await self.call(schedule, call, limit)
+        lease_until = started + limit + LEASE_GRACE
+        try:
+            claimed = await self.store.claim(claims, lease_until, self.now, started)
+        except Exception as error:
+            claimed = await self.read_back(claims, error, lease_until)
+        reports = [self.skipped(c) for c in claims if c.reason is not None and c.run in claimed.recorded]
+        leases = [c for c in claims if c.reason is None and c.run in claimed.leased]
+        coalesced = [
+            replace(c, detail="another calendar of the action made the call for this moment")
+            for c in leases if c.run not in claimed.recorded
+        ]
+        if coalesced:
+            await self.must_land(
+                _names(coalesced), "coalesced skips", lease_until,
+                lambda late: self.store.coalesce(coalesced, self.now),
+            )
+            reports += [self.skipped(replace(c, reason=Code.COALESCED)) for c in coalesced]
+        runs = [c for c in leases if c.run in claimed.recorded]
+        ends = Ends(
+            lambda batch: self.must_land(
+                _names(batch), "ends", lease_until,
+                lambda late: self.store.end([_noted(end, late) for end in batch]),
+            ),
+            len(runs),
+            self.may_write_now,
+        )
+        reports += await asyncio.gather(*(self.run_one(c, started, limit, ends) for c in runs))
+        await ends.done()
+        return reports
+
+    def may_write_now(self, queued: int, after: int) -> bool:
+        """Ends may go in a batch of their own while one more batch for the rest still fits."""
+        room = self.room()
+        return room is None or room - 2 * _chunks(queued) >= 2 * _chunks(after)
+
+    def skipped(self, claim: Claim) -> RunReport:
+        log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
+        return RunReport(
+            claim.name, claim.due, self.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
+            call=claim.call,
+        )
+
+    async def run_one(self, claim: Claim, started: int, limit: int, ends: Ends) -> RunReport:
+        schedule = self.by_name[claim.name]
+        outcome, code, kind, detail = await self.call(schedule, claim.call, limit)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = self.overran(schedule, (
                 f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
                 "instead of awaiting, so it could not be stopped on time"))
-
-        def finish(late: str | None):
-            noted = detail if late is None else "; ".join(filter(None, [detail, late]))
-            return self.store.finish(schedule.name, run_id, outcome, code, kind, noted, ended)
-
-        await self.must_land(schedule, lease_until, f"the end of its {outcome} run", finish)
+        ends.add(End(claim.name, claim.run, outcome, code, kind, detail, ended))
         return RunReport(
-            schedule.name, state.due_at, self.now, outcome, code, kind, detail, started, ended, call
+            claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call
         )
 
-    async def landed(self, schedule: Schedule, what: str, run_id: str, error: Exception, until: int) -> Lease:
-        """After a lease or skip batch answered an error: whether it landed, read back by run id.
-        Unknown after the retries: treated as lost, which it is unless the write landed."""
+    async def read_back(self, claims: list[Claim], error: Exception, until: int) -> Claimed:
+        """After the claim batch answered an error: whether it landed, read back by run id.
+        Unknown after the retries: treated as lost, which it is unless the batch landed."""
+        names = _names(claims)
         try:
-            lease = await self.must_land(
-                schedule, until, f"the read-back of its {what}",
-                lambda _: self.store.written_by(schedule.name, run_id),
-            )
+            claimed = await self.must_land(names, "read-back of the claims", until,
+                                           lambda late: self.store.read_back(claims))
         except Exception:
             log.error(
-                "%s: D1 answered an error (%s) to its %s write, and whether that landed could not "
-                "be read back: if it did not, it stays due; if a lease did, the run's record ends "
-                "lease_expired at %s", schedule.name, error, what, iso(until),
+                "%s: D1 answered an error (%s) to the batch that claims them, and whether it "
+                "landed could not be read back: if it did not, they stay due; if it did, their "
+                "runs' records end lease_expired at %s", names, error, iso(until),
             )
-            return Lease.LOST
-        landed = "did not land; it stays due" if lease is Lease.LOST else "landed; the tick goes on"
-        log.warning("%s: D1 answered an error (%s) to its %s write, which %s", schedule.name, error, what, landed)
-        return lease
+            return Claimed(set(), set())
+        landed = "landed; the tick goes on" if claimed.leased | claimed.recorded else "did not land; they stay due"
+        log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed)
+        return claimed
 
-    async def must_land(self, schedule: Schedule, until: int, what: str, write: Callable):
-        """Runs `write(late)` until D1 takes it, while the lease lasts: `late` is None on the first
-        attempt, then says what failed. Raises the last error when the lease is up."""
+    async def must_land(self, names: str, what: str, until: int, write: Callable):
+        """Runs `write(late)` until D1 takes it, while the leases last: `late` is None on the
+        first attempt, then says what failed. Raises the last error when the leases are up."""
         late = None
         for attempt, pause in enumerate(RETRY_PAUSES, start=2):
             try:
                 return await write(late)
             except Exception as error:
-                log.warning("%s: %s was not recorded (%s); trying again", schedule.name, what, error)
+                log.warning("%s: the %s were not recorded (%s); trying again", names, what, error)
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 if self.clock_ms() + pause * 1000 >= until:
-                    log.error("%s: %s could not be recorded before its lease lapses at %s",
-                              schedule.name, what, iso(until))
+                    log.error("%s: the %s could not be recorded before the leases lapse at %s",
+                              names, what, iso(until))
                     raise
                 await asyncio.sleep(pause)
         return await write(late)
-
-    async def skip(self, schedule, state, following, reason, call, detail) -> RunReport | None:
-        run_id = _run_id()
-        try:
-            skipped = await self.store.skip(
-                schedule.name, state.due_at, following, reason, run_id, self.now, call, detail
-            )
-        except Exception as error:
-            landed = await self.landed(schedule, "skip", run_id, error, self.clock_ms() + LEASE_GRACE)
-            skipped = landed is Lease.TAKEN
-        if not skipped:
-            return None
-        log.info("%s: skipped the call due %s: %s", schedule.name, iso(state.due_at), reason)
-        return RunReport(
-            schedule.name, state.due_at, self.now, Outcome.SKIPPED, reason, detail=detail, call=call
-        )
 
     async def call(self, schedule: Schedule, call: Call, limit: int):
         with running(self.now, call):
@@ -321,6 +343,14 @@ def _fingerprint(schedules: list[Schedule]) -> str:
 
     declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in schedules))
     return hashlib.sha256(declared.encode()).hexdigest()
+
+
+def _names(items) -> str:
+    return ", ".join(item.name for item in items)
+
+
+def _noted(end: End, late: str | None) -> End:
+    return end if late is None else replace(end, detail="; ".join(filter(None, [end.detail, late])))
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:

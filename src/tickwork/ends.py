@@ -1,0 +1,51 @@
+"""Runs' ends, recorded as the runs finish: ends that come while a batch of them is on its way
+share the next batch, and no end waits for a slow sibling, unless the tick's statements are
+running out; then the rest wait to go together in one last batch."""
+
+import asyncio
+import logging
+from typing import Awaitable, Callable
+
+from .schedule_store import End
+
+log = logging.getLogger("tickwork")
+
+
+class Ends:
+    def __init__(
+        self,
+        write: Callable[[list[End]], Awaitable[None]],
+        expected: int,
+        may_write_now: Callable[[int, int], bool],
+    ):
+        """`write` records a batch of ends; `expected` is how many runs will end;
+        `may_write_now(queued, after)` says whether a batch of `queued` ends may go now and leave
+        room for one more of the `after` still running."""
+        self.write = write
+        self.outstanding = expected
+        self.may_write_now = may_write_now
+        self.queue: list[End] = []
+        self.writing: asyncio.Task | None = None
+
+    def add(self, end: End) -> None:
+        self.queue.append(end)
+        self.outstanding -= 1
+        if self.writing is None or self.writing.done():
+            self.writing = asyncio.create_task(self._write_queued())
+
+    async def _write_queued(self) -> None:
+        while self.queue:
+            if self.outstanding and not self.may_write_now(len(self.queue), self.outstanding):
+                return  # the last run's end takes these along
+            batch, self.queue = self.queue, []
+            try:
+                await self.write(batch)
+            except Exception:
+                names = ", ".join(end.name for end in batch)
+                log.exception("%s: the ends of these runs could not be recorded; their records end "
+                              "lease_expired when their leases lapse", names)
+
+    async def done(self) -> None:
+        """Waits until every end added has been written, or given up on."""
+        while self.writing is not None and not self.writing.done():
+            await self.writing
