@@ -21,8 +21,9 @@ _MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
 _DAYS = ("SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT")
 
 
-def _shown(token: str) -> str:
-    return token if len(token) <= 12 else f"{token[:12]}... ({len(token)} characters)"
+def shown(text: str) -> str:
+    """A value as a message quotes it: a long one cut short."""
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
 class CronInvalid(ValueError):
@@ -49,26 +50,29 @@ class _Field:
         if _NUMBER.fullmatch(token) and self.low <= int(token) <= self.high:
             return int(token)
         named = f", or {self.names[0]}-{self.names[-1]}" if self.names else ""
-        raise CronInvalid(f"the {self.name} field's `{_shown(token)}` is not a number from {self.low} to {self.high}{named}")
+        raise CronInvalid(
+            f"the {self.name} field's `{shown(token)}` is not a number from {self.low} to {self.high}{named}"
+        )
 
     def values(self, text: str) -> frozenset[int]:
         found: set[int] = set()
         for item in text.split(","):
             match = _ITEM.fullmatch(item)
+            said = f"the {self.name} field's `{shown(item)}`"
             if match is None:
-                raise CronInvalid(f"the {self.name} field's `{_shown(item)}` is not *, N or N-M, with an optional /S")
+                raise CronInvalid(f"{said} is not *, N or N-M, with an optional /S")
             start, end, step = match.groups()
             if start == "*" and end is not None:
-                raise CronInvalid(f"the {self.name} field's `{item}` is not a range: `*` is one already")
+                raise CronInvalid(f"{said} is not a range: `*` is one already")
             if start != "*" and end is None and step is not None:
-                raise CronInvalid(f"the {self.name} field's `{item}` steps from a single value",
+                raise CronInvalid(f"{said} steps from a single value",
                                   f"write `{start}-{self.high}/{step}` to step from {start} to the end")
             low, high = (self.low, self.high) if start == "*" else (self.value(start), self.value(end or start))
             if low > high:
-                raise CronInvalid(f"the {self.name} field's `{item}` runs backwards",
-                                  f"write the range low to high, or as two: `{end}-...,...-{start}`")
+                raise CronInvalid(f"{said} runs backwards",
+                                  f"write it low to high, or as two ranges: `{start}-{self.high},{self.low}-{end}`")
             if step is not None and not (_NUMBER.fullmatch(step) and 1 <= int(step) <= self.high):
-                raise CronInvalid(f"the {self.name} field's step `{_shown(step)}` is not a number from 1 to {self.high}")
+                raise CronInvalid(f"the {self.name} field's step `{shown(step)}` is not a number from 1 to {self.high}")
             found.update(range(low, high + 1, int(step or 1)))
         return frozenset(value % self.cycle for value in found) if self.cycle else frozenset(found)
 
