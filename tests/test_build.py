@@ -248,7 +248,7 @@ def test_every_problem_is_reported_in_one_run(tmp_path):
     "text, line, words",
     [
         ("schedule c {\n  every: 15m\n  run: queue_chore_census()\n", 1, "never closed"),
-        ("schedule c {\n  every: 15m\n}\n}\n", 4, "unknown declaration `}`"),
+        ("schedule c {\n  every: 15m\n  run: queue_chore_census()\n}\n}\n", 5, "unknown declaration `}`"),
         ("\n\nschedul c { every: 15m }", 3, "unknown declaration `schedul`"),
         ("schedule { every: 15m }", 1, "not followed by a name"),
         ("schedule c every: 15m", 1, "not followed by `{`"),

@@ -1,2 +1,2 @@
-"""`tickwork build`: validates an app's declarations (with pydantic) and writes what the Worker
-loads. Build-time only: nothing here is bundled into the Worker."""
+"""`tickwork build`: validates an app's declarations and writes what the Worker loads.
+Build-time only (it uses pydantic): nothing here is bundled into the Worker."""

@@ -6,10 +6,10 @@ from pathlib import Path
 
 from .collect import collect
 from .declaration import Declaration
-from .output import ensure_cron_trigger, write_manifest
+from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
 from .problems import BuildFailed, Problem
 from .project import Project, load_project, resolve_store
-from .schedules import Spec, check_workers_target, validate_declaration
+from .schedules import Spec, validate_declaration
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Built:
 
 
 def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
-    """Validates the whole app, gathering every problem rather than stopping at the first."""
+    """Validates the whole app, every check on every declaration, gathering every problem."""
     declarations, modules, problems = collect(project)
     store, why_none = resolve_store(project)
     specs: list[Spec] = []
@@ -40,15 +40,11 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
                     declaration.name,
                 )
             )
-            continue
-        seen[declaration.name] = declaration
+        seen.setdefault(declaration.name, declaration)
         spec, trouble = validate_declaration(
-            declaration, modules.get(declaration.domain), project.domain_module(declaration.domain)
+            declaration, modules.get(declaration.module), project.domain_module(declaration.domain)
         )
         problems += trouble
-        if spec is None:
-            continue
-        problems += check_workers_target(spec, declaration)
         if store is None:
             problems.append(
                 Problem(
@@ -61,7 +57,10 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
                     declaration.name,
                 )
             )
-        specs.append(spec)
+        if spec is not None:
+            specs.append(spec)
+    problems += check_statements_per_tick(project)
+    problems += cron_trigger_problems(project.root / "wrangler.toml")
     return store, specs, problems
 
 
@@ -73,7 +72,6 @@ def build(root: Path) -> Built:
     """
     project = load_project(root)
     store, specs, problems = check(project)
-    problems += check_statements_per_tick(project)
     if problems:
         raise BuildFailed(sorted(problems, key=lambda p: (p.file, p.line, p.code)))
     out = project.root / "build" / "app"

@@ -1,6 +1,10 @@
 """A declaration as written, before validation: from a `.jadpo` file or from Python."""
 
+import re
 from dataclasses import dataclass, field
+
+# A schedule's name, as a `.jadpo` file writes it and a decorator's `name=` must give it.
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 @dataclass(frozen=True)
@@ -12,9 +16,10 @@ class Item:
 
 @dataclass(frozen=True)
 class Declaration:
-    kind: str  # "schedule"
+    kind: str  # "schedule", "calendar" or "pulse"
     name: str
     domain: str
+    module: str  # where `run:` finds its action: the domain's module, or a decorator's own
     file: str  # relative to the project
     line: int
     items: tuple[Item, ...] = field(default=())

@@ -8,12 +8,17 @@
     }
 
 An item's value runs to the next `key:` or the closing brace, so items may share a line.
+
+A syntax error does not end the file: it is reported, and reading starts again at the next line
+that begins a declaration (`schedule`, `calendar` or `pulse`, then a name), so every syntax error
+is reported and every declaration around them still checked. Such a line also ends a declaration
+whose `{` is never closed.
 """
 
 import re
 from dataclasses import dataclass
 
-from .declaration import Declaration, Item
+from .declaration import NAME, Declaration, Item
 from .problems import Problem
 
 KINDS = ("schedule", "calendar", "pulse")
@@ -27,11 +32,13 @@ _TOKEN = re.compile(
   | (?P<doc>///[^\n]*)
   | (?P<comment>//[^\n]*)
   | (?P<string>"(?:[^"\\\n]|\\.)*")
-  | (?P<word>[A-Za-z_][A-Za-z0-9_.]*)
+  | (?P<unclosed>"[^\n]*)
+  | (?P<word>%s)
   | (?P<number>[0-9][A-Za-z0-9_.]*)
   | (?P<open>\{) | (?P<close>\}) | (?P<colon>:)
   | (?P<other>.)
-    """,
+    """
+    % NAME.pattern,
     re.VERBOSE,
 )
 
@@ -50,33 +57,30 @@ class _SyntaxError(Exception):
         self.line, self.message, self.mend = line, message, mend
 
 
-def _tokens(text: str):
-    line = 1
+def _tokens(text: str) -> list[_Token]:
+    tokens, line = [], 1
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup
         if kind == "newline":
             line += 1
-        elif kind == "other" and match.group() == '"':
-            raise _SyntaxError(line, "a string is not closed on its line", 'close it with "')
         elif kind not in ("space", "comment"):
-            yield _Token(kind, match.group(), line, match.start(), match.end())
+            tokens.append(_Token(kind, match.group(), line, match.start(), match.end()))
+    return tokens
 
 
-def parse(text: str, file: str, domain: str) -> tuple[list[Declaration], list[Problem]]:
-    """The declarations of one file, or the first syntax problem in it."""
-    try:
-        return _Parser(text, file, domain).declarations(), []
-    except _SyntaxError as error:
-        return [], [Problem(SYNTAX, error.message, error.mend, file, error.line)]
+def parse(text: str, file: str, domain: str, module: str) -> tuple[list[Declaration], list[Problem]]:
+    """The declarations of one file, and every syntax problem in it."""
+    return _Parser(text, file, domain, module).declarations()
 
 
 class _Parser:
-    def __init__(self, text: str, file: str, domain: str):
+    def __init__(self, text: str, file: str, domain: str, module: str):
         self.text = text
-        self.tokens = list(_tokens(text))
+        self.tokens = _tokens(text)
         self.at = 0
         self.file = file
         self.domain = domain
+        self.module = module
 
     def peek(self, ahead: int = 0) -> _Token | None:
         index = self.at + ahead
@@ -84,19 +88,37 @@ class _Parser:
 
     def take(self) -> _Token:
         token = self.tokens[self.at]
+        if token.kind == "unclosed":
+            raise _SyntaxError(token.line, "a string is not closed on its line", 'close it with "')
         self.at += 1
         return token
 
-    def declarations(self) -> list[Declaration]:
-        found = []
+    def starts_declaration(self, index: int) -> bool:
+        """Whether a line begins here with a kind's keyword and a name: where reading resumes."""
+        token = self.tokens[index]
+        name = self.tokens[index + 1] if index + 1 < len(self.tokens) else None
+        first_on_line = index == 0 or self.tokens[index - 1].line < token.line
+        keyword = token.kind == "word" and token.text in KINDS
+        return first_on_line and keyword and name is not None and name.kind == "word"
+
+    def declarations(self) -> tuple[list[Declaration], list[Problem]]:
+        found, problems = [], []
         doc: list[str] = []
         while (token := self.peek()) is not None:
             if token.kind == "doc":
                 doc.append(self.take().text[3:].strip())
                 continue
-            found.append(self.declaration("\n".join(doc)))
+            start = self.at
+            try:
+                found.append(self.declaration("\n".join(doc)))
+            except _SyntaxError as error:
+                problems.append(Problem(SYNTAX, error.message, error.mend, self.file, error.line))
+                self.at = next(
+                    (i for i in range(max(self.at, start + 1), len(self.tokens)) if self.starts_declaration(i)),
+                    len(self.tokens),
+                )
             doc = []
-        return found
+        return found, problems
 
     def declaration(self, doc: str) -> Declaration:
         keyword = self.take()
@@ -124,14 +146,14 @@ class _Parser:
         self.take()
         items = self.items(opening)
         return Declaration(
-            keyword.text, name.text, self.domain, self.file, keyword.line, tuple(items), doc
+            keyword.text, name.text, self.domain, self.module, self.file, keyword.line, tuple(items), doc
         )
 
     def items(self, opening: _Token) -> list[Item]:
         items = []
         while True:
             token = self.peek()
-            if token is None:
+            if token is None or self.starts_declaration(self.at):
                 raise _SyntaxError(
                     opening.line, "this `{` is never closed", "add the missing `}`"
                 )
@@ -155,7 +177,7 @@ class _Parser:
     def value(self, key: _Token) -> str:
         parts: list[_Token] = []
         while (token := self.peek()) is not None:
-            if token.kind in ("close", "open"):
+            if token.kind in ("close", "open") or self.starts_declaration(self.at):
                 break
             following = self.peek(1)
             if token.kind == "word" and following is not None and following.kind == "colon":

@@ -35,15 +35,39 @@ def write_manifest(
     return path
 
 
+def cron_trigger_problems(wrangler_toml: Path) -> list[Problem]:
+    """Where wrangler.toml says its triggers in a form the build cannot edit safely (an inline
+    table, dotted keys): a problem, rather than a Worker that never ticks."""
+    if _with_minute_cron(wrangler_toml.read_text()) is not None:
+        return []
+    return [
+        Problem(
+            "deployable.trigger_missing",
+            "wrangler.toml's triggers are written in a form the build cannot add the minute cron to",
+            f'put `crons = ["{MINUTE_CRON}"]` under a `[triggers]` table in wrangler.toml',
+            wrangler_toml.name,
+            1,
+        )
+    ]
+
+
 def ensure_cron_trigger(wrangler_toml: Path) -> bool:
     """Adds the minute cron to the top-level `[triggers] crons`; True if the file had to change.
-
-    Raises BuildFailed where the file says its triggers in a form this cannot edit safely
-    (an inline table, dotted keys), rather than leave a Worker that never ticks.
-    """
+    Raises BuildFailed with `cron_trigger_problems` where it cannot."""
     text = wrangler_toml.read_text()
-    if MINUTE_CRON in _crons(text):
+    changed = _with_minute_cron(text)
+    if changed is None:
+        raise BuildFailed(cron_trigger_problems(wrangler_toml))
+    if changed == text:
         return False
+    wrangler_toml.write_text(changed)
+    return True
+
+
+def _with_minute_cron(text: str) -> str | None:
+    """The file's text with the minute cron among its top-level crons; None where it cannot be."""
+    if MINUTE_CRON in _crons(text):
+        return text
     listed = ", ".join(f'"{cron}"' for cron in [*_crons(text), MINUTE_CRON])
     header = re.search(r"(?m)^\[triggers\][ \t]*(#.*)?$", text)
     if header is not None:
@@ -58,18 +82,7 @@ def ensure_cron_trigger(wrangler_toml: Path) -> bool:
         text = text[:header.end()] + section + text[end:]
     elif "triggers" not in tomllib.loads(text):
         text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
-    if MINUTE_CRON not in _crons(text):
-        raise BuildFailed([
-            Problem(
-                "deployable.trigger_missing",
-                "wrangler.toml's triggers are written in a form the build cannot add the minute cron to",
-                f'put `crons = ["{MINUTE_CRON}"]` under a `[triggers]` table in wrangler.toml',
-                wrangler_toml.name,
-                1,
-            )
-        ])
-    wrangler_toml.write_text(text)
-    return True
+    return text if MINUTE_CRON in _crons(text) else None
 
 
 def _crons(text: str) -> list[str]:

@@ -1,8 +1,10 @@
-"""Validates declarations with pydantic and turns them into what the Worker loads.
+"""Validates declarations and turns them into what the Worker loads.
 
 Three kinds: `schedule` (`every:` and `run:`, nothing else), `calendar` (a cron expression in a
-zone) and `pulse` (a cycle from the Unix epoch split into shares). Each problem a user can
-cause carries its documented code.
+zone) and `pulse` (a cycle from the Unix epoch split into shares). Each item is checked on its
+own, so no bad item hides another's problem; what needs several items (intervals within the
+cycle, the Workers target) is checked on those that are valid. Each problem a user can cause
+carries its documented code.
 """
 
 import inspect
@@ -11,23 +13,35 @@ from datetime import datetime
 from functools import cache
 from importlib import resources
 from types import ModuleType
-from typing import Annotated, Literal
+from typing import Literal
 
-from croniter import CroniterBadDateError, croniter
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError, ValidationInfo
-from pydantic_core import PydanticCustomError
+from croniter import CroniterBadDateError
+from pydantic import BaseModel, ConfigDict
 
 from tickwork.calendars import NONEXISTENT, REPEATED, parse_cron
+from tickwork.cron_syntax import MEND as CRON_MEND
+from tickwork.cron_syntax import parse as cron_fields
+from tickwork.cron_syntax import shown
 from tickwork.times import DAY, MINUTE, SECOND, UNITS
 
-from .declaration import Declaration
+from .declaration import Declaration, Item
 from .problems import Problem
 
-DURATION = re.compile(r"(\d+)([smhd])")
-SECONDS = re.compile(r"\d+")
+DURATION = re.compile(r"([0-9]+)([smhd])")  # ASCII digits only: `１５m` is no number
+SECONDS = re.compile(r"[0-9]+")
 CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)")
 # Times cross the D1 binding exactly only up to 2**53 ms; a century keeps every due time far below.
 LONGEST = 36_500 * DAY
+# A number is read to this many digits at most: int() refuses past 4,300, and no item needs 13.
+_DIGITS = 15
+
+
+class Invalid(Exception):
+    """One item's problem: its documented code, what is wrong, and how to mend it."""
+
+    def __init__(self, code: str, message: str, mend: str):
+        super().__init__(message)
+        self.code, self.mend = code, mend
 
 
 def _unquoted(text: str) -> str:
@@ -36,69 +50,57 @@ def _unquoted(text: str) -> str:
     return text
 
 
+def _whole(digits: str) -> int:
+    """ASCII digits as a number; past _DIGITS of them, one larger than any item takes."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= _DIGITS else 10**_DIGITS
+
+
 def _duration(code: str, item: str, example: str, bare_seconds: bool):
     """A whole number above zero of s, m, h or d (or, where `bare_seconds`, of seconds alone) in ms."""
 
     def check(text: str) -> int:
         text = _unquoted(text)
         match = DURATION.fullmatch(text)
-        if match and int(match.group(1)) > 0:
-            ms = int(match.group(1)) * UNITS[match.group(2)]
-        elif bare_seconds and SECONDS.fullmatch(text) and int(text) > 0:
-            ms = int(text) * SECOND
+        if match and _whole(match.group(1)) > 0:
+            ms = _whole(match.group(1)) * UNITS[match.group(2)]
+        elif bare_seconds and SECONDS.fullmatch(text) and _whole(text) > 0:
+            ms = _whole(text) * SECOND
         else:
             unit = "seconds, or of s, m, h or d" if bare_seconds else "s, m, h or d"
-            raise PydanticCustomError(
-                code,
-                "`{item}: {text}` is not a whole number above zero of {unit}",
-                {"item": item, "text": text, "unit": unit, "mend": f"write e.g. `{item}: {example}`"},
-            )
+            raise Invalid(code, f"`{item}: {shown(text)}` is not a whole number above zero of {unit}",
+                          f"write e.g. `{item}: {example}`")
         if ms > LONGEST:
-            raise PydanticCustomError(
-                code,
-                "`{item}: {text}` is longer than a hundred years",
-                {"item": item, "text": text, "mend": f"write at most `{item}: 36500d`"},
-            )
+            raise Invalid(code, f"`{item}: {shown(text)}` is longer than a hundred years",
+                          f"write at most `{item}: 36500d`")
         return ms
 
     return check
 
 
-def _run(text: str, info: ValidationInfo) -> str:
-    domain: ModuleType | None = info.context["module"]
-    domain_name: str = info.context["domain"]
+def _run(text: str, module: ModuleType | None, domain: str, package: str) -> str:
+    """The action a `run:` calls: an `async def` of the domain's package, named in `module`."""
     match = CALL.fullmatch(text)
     if not match:
-        raise PydanticCustomError(
-            "schedule.run_invalid",
-            "`run: {text}` is not a call, with no arguments, of an action",
-            {"text": text, "mend": "write the action's name and `()`, e.g. `run: tidy_up()`"},
-        )
+        raise Invalid("schedule.run_invalid", f"`run: {shown(text)}` is not a call, with no arguments, of an action",
+                      "write the action's name and `()`, e.g. `run: tidy_up()`")
     name = match.group(1)
-    action = getattr(domain, name, None) if domain is not None else None
-    if action is None or getattr(action, "__module__", None) != getattr(domain, "__name__", None):
-        raise PydanticCustomError(
-            "schedule.run_invalid",
-            "`{name}` is not an action of domain `{domain}`",
-            {
-                "name": name,
-                "domain": domain_name,
-                "mend": f"define `async def {name}():` in domain `{domain_name}`'s module",
-            },
-        )
+    action = getattr(module, name, None) if module is not None else None
+    if action is None or not _within(getattr(action, "__module__", None), package):
+        raise Invalid("schedule.run_invalid", f"`{name}` is not an action of domain `{domain}`",
+                      f"define `async def {name}():` in domain `{domain}`'s module")
     if not inspect.iscoroutinefunction(action):
-        raise PydanticCustomError(
-            "schedule.run_invalid",
-            "action `{name}` is not an `async def` function",
-            {"name": name, "mend": f"declare it as `async def {name}():`"},
-        )
+        raise Invalid("schedule.run_invalid", f"action `{name}` is not an `async def` function",
+                      f"declare it as `async def {name}():`")
     if inspect.signature(action).parameters:
-        raise PydanticCustomError(
-            "schedule.run_invalid",
-            "action `{name}` takes parameters; it is called with none",
-            {"name": name, "mend": f"make it `async def {name}():`; read `call.at`, `call.n`, `call.i` inside"},
-        )
+        raise Invalid("schedule.run_invalid", f"action `{name}` takes parameters; it is called with none",
+                      f"make it `async def {name}():`; read `call.at`, `call.n`, `call.i` inside")
     return name
+
+
+def _within(module: str | None, package: str) -> bool:
+    """Whether a module is the domain's package or one of its modules."""
+    return module is not None and (module == package or module.startswith(package + "."))
 
 
 def _cron(text: str) -> str:
@@ -106,19 +108,13 @@ def _cron(text: str) -> str:
     try:
         cron = parse_cron(expression)
     except (ValueError, KeyError, TypeError) as error:
-        raise PydanticCustomError(
-            "schedule.cron_invalid",
-            "`cron: {text}` does not parse: {why}",
-            {"text": expression, "why": str(error), "mend": 'write 5 fields, or 6 with seconds first, e.g. `cron: "0 9 * * 1"`'},
-        ) from None
+        raise Invalid("schedule.cron_invalid", f"`cron: {shown(expression)}` does not parse: {error}",
+                      getattr(error, "mend", CRON_MEND)) from None
     try:
         cron.get_next(start_time=datetime(2000, 1, 1))
     except CroniterBadDateError:
-        raise PydanticCustomError(
-            "schedule.cron_invalid",
-            "`cron: {text}` never comes due",
-            {"text": expression, "mend": "name a date that exists, e.g. not the 30th of February"},
-        ) from None
+        raise Invalid("schedule.cron_invalid", f"`cron: {expression}` never comes due",
+                      "name a date that exists, e.g. not the 30th of February") from None
     return expression
 
 
@@ -131,11 +127,8 @@ def _vendored_zones() -> frozenset[str]:
 def _zone(text: str) -> str:
     zone = _unquoted(text)
     if zone not in _vendored_zones():
-        raise PydanticCustomError(
-            "schedule.zone_invalid",
-            "`zone: {text}` is not an IANA time zone",
-            {"text": zone, "mend": "write a zone such as `Europe/Berlin` or `America/New_York`"},
-        )
+        raise Invalid("schedule.zone_invalid", f"`zone: {shown(zone)}` is not an IANA time zone",
+                      "write a zone such as `Europe/Berlin` or `America/New_York`")
     return zone
 
 
@@ -143,56 +136,43 @@ def _choice(code: str, item: str, allowed: tuple[str, ...]):
     def check(text: str) -> str:
         value = _unquoted(text)
         if value not in allowed:
-            raise PydanticCustomError(
-                code,
-                "`{item}: {text}` is none of {allowed}",
-                {"item": item, "text": value, "allowed": ", ".join(allowed), "mend": f"write `{item}: {allowed[0]}` or one of: {', '.join(allowed)}"},
-            )
+            raise Invalid(code, f"`{item}: {shown(value)}` is none of {', '.join(allowed)}",
+                          f"write `{item}: {allowed[0]}` or one of: {', '.join(allowed)}")
         return value
 
     return check
 
 
 def _intervals(text: str) -> int:
-    if not SECONDS.fullmatch(_unquoted(text)) or int(_unquoted(text)) < 1:
-        raise PydanticCustomError(
-            "schedule.intervals_invalid",
-            "`intervals: {text}` is not a whole number of at least 1",
-            {"text": text, "mend": "write e.g. `intervals: 24`"},
-        )
-    return int(_unquoted(text))
+    value = _unquoted(text)
+    code, said = "schedule.intervals_invalid", f"`intervals: {shown(value)}`"
+    if not SECONDS.fullmatch(value) or _whole(value) < 1:
+        raise Invalid(code, f"{said} is not a whole number of at least 1", "write e.g. `intervals: 24`")
+    if _whole(value) > LONGEST // SECOND:
+        raise Invalid(code, f"{said} is more than the longest cycle's seconds", "make `intervals` at most `cycle`")
+    return _whole(value)
 
 
-Run = Annotated[str, AfterValidator(_run)]
+# How each item is read; `run:` is read against the declaration's module.
+CHECKS = {
+    "every": _duration("schedule.every_invalid", "every", "15m", False),
+    "cron": _cron,
+    "zone": _zone,
+    "overdue": _duration("schedule.overdue_invalid", "overdue", "3600", True),
+    "nonexistent": _choice("schedule.dst_invalid", "nonexistent", NONEXISTENT),
+    "repeated": _choice("schedule.dst_invalid", "repeated", REPEATED),
+    "cycle": _duration("schedule.cycle_invalid", "cycle", "300", True),
+    "intervals": _intervals,
+}
 
-
-class _Items(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ScheduleItems(_Items):
-    """A schedule holds `every:` and `run:` and nothing else."""
-
-    every: Annotated[str, AfterValidator(_duration("schedule.every_invalid", "every", "15m", False))]
-    run: Run
-
-
-class CalendarItems(_Items):
-    cron: Annotated[str, AfterValidator(_cron)]
-    zone: Annotated[str, AfterValidator(_zone)] = "UTC"
-    overdue: Annotated[str, AfterValidator(_duration("schedule.overdue_invalid", "overdue", "3600", True))] | None = None
-    nonexistent: Annotated[str, AfterValidator(_choice("schedule.dst_invalid", "nonexistent", NONEXISTENT))] = "shift"
-    repeated: Annotated[str, AfterValidator(_choice("schedule.dst_invalid", "repeated", REPEATED))] = "first"
-    run: Run
-
-
-class PulseItems(_Items):
-    cycle: Annotated[str, AfterValidator(_duration("schedule.cycle_invalid", "cycle", "300", True))]
-    intervals: Annotated[str, AfterValidator(_intervals)] = "1"
-    run: Run
-
-
-ITEMS = {"schedule": ScheduleItems, "calendar": CalendarItems, "pulse": PulseItems}
+REQUIRED = object()
+# The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
+ITEMS = {
+    "schedule": {"every": REQUIRED, "run": REQUIRED},
+    "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
+                 "run": REQUIRED},
+    "pulse": {"cycle": REQUIRED, "intervals": 1, "run": REQUIRED},
+}
 
 _MISSING = {
     "every": ("schedule.every_invalid", "add e.g. `every: 15m`"),
@@ -227,78 +207,86 @@ class Spec(BaseModel):
 
 
 def validate_declaration(
-    declaration: Declaration, module: ModuleType | None, module_name: str
+    declaration: Declaration, module: ModuleType | None, package: str
 ) -> tuple[Spec | None, list[Problem]]:
+    """Every problem of one declaration, whose `run:` names an action of `module` (None where it
+    failed to import) defined in the domain's `package`; its Spec where it has none."""
+    holds = ITEMS[declaration.kind]
+    written: dict[str, Item] = {}
     problems = []
-    items = {}
     for item in declaration.items:
-        if item.key in items:
+        if item.key not in holds:
+            allowed = ", ".join(f"`{key}:`" for key in holds)
+            problems.append(_problem(declaration, "schedule.item_invalid", item.line,
+                                     f"a {declaration.kind} holds only {allowed}, not `{item.key}:`",
+                                     f"remove `{item.key}:`"))
+        elif item.key in written:
             problems.append(_problem(declaration, "schedule.item_invalid", item.line,
                                      f"`{item.key}:` is given twice", f"keep one `{item.key}:`"))
         else:
-            items[item.key] = item
-    model = ITEMS[declaration.kind]
-    context = {"module": module, "domain": declaration.domain}
-    try:
-        checked = model.model_validate({key: item.value for key, item in items.items()}, context=context)
-    except ValidationError as invalid:
-        return None, problems + [_from_pydantic(declaration, items, error) for error in invalid.errors()]
+            written[item.key] = item
+    values = {}
+    for key, default in holds.items():
+        if key not in written:
+            if default is REQUIRED:
+                code, mend = _MISSING[key]
+                problems.append(_problem(declaration, code, declaration.line,
+                                         f"the {declaration.kind} has no `{key}:`", mend))
+            else:
+                values[key] = default
+            continue
+        item = written[key]
+        try:
+            if key == "run":
+                values[key] = _run(item.value, module, declaration.domain, package)
+            else:
+                values[key] = CHECKS[key](item.value)
+        except Invalid as invalid:
+            problems.append(_problem(declaration, invalid.code, item.line, str(invalid), invalid.mend))
+    problems += _together(declaration, values, written)
     if problems:
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
-                  module=module_name, action=checked.run, source=f"{declaration.file}:{declaration.line}")
-    if isinstance(checked, ScheduleItems):
-        fields["every_ms"] = int(checked.every)
-    elif isinstance(checked, CalendarItems):
-        fields |= dict(cron=checked.cron, zone=checked.zone, nonexistent=checked.nonexistent,
-                       repeated=checked.repeated, overdue_ms=None if checked.overdue is None else int(checked.overdue))
+                  module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}")
+    if declaration.kind == "schedule":
+        fields["every_ms"] = values["every"]
+    elif declaration.kind == "calendar":
+        fields |= dict(cron=values["cron"], zone=values["zone"], nonexistent=values["nonexistent"],
+                       repeated=values["repeated"], overdue_ms=values["overdue"])
     else:
-        cycle, intervals = int(checked.cycle), int(checked.intervals)
-        if intervals * SECOND > cycle:
-            line = items["intervals"].line
-            return None, [_problem(declaration, "schedule.intervals_invalid", line,
-                                   f"`intervals: {intervals}` is more than the cycle's {cycle // SECOND} seconds",
-                                   "make `intervals` at most `cycle`")]
-        fields |= dict(cycle_ms=cycle, intervals=intervals)
+        fields |= dict(cycle_ms=values["cycle"], intervals=values["intervals"])
     return Spec(**fields), []
 
 
-def check_workers_target(spec: Spec, declaration: Declaration) -> list[Problem]:
-    """A Worker ticks on a minute's cron, so it cannot honour anything due more often."""
+def _together(declaration: Declaration, values: dict, written: dict[str, Item]) -> list[Problem]:
+    """What needs several items, checked on those that are valid: a pulse's intervals within its
+    cycle, and the Workers target, whose minute's cron cannot honour anything due more often."""
     def at(key: str) -> int:
-        return next((item.line for item in declaration.items if item.key == key), declaration.line)
+        return written[key].line if key in written else declaration.line
 
     def unsupported(key: str, what: str, mend: str) -> list[Problem]:
         return [_problem(declaration, "deployable.target_unsupported", at(key),
                          f"{what}; a Worker ticks once a minute", mend)]
 
-    if spec.kind == "schedule" and spec.every_ms < MINUTE:
-        return unsupported("every", f"`every:` of {spec.every_ms // 1000}s is under a minute",
+    kind = declaration.kind
+    if kind == "schedule" and "every" in values and values["every"] < MINUTE:
+        return unsupported("every", f"`every:` of {values['every'] // 1000}s is under a minute",
                            "use `every: 1m` or more")
-    if spec.kind == "pulse" and spec.cycle_ms < MINUTE * spec.intervals:
-        return unsupported("cycle", f"a share of {spec.cycle_ms / spec.intervals / 1000:g}s is under a minute",
-                           "make `cycle` / `intervals` at least 60 seconds")
-    if spec.kind == "calendar":
-        expanded, _ = croniter.expand(spec.cron, second_at_beginning=True)
-        if len(expanded) == 6 and (expanded[5] == ["*"] or len(expanded[5]) > 1):
+    if kind == "pulse" and "cycle" in values and "intervals" in values:
+        cycle, intervals = values["cycle"], values["intervals"]
+        if intervals * SECOND > cycle:
+            return [_problem(declaration, "schedule.intervals_invalid", at("intervals"),
+                             f"`intervals: {intervals}` is more than the cycle's {cycle // SECOND} seconds",
+                             "make `intervals` at most `cycle`")]
+        if cycle < MINUTE * intervals:
+            return unsupported("cycle", f"a share of {cycle / intervals / 1000:g}s is under a minute",
+                               "make `cycle` / `intervals` at least 60 seconds")
+    if kind == "calendar" and "cron" in values:
+        fields = cron_fields(values["cron"])
+        if len(fields) == 6 and len(fields[0]) > 1:
             return unsupported("cron", "its seconds field comes due more than once a minute",
                                "name one second, e.g. `0` for the first, or use 5 fields")
     return []
-
-
-def _from_pydantic(declaration: Declaration, items, error) -> Problem:
-    key = str(error["loc"][0]) if error["loc"] else ""
-    line = items[key].line if key in items else declaration.line
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        allowed = ", ".join(f"`{name}:`" for name in ITEMS[declaration.kind].model_fields)
-        return _problem(declaration, "schedule.item_invalid", line,
-                        f"a {declaration.kind} holds only {allowed}, not `{key}:`", f"remove `{key}:`")
-    if kind == "missing":
-        code, mend = _MISSING[key]
-        return _problem(declaration, code, line, f"the {declaration.kind} has no `{key}:`", mend)
-    mend = (error.get("ctx") or {}).get("mend", "")
-    return _problem(declaration, kind, line, error["msg"], mend)
 
 
 def _problem(declaration: Declaration, code: str, line: int, message: str, mend: str) -> Problem:

@@ -35,14 +35,14 @@ _ASIDE = timedelta(seconds=1)
 
 
 def parse_cron(expression: str):
-    """A croniter for 5 fields, or 6 with seconds first; raises ValueError otherwise."""
+    """A croniter for 5 fields, or 6 with seconds first, as `cron_syntax` accepts them; raises
+    `cron_syntax.CronInvalid` (a ValueError) otherwise."""
     from croniter import croniter  # imported at first use: a Worker's cold start skips it
 
-    fields = expression.split()
-    if len(fields) not in (5, 6):
-        raise ValueError(f"a cron expression has 5 fields, or 6 with seconds first; this has {len(fields)}")
+    from .cron_syntax import canonical
+
     return croniter(
-        expression, datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True
+        canonical(expression), datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True
     )
 
 

@@ -13,8 +13,9 @@
 
 are `schedule tidy_up { every: 1h  run: tidy_up() }` and so on, in the function's domain.
 Decorators stack: one action may have several entries, each named (`name=`) apart.
-The decorators only note the declaration on the function; `make build` validates them with
-the `.jadpo` ones.
+The decorators only note the declaration on the function, its arguments as given; `make build`
+validates them with the `.jadpo` ones, so a bad argument is a problem with its code and the
+decorator's file:line, not an error on import.
 """
 
 import sys
@@ -26,8 +27,8 @@ DECLARATIONS = "__tickwork_declarations__"
 @dataclass(frozen=True)
 class Declared:
     kind: str
-    name: str
-    items: dict[str, str]
+    name: object  # a str when the app is right
+    items: dict[str, object]
     file: str
     line: int
 
@@ -37,9 +38,9 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     file, line = caller.f_code.co_filename, caller.f_lineno
 
     def declare(action):
-        written = {key: str(value) for key, value in items.items() if value is not None}
-        written["run"] = f"{action.__name__}()"
-        declared = Declared(kind, name or action.__name__, written, file, line)
+        given = {key: value for key, value in items.items() if value is not None}
+        given["run"] = f"{action.__name__}()"
+        declared = Declared(kind, action.__name__ if name is None else name, given, file, line)
         action.__dict__.setdefault(DECLARATIONS, []).append(declared)
         return action
 

@@ -1,0 +1,108 @@
+"""Whatever a declaration holds, the build answers with a documented code, file:line and a mend,
+never a traceback: decorator names, numbers of any length, digits of other scripts, decorators
+anywhere in a domain's package."""
+
+import pytest
+from test_build import ACTIONS, CENSUS, calendar_with, codes, problems, project, pulse_with
+from tickwork_build.__main__ import main as build_main
+from tickwork_build.build import build
+
+THOUSANDS = "1" * 4301  # past the 4,300 digits Python's int() reads from text
+
+
+@pytest.mark.parametrize("name", ["123", '["a"]', 'b"a"', '""', '"a b"', '"1st"', "0", "[]"])
+def test_a_decorator_name_that_is_not_a_schedule_name_is_item_invalid_at_the_decorator(tmp_path, capsys, name):
+    source = f'from tickwork import schedule\n\n\n@schedule(every="1h", name={name})\nasync def tidy_up():\n    pass\n'
+    root = project(tmp_path, {}, actions=source)
+    [problem] = problems(root)
+    assert (problem.code, problem.line) == ("schedule.item_invalid", 4)
+    assert problem.file == "src/app/domains/planning/__init__.py"
+    assert "name=" in problem.message and "name=" in problem.mend
+    assert build_main([str(root)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_decorator_name_may_hold_dots_as_a_jadpo_name_may(tmp_path):
+    source = 'from tickwork import schedule\n\n@schedule(every="1h", name="tidy.up_2")\nasync def tidy_up():\n    pass\n'
+    assert [s.name for s in build(project(tmp_path, {}, actions=source)).schedules] == ["tidy.up_2"]
+
+
+@pytest.mark.parametrize(
+    "files, code, line",
+    [
+        ({"c.jadpo": CENSUS.replace("15m", THOUSANDS + "m")}, "schedule.every_invalid", 4),
+        (pulse_with(f"cycle: {THOUSANDS}"), "schedule.cycle_invalid", 2),
+        (pulse_with(f"cycle: {THOUSANDS}s"), "schedule.cycle_invalid", 2),
+        (pulse_with(f"cycle: 300\n  intervals: {THOUSANDS}"), "schedule.intervals_invalid", 3),
+        (calendar_with(f'cron: "0 9 * * 1"\n  overdue: {THOUSANDS}'), "schedule.overdue_invalid", 3),
+    ],
+)
+def test_a_number_of_thousands_of_digits_has_the_items_own_code_and_a_mend(tmp_path, files, code, line):
+    [problem] = problems(project(tmp_path, files))
+    assert (problem.code, problem.line) == (code, line)
+    assert problem.mend and len(problem.message) < 200
+
+
+def test_a_number_too_long_to_print_given_to_a_decorator_is_the_items_problem_not_a_crash(tmp_path):
+    source = ACTIONS + "\nfrom tickwork import pulse\npulse(cycle=10**5000, name='sweep')(queue_chore_census)\n"
+    assert codes(project(tmp_path, {}, actions=source)) == [("schedule.cycle_invalid", "sweep", 11)]
+
+
+@pytest.mark.parametrize(
+    "files, code",
+    [
+        ({"c.jadpo": CENSUS.replace("15m", "١٥m")}, "schedule.every_invalid"),  # Arabic-Indic
+        ({"c.jadpo": CENSUS.replace("15m", "１５m")}, "schedule.every_invalid"),  # full-width
+        (pulse_with("cycle: ३००"), "schedule.cycle_invalid"),  # Devanagari
+        (pulse_with("cycle: 300\n  intervals: ١٢"), "schedule.intervals_invalid"),
+        (calendar_with('cron: "0 9 * * 1"\n  overdue: ３６００'), "schedule.overdue_invalid"),
+    ],
+)
+def test_digits_other_than_ascii_are_not_numbers(tmp_path, files, code):
+    assert [p.code for p in problems(project(tmp_path, files))] == [code]
+
+
+JOBS = 'from tickwork import schedule\n\n\n@schedule(every="1h")\nasync def tidy_up():\n    pass\n'
+
+
+def domain_with_module(tmp_path, name: str, source: str, init: str = ACTIONS):
+    root = project(tmp_path, {}, actions=init)
+    path = root / "src/app/domains/planning" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(source)
+    return root
+
+
+def test_a_decorator_in_another_module_of_the_domain_is_collected_with_its_module(tmp_path):
+    built = build(domain_with_module(tmp_path, "jobs.py", JOBS))
+    [spec] = built.schedules
+    assert (spec.name, spec.domain, spec.action) == ("tidy_up", "planning", "tidy_up")
+    assert spec.module == "app.domains.planning.jobs"
+    assert spec.source == "src/app/domains/planning/jobs.py:4"
+
+
+def test_a_decorator_in_a_subpackage_of_the_domain_is_collected(tmp_path):
+    root = domain_with_module(tmp_path, "chores/weekly.py", JOBS)
+    (root / "src/app/domains/planning/chores/__init__.py").write_text("")
+    [spec] = build(root).schedules
+    assert spec.module == "app.domains.planning.chores.weekly"
+
+
+def test_a_decorated_action_imported_into_the_domains_module_is_declared_once(tmp_path):
+    init = ACTIONS + "from .jobs import tidy_up\n"
+    [spec] = build(domain_with_module(tmp_path, "jobs.py", JOBS, init)).schedules
+    assert spec.module == "app.domains.planning.jobs"
+
+
+def test_a_jadpo_run_names_an_action_imported_into_the_domains_module_from_its_package(tmp_path):
+    jobs = "async def tidy_up():\n    pass\n"
+    root = domain_with_module(tmp_path, "jobs.py", jobs, ACTIONS + "from .jobs import tidy_up\n")
+    (root / "src/app/domains/planning/schedules/t.jadpo").write_text("schedule t { every: 1h  run: tidy_up() }")
+    [spec] = build(root).schedules
+    assert (spec.module, spec.action) == ("app.domains.planning", "tidy_up")
+
+
+def test_another_module_of_the_domain_that_fails_to_import_is_reported_where_it_fails(tmp_path):
+    root = domain_with_module(tmp_path, "jobs.py", "x = 1\nraise RuntimeError('no config')\n")
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == ("domain.import_failed", "src/app/domains/planning/jobs.py", 2)
