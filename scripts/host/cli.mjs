@@ -89,7 +89,7 @@ function json(res, status, body) {
 // answer only this machine's own pages: a `Host` other than the host's loopback address is a
 // DNS-rebinding page, an `Origin` other than its own (or a browser's `Sec-Fetch-Site` saying so)
 // is another site. Why a request is refused, or null.
-export function foreignRequest(headers, port) {
+function foreignRequest(headers, port) {
   const own = [`127.0.0.1:${port}`, `localhost:${port}`];
   const host = (headers.host ?? '').toLowerCase();
   const origin = headers.origin?.toLowerCase();
