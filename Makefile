@@ -45,13 +45,18 @@ test: setup
 
 # The local Workers host (scripts/host/) runs the bundle on Pyodide with wrangler.toml's bindings
 # on Miniflare; D1 state in .wrangler/state. ARGS passes flags on: make dev ARGS=--json.
-dev: bundle
-	node scripts/host/cli.mjs dev $(ARGS)
+# The set-up's output (make's, pip's, npm's, the build's, wrangler's) goes to stderr, so that
+# with --json stdout holds only the host's JSON lines.
+dev:
+	@$(MAKE) --no-print-directory bundle >&2
+	@node scripts/host/cli.mjs dev $(ARGS)
 
 # One tick at TIME (epoch ms, an ISO UTC time such as 2026-01-05T09:15Z, or now), then exit.
+# More than a day from now it needs ARGS=--far.
 TIME ?= now
-tick: bundle
-	node scripts/host/cli.mjs tick --time "$(TIME)" $(ARGS)
+tick:
+	@$(MAKE) --no-print-directory bundle >&2
+	@node scripts/host/cli.mjs tick --time "$(TIME)" $(ARGS)
 
 # Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
 BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \

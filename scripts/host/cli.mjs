@@ -1,32 +1,26 @@
 #!/usr/bin/env node
 // tickwork's local Workers host.
 //
-//   node scripts/host/cli.mjs dev  [--port 8787] [--json] [--no-timer]
-//   node scripts/host/cli.mjs tick [--time 2026-01-05T09:15Z|<epoch ms>|now] [--cron "* * * * *"] [--json]
+//   node scripts/host/cli.mjs dev  [--port 8787] [--json] [--no-timer] [--fresh]
+//   node scripts/host/cli.mjs tick [--time 2026-01-05T09:15Z|<epoch ms>|now] [--far] [--cron "* * * * *"] [--json]
 //   common: [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]
 //
 // `dev` ticks at each whole minute (each 10 s while queues are bound), serves the Worker's fetch
-// and `GET /cdn-cgi/handler/scheduled?cron=...&time=<ms>`; `tick` runs one tick and exits.
-// The bundle is what `wrangler deploy --dry-run --outdir` wrote (`make bundle`).
+// and `GET /cdn-cgi/handler/scheduled?cron=...&time=<ms>` (or `/__scheduled`, as wrangler does);
+// `tick` runs one tick and exits. A tick by hand more than a day from now needs --far (`far=1`).
+// `--fresh` empties the local D1 first. The bundle is what `wrangler deploy --dry-run --outdir`
+// wrote (`make bundle`).
 
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-import { describeRun, Host, iso } from './host.mjs';
+import { describeRun, Host } from './host.mjs';
+import { iso, tickTime } from './times.mjs';
 import { cronPlan, nextTickAt, tickStep } from './timer.mjs';
 
-const USAGE = `usage: cli.mjs dev|tick [--time T] [--cron C] [--json] [--port N] [--no-timer]
+const USAGE = `usage: cli.mjs dev|tick [--time T] [--far] [--cron C] [--json] [--port N] [--no-timer] [--fresh]
        [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]`;
-
-export function parseTime(text) {
-  if (text === undefined || text === 'now') return Math.floor(Date.now() / 60_000) * 60_000;
-  if (/^\d+$/.test(text)) return Number(text);
-  let normal = text.trim().replace(' ', 'T');
-  if (!/(Z|[+-]\d\d:?\d\d)$/i.test(normal)) normal += 'Z';
-  const ms = Date.parse(normal);
-  if (Number.isNaN(ms)) throw new Error(`--time '${text}' is neither epoch ms nor an ISO UTC time`);
-  return ms;
-}
+const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
 
 // Where everything is printed. Human: run lines and the Worker's output on stdout, its stderr on
 // stderr. JSON: stdout holds only one JSON object per run or skip; the rest goes to stderr.
@@ -91,19 +85,56 @@ function json(res, status, body) {
   res.end(JSON.stringify(body));
 }
 
-function serve(host, printer, { port, crons, track }) {
+// The host's own endpoints (/cdn-cgi/..., /__scheduled) reset and tick the local D1, so they
+// answer only this machine's own pages: a `Host` other than the host's loopback address is a
+// DNS-rebinding page, an `Origin` other than its own (or a browser's `Sec-Fetch-Site` saying so)
+// is another site. Why a request is refused, or null.
+function foreignRequest(headers, port) {
+  const own = [`127.0.0.1:${port}`, `localhost:${port}`];
+  const host = (headers.host ?? '').toLowerCase();
+  const origin = headers.origin?.toLowerCase();
+  const site = headers['sec-fetch-site'];
+  if (!own.includes(host)) return `its Host '${headers.host ?? ''}' is not ${own.join(' or ')}`;
+  if (origin !== undefined && !own.some((address) => origin === `http://${address}`)) {
+    return `its Origin '${headers.origin}' is not this host's own`;
+  }
+  if (site !== undefined && !['same-origin', 'none'].includes(site)) return `it comes from another site (${site})`;
+  return null;
+}
+
+function plain(res, status, text) {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}
+
+// Listens before the Worker is loaded, so that a port in use is said at once; requests wait for
+// `started` ({host, crons}).
+function serve(started, printer, { port, track }) {
   const server = http.createServer(async (req, res) => {
-    const url = new URL(req.url, `http://${req.headers.host ?? 'localhost'}`);
+    const url = new URL(req.url, 'http://127.0.0.1');
     try {
-      if (url.pathname === '/cdn-cgi/handler/scheduled') {
+      const own = SCHEDULED.includes(url.pathname) || url.pathname.startsWith('/cdn-cgi/');
+      const foreign = own && foreignRequest(req.headers, server.address().port);
+      if (foreign) {
+        return plain(res, 403, `tickwork host: refused ${req.method} ${url.pathname}: ${foreign}. ` +
+          `Its own endpoints answer only requests from this machine, e.g. curl http://127.0.0.1:${server.address().port}${url.pathname}\n`);
+      }
+      const { host, crons } = await started;
+      const wantsJson = (req.headers.accept ?? '').includes('application/json');
+      if (SCHEDULED.includes(url.pathname)) {
         const cron = url.searchParams.get('cron') ?? crons[0] ?? '* * * * *';
-        const time = parseTime(url.searchParams.get('time') ?? undefined);
-        const { value, lines } = await track(host.capturing(() => tickOnce(host, printer, cron, time)));
-        if ((req.headers.accept ?? '').includes('application/json')) {
-          return json(res, value.ok ? 200 : 500, { ...value, cron, time, lines });
+        let time;
+        try {
+          time = tickTime(url.searchParams.get('time') ?? undefined, {
+            now: Date.now(),
+            far: url.searchParams.get('far') === '1',
+          });
+        } catch (error) {
+          return wantsJson ? json(res, 400, { ok: false, error: error.message }) : plain(res, 400, `${error.message}\n`);
         }
-        res.writeHead(value.ok ? 200 : 500, { 'content-type': 'text/plain' });
-        return res.end(value.ok ? 'Ran scheduled event' : `Scheduled event failed:\n${value.error}`);
+        const { value, lines } = await track(host.capturing(() => tickOnce(host, printer, cron, time)));
+        if (wantsJson) return json(res, value.ok ? 200 : 500, { ...value, cron, time, lines });
+        return plain(res, value.ok ? 200 : 500, value.ok ? 'Ran scheduled event' : `Scheduled event failed:\n${value.error}`);
       }
       if (url.pathname === '/cdn-cgi/tickwork/reset' && req.method === 'POST') {
         return json(res, 200, { applied: await host.reset() });
@@ -116,7 +147,11 @@ function serve(host, printer, { port, crons, track }) {
         });
       }
       const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await readBody(req);
-      const request = new Request(url, { method: req.method, headers: req.headers, body });
+      const request = new Request(new URL(req.url, `http://${req.headers.host ?? 'localhost'}`), {
+        method: req.method,
+        headers: req.headers,
+        body,
+      });
       await sendResponse(res, await track(host.fetch(request)));
     } catch (error) {
       printer.error(`${req.method} ${url.pathname} failed:\n${error.message}`);
@@ -124,7 +159,13 @@ function serve(host, printer, { port, crons, track }) {
       res.end(`${error.message}\n`);
     }
   });
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(server)));
+  return new Promise((resolve, reject) => {
+    server.once('error', (error) => {
+      if (error.code !== 'EADDRINUSE') return reject(error);
+      reject(new Error(`port ${port} is in use (another make dev?); pick another: make dev ARGS="--port ${port + 1}"`));
+    });
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
 }
 
 // The timer of `dev`: the marks and crons of timer.mjs, delivered by real timeouts.
@@ -152,7 +193,9 @@ async function main() {
       port: { type: 'string', default: '8787' },
       json: { type: 'boolean', default: false },
       'no-timer': { type: 'boolean', default: false },
+      fresh: { type: 'boolean', default: false },
       time: { type: 'string' },
+      far: { type: 'boolean', default: false },
       cron: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -163,36 +206,44 @@ async function main() {
     return values.help ? 0 : 2;
   }
   const printer = new Printer(values.json);
-  const started = Date.now();
-  const host = await Host.start({
-    configPath: values.config,
-    bundleDir: values.bundle,
-    persistTo: values['persist-to'],
-    output: (stream, line) => printer.worker(stream, line),
-  });
-  const crons = host.platform.config.triggers?.crons ?? [];
-
-  if (command === 'tick') {
-    const time = parseTime(values.time);
-    const result = await tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time);
-    await host.dispose();
-    return result.ok ? 0 : 1;
-  }
-
+  const time = command === 'tick' ? tickTime(values.time, { now: Date.now(), far: values.far }) : undefined;
   const inflight = new Set();
   const track = (promise) => {
     inflight.add(promise);
     promise.finally(() => inflight.delete(promise)).catch(() => {});
     return promise;
   };
-  const server = await serve(host, printer, { port: Number(values.port), crons, track });
+  let ready;
+  const started = new Promise((resolve) => (ready = resolve));
+  const server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track }) : undefined;
+
+  const startedAt = Date.now();
+  const host = await Host.start({
+    configPath: values.config,
+    bundleDir: values.bundle,
+    persistTo: values['persist-to'],
+    output: (stream, line) => printer.worker(stream, line),
+  });
+  if (values.fresh) {
+    const applied = await host.reset();
+    printer.note(`tickwork host: --fresh: emptied the local D1 in ${values['persist-to']}, then applied ${applied.join(', ')}`);
+  }
+  const crons = host.platform.config.triggers?.crons ?? [];
+  ready({ host, crons });
+
+  if (command === 'tick') {
+    const result = await tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time);
+    await host.dispose();
+    return result.ok ? 0 : 1;
+  }
+
   const { port } = server.address();
   const step = tickStep(host.platform.hasQueues());
   const stopTimer = values['no-timer'] ? () => {} : startTimer(host, printer, { crons, step, track });
   const handlers = host.worker.handlerNames().join(', ') || 'none';
   printer.note(
     `tickwork host: ${values.bundle} on Pyodide ${host.worker.pyodide.version}, ` +
-      `entry imported in ${Math.round(host.worker.importMs)} ms, ready in ${Date.now() - started} ms`,
+      `entry imported in ${Math.round(host.worker.importMs)} ms, ready in ${Date.now() - startedAt} ms`,
   );
   printer.note(`tickwork host: handlers ${handlers}; D1 state in ${values['persist-to']}`);
   printer.note(`tickwork host: listening on http://127.0.0.1:${port}`);

@@ -9,15 +9,16 @@ import path from 'node:path';
 import { MessageBatch, ScheduledController } from './bindings.mjs';
 import { compatFlags, Platform } from './platform.mjs';
 import { PythonWorker } from './python.mjs';
+import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst
 FROM tickwork_runs WHERE tick_at = ?1
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
-export function iso(ms) {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
-}
+const NO_FETCH =
+  'This Worker has no fetch handler: its class Default defines no `async def fetch(self, request)`. ' +
+  'Add one to answer HTTP requests; ticks need none (GET /cdn-cgi/handler/scheduled runs one).\n';
 
 export function runRecord(row) {
   const duration = row.started_at != null && row.ended_at != null ? row.ended_at - row.started_at : null;
@@ -168,6 +169,9 @@ export class Host {
   }
 
   async fetch(request) {
+    if (!this.worker.handlerNames().includes('fetch')) {
+      return new Response(NO_FETCH, { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    }
     return await this.worker.invoke('fetch', [request], { relaxed: true });
   }
 

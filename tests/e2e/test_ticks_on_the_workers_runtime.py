@@ -76,7 +76,7 @@ def test_an_action_that_raises_has_its_python_traceback_printed(host):
 def test_a_one_shot_tick_runs_once_prints_what_ran_and_exits(host):
     host.tick(utc("2026-01-05 12:00"))
 
-    done = host.run_host("tick", "--time", "2026-01-05T12:15Z", "--json")
+    done = host.run_host("tick", "--time", "2026-01-05T12:15Z", "--far", "--json")
 
     assert done.returncode == 0, done.stderr
     runs = [json.loads(line) for line in done.stdout.splitlines()]

@@ -1,0 +1,60 @@
+"""The host's own endpoints (/cdn-cgi/..., /__scheduled) tick and reset the local D1, so any web
+page could harm it through a browser: they answer only requests addressed to the host's own
+loopback address (a DNS-rebinding page sends its own name as `Host`) and coming from no other
+site (`Origin`, `Sec-Fetch-Site`). Requests to the Worker's `fetch` are the app's business."""
+
+from tickwork.times import utc
+
+RESET = "/cdn-cgi/tickwork/reset"
+
+
+def _census_runs_at_12_15(host):
+    """The grid set at 12:00 survived when the 12:15 tick runs chore_census."""
+    runs = host.tick(utc("2026-01-05 12:15"))["runs"]
+    return [run["due"] for run in runs if run["schedule"] == "chore_census"]
+
+
+def _port(host):
+    return host.url.rsplit(":", 1)[1]
+
+
+def test_a_reset_addressed_to_another_host_name_is_refused_and_drops_nothing(host):
+    host.tick(utc("2026-01-05 12:00"))
+
+    answer = host.fetch(RESET, "POST", headers={"Host": f"rebound.example:{_port(host)}"})
+
+    assert answer.status == 403
+    assert f"its Host 'rebound.example:{_port(host)}' is not 127.0.0.1:{_port(host)}" in answer.text
+    assert _census_runs_at_12_15(host) == ["2026-01-05T12:15:00Z"]
+
+
+def test_a_reset_from_a_foreign_origin_is_refused_and_drops_nothing(host):
+    host.tick(utc("2026-01-05 12:00"))
+
+    answer = host.fetch(RESET, "POST", headers={"Origin": "https://evil.example"})
+
+    assert answer.status == 403
+    assert "its Origin 'https://evil.example' is not this host's own" in answer.text
+    assert _census_runs_at_12_15(host) == ["2026-01-05T12:15:00Z"]
+
+
+def test_a_tick_from_another_sites_page_is_refused_even_without_an_origin(host):
+    path = f"/cdn-cgi/handler/scheduled?time={utc('2026-01-05 12:00')}&far=1"
+
+    answer = host.fetch(path, headers={"Sec-Fetch-Site": "cross-site"})
+
+    assert answer.status == 403
+    assert host.d1("SELECT name FROM tickwork_schedules") == []
+
+
+def test_the_hosts_own_pages_and_tools_without_an_origin_are_served(host):
+    own = host.fetch(RESET, "POST", headers={"Origin": host.url, "Sec-Fetch-Site": "same-origin"})
+    tool = host.fetch(RESET, "POST", headers={"Host": f"localhost:{_port(host)}"})
+
+    assert (own.status, tool.status) == (200, 200)
+
+
+def test_requests_to_the_workers_fetch_are_left_to_the_app(host):
+    answer = host.fetch("/hello?name=Ada", headers={"Origin": "https://evil.example", "Host": "app.example"})
+
+    assert (answer.status, answer.text) == (200, "hello, Ada")
