@@ -4,8 +4,8 @@ The core takes `now` as an argument and never imports `js`, `pyodide` or `worker
 `tickwork.adapters` holds the two places that meet a host.
 """
 
-from .context import call, clock
+from .context import call, clock, items
 from .declare import calendar, pulse, schedule
-from .model import ActionError, Schedule
+from .model import ActionError, Schedule, ScheduleError
 
-__all__ = ["ActionError", "Schedule", "calendar", "call", "clock", "pulse", "schedule"]
+__all__ = ["ActionError", "Schedule", "ScheduleError", "calendar", "call", "clock", "items", "pulse", "schedule"]

@@ -6,7 +6,8 @@ from types import ModuleType
 
 from .calendars import Calendar, CronCalendar
 from .grid import Every
-from .model import Schedule
+from .model import Action, Schedule
+from .once import Once
 from .pulses import Pulse
 from .timing import Timing
 
@@ -20,7 +21,26 @@ def timing_of(entry: dict) -> Timing:
         return Calendar(cron, entry.get("overdue_ms"))
     if kind == "pulse":
         return Pulse(entry["cycle_ms"], entry["intervals"])
+    if kind == "once":
+        return Once(entry["at_ms"])
     raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
+
+
+def action_key(action: Action) -> str:
+    """How a schedule handed over at run time names its action: `module:qualname`."""
+    return f"{action.__module__}:{action.__qualname__}"
+
+
+def action_of(key: str) -> Action | None:
+    """The action a key names, or None where the app no longer has it."""
+    module_name, _, qualname = key.partition(":")
+    try:
+        found: object = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError, ValueError):
+        return None
+    return found if callable(found) else None
 
 
 @dataclass(frozen=True)

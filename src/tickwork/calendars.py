@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, timezone
 from functools import cached_property
 
 from .timing import Call, Timing
-from .times import from_datetime
+from .times import NEVER, from_datetime
 
 NONEXISTENT = ("shift", "skip")
 REPEATED = ("first", "both")
@@ -171,13 +171,10 @@ class Calendar(Timing):
 
     def _next(self, moment: int) -> int:
         upcoming = self.cron.next_after(moment)
-        return upcoming.at if upcoming is not None else _NEVER
+        return upcoming.at if upcoming is not None else NEVER  # croniter looks 50 years ahead
 
 
 def _marks(occurrence: Occurrence, best: Occurrence) -> bool:
     """Gap times shifted onto the instant of a time that happens are one call, marked shifted,
     whichever of them the search met first."""
     return occurrence.at == best.at and best.dst is None and occurrence.dst is not None
-
-
-_NEVER = 2**53 - 1  # a calendar that no longer comes due (croniter looks 50 years ahead)

@@ -28,6 +28,7 @@ class NotInRun(RuntimeError):
 class _Run:
     now: int
     call: Call
+    items: object = None  # the Items of the run's store: schedules handed over from inside a run
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -41,8 +42,8 @@ def _current(what: str) -> _Run:
 
 
 @contextmanager
-def running(now: int, call: Call):
-    token = _run.set(_Run(now, call))
+def running(now: int, call: Call, items=None):
+    token = _run.set(_Run(now, call, items))
     try:
         yield
     finally:
@@ -80,11 +81,28 @@ class CallInput:
     def i(self) -> int | None:
         return _current("call.i").call.i
 
-    def given(self, *, at: int | None = None, n: int | None = None, i: int | None = None):
+    @property
+    def input(self):
+        """What a schedule handed over at run time was handed over with (JSON values)."""
+        return _current("call.input").call.input
+
+    def given(self, *, at: int | None = None, n: int | None = None, i: int | None = None, input=None):
         """For a test: the call's input, with `clock.now` as it is, or else at `at`."""
         run = _run.get()
-        return running(run.now if run else at or 0, Call(at=at, n=n, i=i))
+        return running(run.now if run else at or 0, Call(at=at, n=n, i=i, input=input))
+
+
+class RunItems:
+    """Inside a run, the Items of the run's store: `await items.calendar(...)`. Outside a run
+    (a `fetch` or `queue` handler), use `tickwork.adapters.workers.items(APP, self.env)`."""
+
+    def __getattr__(self, name: str):
+        run = _current("tickwork.items")
+        if run.items is None:
+            raise NotInRun("this run has no store to hand schedules over to")
+        return getattr(run.items, name)
 
 
 clock = Clock()
 call = CallInput()
+items = RunItems()

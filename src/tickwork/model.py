@@ -38,6 +38,8 @@ class Code(StrEnum):
     LEASE_EXPIRED = "lease_expired"  # failed: the run's worker was lost while it held the lease
     DEADLINE_EXCEEDED = "deadline_exceeded"  # failed: past the run limit or the tick's budget
     INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own
+    EXPIRED = "expired"  # skipped: a handed-over schedule's `expires` passed; it has ended
+    ACTION_GONE = "action_gone"  # failed: a handed-over schedule's action is no longer in the app; it has ended
 
 
 class Kind(StrEnum):
@@ -46,6 +48,15 @@ class Kind(StrEnum):
     RAISED = "raised"
     DEADLINE = "deadline"
     LOST = "lost"
+
+
+class ScheduleError(ValueError):
+    """A schedule handed over at run time that the Worker cannot honour, with the build's code
+    (`schedule.cron_invalid`, `deployable.target_unsupported`, ...) and how to mend it."""
+
+    def __init__(self, code: str, message: str, mend: str = ""):
+        super().__init__(f"{code}: {message}" + (f"; {mend}" if mend else ""))
+        self.code, self.mend = code, mend
 
 
 class ActionError(Exception):

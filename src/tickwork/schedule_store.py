@@ -36,7 +36,7 @@ SELECT_NAMED = "SELECT * FROM tickwork_schedules WHERE name IN (SELECT value FRO
 MARK_REMOVED = """
 UPDATE tickwork_schedules
 SET removed_at = ?2, last_tick = IFNULL((SELECT prev_tick FROM tickwork_app WHERE id = 1), last_tick)
-WHERE removed_at IS NULL AND name NOT IN (SELECT value FROM json_each(?1))
+WHERE removed_at IS NULL AND action IS NULL AND name NOT IN (SELECT value FROM json_each(?1))
 """
 
 # Then, in one batch: new rows, changed forms rebased, returning rows declared again, and the
@@ -70,6 +70,26 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 """
 
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
+
+# A schedule handed over at run time, in one statement: a new row, or one that ended (cancelled,
+# expired) coming back under its id, owing nothing from before. One going on is left as it is.
+HAND_OVER = """
+INSERT INTO tickwork_schedules
+    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)
+ON CONFLICT (name) DO UPDATE
+SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL
+WHERE ended IS NOT NULL
+"""
+
+CANCEL = """
+UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
+WHERE name = ?1 AND action IS NOT NULL AND ended IS NULL
+RETURNING name
+"""
+
+# The reasons a skip ends a handed-over schedule for good.
+ENDING = f"('{Code.EXPIRED}', '{Code.ACTION_GONE}')"
 
 
 
@@ -121,9 +141,13 @@ RETURNING id
 # this skip's, so of two racing ticks one records it.
 SKIP = f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run
+UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run,
+    ended = CASE WHEN j.reason IN {ENDING} THEN j.reason ELSE ended END,
+    removed_at = CASE WHEN j.reason IN {ENDING} THEN ?2 ELSE removed_at END
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND CASE j.reason
+    WHEN '{Code.EXPIRED}' THEN 1
+    WHEN '{Code.ACTION_GONE}' THEN 1
     WHEN '{Code.PAUSED}' THEN s.paused = 1
     WHEN '{Code.RUNNING}' THEN s.paused = 0 AND s.lease_until > ?2
     ELSE s.paused = 0 AND (s.lease_until IS NULL OR s.lease_until <= ?2)
@@ -133,7 +157,8 @@ END
 RECORD_SKIPS = f"""
 {CLAIMS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
-SELECT j.run, s.name, j.due, ?2, 'skipped', j.reason, j.detail, j.at, j.n, j.i, j.dst
+SELECT j.run, s.name, j.due, ?2, CASE j.reason WHEN '{Code.ACTION_GONE}' THEN 'failed' ELSE 'skipped' END,
+       j.reason, j.detail, j.at, j.n, j.i, j.dst
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.skip_run = j.run
 WHERE true
 RETURNING id
@@ -211,7 +236,11 @@ class State:
     first_tick: int
     last_tick: int
     form: str
-    removed_at: int | None = None  # the tick that found it no longer declared
+    removed_at: int | None = None  # the tick that found it no longer declared, or ended it
+    action: str | None = None  # handed over at run time: the action's key, its timing and input
+    timing: str | None = None
+    input: str | None = None
+    expires_at: int | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -227,6 +256,10 @@ class State:
             last_tick=int(row["last_tick"]),
             form=row.get("form") or f"every {int(row['every_ms'])}",
             removed_at=number(row.get("removed_at")),
+            action=row.get("action"),
+            timing=row.get("timing"),
+            input=row.get("input"),
+            expires_at=number(row.get("expires_at")),
         )
 
     def lease_live(self, now: int) -> bool:
@@ -398,6 +431,17 @@ class ScheduleStore:
         for chunk in map(json.dumps, _chunks([list(astuple(end)) for end in ends])):
             statements += [(RECORD_ENDS, (chunk,)), (GIVE_BACK_LEASES, (chunk,))]
         await self.db.batch(statements)
+
+    async def hand_over(
+        self, id: str, action: str, timing: str, input: str, form: str, every: int, due: int,
+        expires: int | None, now: int,
+    ) -> None:
+        """Keeps a schedule handed over at run time: once, however often it is handed over."""
+        await self.db.all(HAND_OVER, (id, action, timing, input, form, every, due, expires, now))
+
+    async def cancel(self, id: str, now: int) -> bool:
+        """Ends a schedule handed over at run time; False where none of that id is going on."""
+        return bool(await self.db.all(CANCEL, (id, now)))
 
     async def state(self, name: str) -> State | None:
         rows = await self.db.all(SELECT_STATE, (name,))

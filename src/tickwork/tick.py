@@ -1,6 +1,7 @@
 """What one tick does: run the schedules that are due, once each, and record every run and skip."""
 
 import asyncio
+import json
 import logging
 import time
 import os
@@ -22,8 +23,10 @@ from .model import (
 )
 from .ends import Ends
 from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State
-from .timing import Call, Owing
-from .times import MINUTE, iso
+from .app import action_of, timing_of
+from .per_item import Items
+from .timing import Call, Owing, Timing
+from .times import MINUTE, NEVER, iso
 
 log = logging.getLogger("tickwork")
 
@@ -118,6 +121,8 @@ class _Tick:
         self.before = store.db.statements_run
         self.moments = _actions_with_several_calendars(schedules)
         self.owing = Owing(now)
+        self.timings: dict[str, Timing] = {}
+        self.items = Items(store.db, lambda: now)
 
     def elapsed(self) -> int:
         return round((self.monotonic() - self.started) * 1000)
@@ -138,8 +143,19 @@ class _Tick:
         if earliest_lease is not None and earliest_lease <= self.now:
             await self.store.expire_leases(self.now)
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
-        claims = [self.claim(self.by_name[s.name], s) for s in states if s.name in self.by_name]
+        due = [(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None]
+        self.due = {schedule.name: schedule for schedule, _ in due}
+        claims = [self.claim(schedule, state) for schedule, state in due]
         return TickReport(self.now, await self.run_due([claim for claim in claims if claim is not None]))
+
+    def schedule_of(self, state: State) -> Schedule | None:
+        """A declared schedule by its name; a handed-over one from its row (its action None
+        where the app no longer has it)."""
+        if state.action is None:
+            return self.by_name.get(state.name)
+        if state.timing not in self.timings:
+            self.timings[state.timing] = timing_of(json.loads(state.timing))
+        return Schedule(state.name, self.timings[state.timing], action_of(state.action), "handed over")
 
     async def due_states(self, most: int | None) -> tuple[list[State], int | None]:
         """The rows due now, oldest first, and the earliest lease any row holds. Only when the
@@ -182,11 +198,19 @@ class _Tick:
         except Exception:
             log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
             return None
+        if state.action is not None:
+            call = replace(call, at=state.due_at if call.at is None else call.at, input=json.loads(state.input))
         held = state.lease_live(self.now)
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
         reason, detail = None, None
-        if state.paused:
+        if state.action is not None and schedule.action is None:
+            reason, following = Code.ACTION_GONE, NEVER
+            detail = f"`{state.action}` is no longer an action of the app; the schedule has ended"
+        elif state.expires_at is not None and call.at >= state.expires_at:
+            reason, following = Code.EXPIRED, NEVER
+            detail = f"it expired at {iso(state.expires_at)}; the schedule has ended"
+        elif state.paused:
             reason = Code.PAUSED
         elif held:
             reason = Code.RUNNING
@@ -252,7 +276,7 @@ class _Tick:
         )
 
     async def run_one(self, claim: Claim, started: int, limit: int, ends: Ends) -> RunReport:
-        schedule = self.by_name[claim.name]
+        schedule = self.due[claim.name]
         outcome, code, kind, detail = await self.call(schedule, claim.call, limit)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
@@ -300,7 +324,7 @@ class _Tick:
         return await write(late)
 
     async def call(self, schedule: Schedule, call: Call, limit: int):
-        with running(self.now, call):
+        with running(self.now, call, self.items):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()

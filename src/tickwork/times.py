@@ -13,6 +13,11 @@ DAY = 24 * HOUR
 
 UNITS = {"s": SECOND, "m": MINUTE, "h": HOUR, "d": DAY}
 
+# Past every time a schedule can come due: the largest integer the D1 binding carries exactly.
+NEVER = 2**53 - 1
+# The longest duration an item may take: a century keeps every due time far below NEVER.
+LONGEST = 36_500 * DAY
+
 
 def to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)

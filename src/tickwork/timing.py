@@ -13,6 +13,7 @@ class Call:
     n: int | None = None
     i: int | None = None
     dst: str | None = None
+    input: object = None  # what a schedule handed over at run time was handed over with
 
 
 class Timing(ABC):

@@ -9,6 +9,7 @@ from typing import Sequence
 
 from ..app import App
 from ..database import Database, Params, Row, Statement
+from ..per_item import Items
 from ..tick import TickReport, tick
 from ..times import iso
 
@@ -60,6 +61,15 @@ async def run_cron_tick(app: App, env, controller) -> TickReport:
     for run in report.runs:
         print(describe(run))
     return report
+
+
+def items(app: App, env) -> Items:
+    """Schedules handed over from a `fetch` or `queue` handler, timed from the wall clock:
+    `await items(APP, self.env).calendar(send_statement, {"customer": id}, "0 9 * * 1")`.
+    Inside a run, `tickwork.items` does the same, timed from the tick."""
+    if app.store is None:
+        raise RuntimeError("the app binds no D1 database to keep schedules in")
+    return Items(D1Database(getattr(env, app.store)), lambda: int(time.time() * 1000))
 
 
 def describe(run) -> str:

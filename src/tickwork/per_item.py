@@ -1,0 +1,192 @@
+"""Schedules handed over at run time, one per item: a customer's statement every Monday at nine
+in the customer's zone, this order in an hour.
+
+    from tickwork import call, items
+
+    async def subscribe():                      # an action; a `fetch` or `queue` handler uses
+        customer = ...                          # tickwork.adapters.workers.items(APP, self.env)
+        customer.statement = await items.calendar(
+            send_statement, {"customer": customer.id}, "0 9 * * 1", zone=customer.zone)
+
+    async def unsubscribe():
+        await items.cancel(customer.statement)
+
+    async def send_statement():                 # an action of the app, like any other
+        print(call.input["customer"], call.at)  # the input handed over, and the moment
+
+A handed-over schedule is called by the rules of a declared calendar: late instead of lost, one
+occurrence owed, at most one call a tick, and exactly once per (schedule, `at`) however ticks
+race. Its id is derived from the action, the input, the timing and `expires`: handing the same
+schedule over twice gives one schedule and the same id, and one cancelled and handed over again
+comes back under that id. It ends when cancelled, when `expires` passes, or when its action is
+no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
+Hand-over and cancel are one statement each.
+"""
+
+import json
+import re
+from typing import Callable
+
+from .app import action_key, action_of, timing_of
+from .calendars import NONEXISTENT, REPEATED, CronCalendar
+from .database import Database
+from .model import Action, ScheduleError
+from .schedule_store import ScheduleStore
+from .times import LONGEST, MINUTE, NEVER, UNITS
+
+_DURATION = re.compile(r"([0-9]{1,12})([smhd])")  # ASCII digits only
+_LARGEST_INPUT = 64 * 1024  # D1 takes 100 KB a statement
+
+
+class Items:
+    def __init__(self, db: Database, now: Callable[[], int]):
+        """`now` gives the time a hand-over counts from, epoch ms: the tick's inside a run."""
+        self.store = ScheduleStore(db)
+        self.now = now
+
+    async def calendar(
+        self,
+        action: Action,
+        input: object,
+        cron: str,
+        *,
+        zone: str = "UTC",
+        overdue: int | None = None,
+        nonexistent: str = "shift",
+        repeated: str = "first",
+        expires: int | None = None,
+    ) -> str:
+        """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
+        `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it."""
+        entry = {
+            "kind": "calendar",
+            "cron": _cron(cron),
+            "zone": _zone(zone),
+            "nonexistent": _choice("nonexistent", nonexistent, NONEXISTENT),
+            "repeated": _choice("repeated", repeated, REPEATED),
+            "overdue_ms": None if overdue is None else _ms("overdue", overdue, "schedule.overdue_invalid"),
+        }
+        if CronCalendar(entry["cron"], entry["zone"]).next_after(self.now()) is None:
+            raise ScheduleError("schedule.cron_invalid", f"`{cron}` never comes due",
+                                "name a date that exists, e.g. not the 30th of February")
+        return await self._hand_over(action, input, entry, expires)
+
+    async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None) -> str:
+        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
+        ms = _every(every)
+        if ms < MINUTE:
+            raise ScheduleError("deployable.target_unsupported",
+                                f"every {ms} ms is under a minute; a Worker ticks once a minute",
+                                "hand over every 60000 ms (1m) or more")
+        return await self._hand_over(action, input, {"kind": "schedule", "every_ms": ms}, expires)
+
+    async def once(self, action: Action, input: object, at: int) -> str:
+        """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
+        return await self._hand_over(action, input, {"kind": "once", "at_ms": _moment("at", at)}, None)
+
+    async def cancel(self, id: str) -> bool:
+        """Ends the schedule handed over under `id`; False when there is none going on."""
+        return await self.store.cancel(id, self.now())
+
+    async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None) -> str:
+        key = _action(action)
+        body = _input(input)
+        expires = None if expires is None else _moment("expires", expires)
+        timing = timing_of(entry)
+        now = self.now()
+        entry_text = json.dumps(entry, sort_keys=True)
+        id = "item:" + _digest(json.dumps([key, body, entry_text, expires]))
+        await self.store.hand_over(id, key, entry_text, body, timing.form, timing.every_ms,
+                                   timing.first_due(now), expires, now)
+        return id
+
+
+def _digest(text: str) -> str:
+    import hashlib  # at first use: a Worker's cold start skips it
+
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _action(action) -> str:
+    import inspect
+
+    key = action if isinstance(action, str) else action_key(action)
+    found = action_of(key)
+    mend = "hand over an `async def` action of the app that takes no parameters"
+    if found is None:
+        raise ScheduleError("schedule.run_invalid", f"`{key}` is not an action of the app", mend)
+    if not inspect.iscoroutinefunction(found) or inspect.signature(found).parameters:
+        raise ScheduleError("schedule.run_invalid", f"`{key}` is not an `async def` action without parameters",
+                            mend + "; it reads `call.input` and `call.at`")
+    return key
+
+
+def _input(value: object) -> str:
+    try:
+        text = json.dumps(value, sort_keys=True, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError) as error:
+        raise ScheduleError("schedule.input_invalid", f"the input is not JSON: {error}",
+                            "hand over dicts, lists, strings, numbers, booleans and None") from None
+    if len(text.encode()) > _LARGEST_INPUT:
+        raise ScheduleError("schedule.input_invalid", f"the input is {len(text.encode())} bytes as JSON",
+                            f"keep it within {_LARGEST_INPUT} bytes: hand over ids, not records")
+    return text
+
+
+def _cron(expression: object) -> str:
+    from .cron_syntax import CronInvalid, parse
+
+    if not isinstance(expression, str):
+        raise ScheduleError("schedule.cron_invalid", f"the cron expression {expression!r} is not a string",
+                            'write e.g. "0 9 * * 1"')
+    try:
+        fields = parse(expression)
+    except CronInvalid as error:
+        raise ScheduleError(error.code, str(error), error.mend) from None
+    if len(fields) == 6 and len(fields[0]) > 1:
+        raise ScheduleError("deployable.target_unsupported",
+                            f"`{expression}`'s seconds field comes due more than once a minute; a Worker ticks once a minute",
+                            "name one second, e.g. `0` for the first, or use 5 fields")
+    return expression
+
+
+def _zone(zone: object) -> str:
+    from zoneinfo import ZoneInfo
+
+    try:
+        ZoneInfo(zone)
+    except Exception:  # not found, not a key, not a string
+        raise ScheduleError("schedule.zone_invalid", f"{zone!r} is not an IANA time zone",
+                            "name a zone such as `Europe/Berlin` or `America/New_York`") from None
+    return zone
+
+
+def _choice(item: str, value: object, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ScheduleError("schedule.dst_invalid", f"`{item}` of {value!r} is none of {', '.join(allowed)}",
+                            f"write {item}={allowed[0]!r} or one of: {', '.join(allowed)}")
+    return value
+
+
+def _ms(item: str, value: object, code: str) -> int:
+    if type(value) is not int or not 0 < value <= LONGEST:
+        raise ScheduleError(code, f"`{item}` of {value!r} is not a whole number of milliseconds above zero",
+                            f"give `{item}` in milliseconds, at most {LONGEST} (a century)")
+    return value
+
+
+def _every(every: object) -> int:
+    if isinstance(every, str):
+        match = _DURATION.fullmatch(every)
+        if not match or int(match.group(1)) == 0:
+            raise ScheduleError("schedule.every_invalid", f"every {every!r} is not a whole number above zero of s, m, h or d",
+                                "write e.g. '15m', or milliseconds")
+        every = int(match.group(1)) * UNITS[match.group(2)]
+    return _ms("every", every, "schedule.every_invalid")
+
+
+def _moment(item: str, value: object) -> int:
+    if type(value) is not int or not 0 <= value < NEVER:
+        raise ScheduleError(f"schedule.{item}_invalid", f"`{item}` of {value!r} is not a moment in epoch milliseconds",
+                            f"give `{item}` as an int of milliseconds since the epoch, e.g. clock.now_ms + 3600000")
+    return value
