@@ -1,5 +1,5 @@
 -- tickwork: schedules an app hands over at run time, one per item, kept beside the declared ones
--- (their names are ids `item:...`, which no declared name can be) and ticked the same way.
+-- (their names are ids `action@digest`, which no declared name can be) and ticked the same way.
 
 ALTER TABLE tickwork_schedules ADD COLUMN action TEXT;      -- the action it calls; NULL if declared
 ALTER TABLE tickwork_schedules ADD COLUMN timing TEXT;      -- its timing, as JSON

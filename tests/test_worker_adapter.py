@@ -29,12 +29,14 @@ class D1Shaped:
         return _Prepared(self, sql)
 
     def _run(self, sql, params):
-        return [dict(row) for row in self.conn.execute(sql, params).fetchall()]
+        before = self.conn.total_changes
+        rows = [dict(row) for row in self.conn.execute(sql, params).fetchall()]
+        return {"results": rows, "meta": {"rows_written": self.conn.total_changes - before}}
 
     async def batch(self, statements):
         self.conn.execute("BEGIN")
         try:
-            results = [{"results": self._run(s.text, s.params)} for s in statements]
+            results = [self._run(s.text, s.params) for s in statements]
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
@@ -51,7 +53,7 @@ class _Prepared:
         return self
 
     async def all(self):
-        return {"results": self.binding._run(self.text, self.params), "success": True}
+        return {**self.binding._run(self.text, self.params), "success": True}
 
 
 def example_project(tmp_path):

@@ -27,3 +27,4 @@ class Database(ABC):
 
     statements_run: int = 0  # how many statements this adapter has sent, batches counted per statement
     round_trips: int = 0  # how many calls (a statement alone, or a batch) it has made
+    rows_written: int = 0  # rows the database says its statements wrote (D1 bills these)

@@ -20,7 +20,7 @@ race. Its id is derived from the action, the input, the timing and `expires`: ha
 schedule over twice gives one schedule and the same id, and one cancelled and handed over again
 comes back under that id. It ends when cancelled, when `expires` passes, or when its action is
 no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
-Hand-over and cancel are one statement each.
+Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
 """
 
 import json
@@ -95,7 +95,8 @@ class Items:
         timing = timing_of(entry)
         now = self.now()
         entry_text = json.dumps(entry, sort_keys=True)
-        id = "item:" + _digest(json.dumps([key, body, entry_text, expires]))
+        # The action's name first, for logs; `@` keeps ids apart from every declared name.
+        id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, body, entry_text, expires]))}"
         await self.store.hand_over(id, key, entry_text, body, timing.form, timing.every_ms,
                                    timing.first_due(now), expires, now)
         return id

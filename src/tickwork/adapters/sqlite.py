@@ -15,6 +15,7 @@ class SQLiteDatabase(Database):
         self._conn.row_factory = sqlite3.Row
         self.statements_run = 0
         self.round_trips = 0
+        self.rows_written = 0
 
     def apply_migrations(self, directory: str | Path) -> None:
         for script in sorted(Path(directory).glob("*.sql")):
@@ -24,13 +25,17 @@ class SQLiteDatabase(Database):
         await asyncio.sleep(0)  # a round trip, as on D1: other tasks may run between statements
         self.statements_run += 1
         self.round_trips += 1
-        return [dict(row) for row in self._conn.execute(sql, tuple(params)).fetchall()]
+        before = self._conn.total_changes
+        rows = [dict(row) for row in self._conn.execute(sql, tuple(params)).fetchall()]
+        self.rows_written += self._conn.total_changes - before
+        return rows
 
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         await asyncio.sleep(0)
         self.statements_run += len(statements)
         self.round_trips += 1
         results = []
+        before = self._conn.total_changes
         self._conn.execute("BEGIN")
         try:
             for sql, params in statements:
@@ -40,6 +45,7 @@ class SQLiteDatabase(Database):
             self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
+        self.rows_written += self._conn.total_changes - before
         return results
 
     def close(self) -> None:

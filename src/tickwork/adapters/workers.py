@@ -24,6 +24,8 @@ class D1Database(Database):
         self._binding = binding
         self.statements_run = 0
         self.round_trips = 0
+        self.rows_written = 0
+        self.rows_read = 0
 
     def _prepare(self, sql: str, params: Params):
         statement = self._binding.prepare(sql)
@@ -33,17 +35,19 @@ class D1Database(Database):
         self.statements_run += 1
         self.round_trips += 1
         result = await self._prepare(sql, params).all()
-        return _rows(result)
+        return self._rows(result)
 
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         self.statements_run += len(statements)
         self.round_trips += 1
         results = await self._binding.batch([self._prepare(sql, p) for sql, p in statements])
-        return [_rows(result) for result in results]
+        return [self._rows(result) for result in results]
 
-
-def _rows(result) -> list[Row]:
-    return [dict(row) for row in (result["results"] or [])]
+    def _rows(self, result) -> list[Row]:
+        meta = result.get("meta") or {}
+        self.rows_read += int(meta.get("rows_read") or 0)
+        self.rows_written += int(meta.get("rows_written") or 0)
+        return [dict(row) for row in (result["results"] or [])]
 
 
 async def run_cron_tick(app: App, env, controller) -> TickReport:
