@@ -51,6 +51,11 @@ async def refuses():
 @calendar("30 2 * * *", zone="Europe/Berlin", repeated="both")
 async def nightly():
     print(f"e2e: nightly for {call.at}")
+
+
+async def remember():
+    """Handed over at run time (POST /hand-over): one call per item."""
+    print(f"e2e: remember {call.input['order']} at {call.at}")
 '''
 
 
@@ -134,6 +139,18 @@ class Default(Default):
                 "WHERE tag = ?1 ORDER BY id"
             ).bind(query.get("tag")).all()
             return _Response.json([dict(row) for row in rows.results])
+        if request.method == "POST" and url.path == "/hand-over":
+            from app.domains.e2e import remember
+            from tickwork.adapters.workers import items
+
+            handed = items(APP, self.env)
+            orders = _json.loads(await request.text())
+            ids = [await handed.once(remember, {{"order": order["order"]}}, order["at"]) for order in orders]
+            return _Response.json({{"ids": ids}}, status=201)
+        if request.method == "POST" and url.path == "/cancel":
+            from tickwork.adapters.workers import items
+
+            return _Response.json({{"cancelled": await items(APP, self.env).cancel(await request.text())}})
         if url.path == "/fail":
             raise RuntimeError("the e2e fetch fails on purpose")
         return _Response("no such page", status=404)
