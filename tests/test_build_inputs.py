@@ -157,3 +157,27 @@ def test_two_decorators_with_the_same_bad_name_are_two_bad_names_not_a_name_decl
     )
     found = problems(project(tmp_path, {}, actions=source))
     assert [p.message for p in found] == ["`name=` is of type int, not a string"] * 2
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "wrangler.toml"])
+def test_a_settings_file_that_is_not_toml_is_a_problem_at_its_line_not_a_traceback(tmp_path, capsys, name):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / name).write_text('name = "app"\n\n[tool.tickwork\n')
+    assert build_main([str(root)]) == 1
+    err = capsys.readouterr().err
+    assert f"{name}:3: settings.file_invalid: {name} is not valid TOML" in err
+    assert "Traceback" not in err
+
+
+def test_a_missing_wrangler_toml_is_a_problem_not_a_traceback(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / "wrangler.toml").unlink()
+    [problem] = problems(root)
+    assert (problem.code, problem.file) == ("settings.file_invalid", "wrangler.toml")
+
+
+@pytest.mark.parametrize("databases", ['[[d1_databases]]\ndatabase_name = "main"\n', "d1_databases = 5\n"])
+def test_d1_databases_the_build_cannot_read_leave_no_store_rather_than_a_traceback(tmp_path, databases):
+    assert codes(project(tmp_path, {"c.jadpo": CENSUS}, databases=databases)) == [
+        ("schedule.store_required", "chore_census", 3)
+    ]
