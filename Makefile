@@ -56,7 +56,7 @@ dev:
 TIME ?= now
 tick:
 	@$(MAKE) --no-print-directory bundle >&2
-	@node scripts/host/cli.mjs tick --time "$(TIME)" $(ARGS)
+	@node scripts/host/cli.mjs tick --time="$(TIME)" $(ARGS)
 
 # Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
 BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \

@@ -106,3 +106,78 @@ def test_another_module_of_the_domain_that_fails_to_import_is_reported_where_it_
     root = domain_with_module(tmp_path, "jobs.py", "x = 1\nraise RuntimeError('no config')\n")
     [problem] = problems(root)
     assert (problem.code, problem.file, problem.line) == ("domain.import_failed", "src/app/domains/planning/jobs.py", 2)
+
+
+@pytest.mark.parametrize("where", ["chores/weekly.py", "schedules/jobs.py"])
+def test_a_decorator_in_a_subdirectory_without_an_init_is_collected_as_python_imports_it(tmp_path, where):
+    """A directory of a domain without `__init__.py` is a namespace package: Python, and the
+    Worker, import its modules all the same."""
+    [spec] = build(domain_with_module(tmp_path, where, JOBS)).schedules
+    assert spec.module == "app.domains.planning." + where.removesuffix(".py").replace("/", ".")
+
+
+def test_a_decorated_method_is_reported_at_its_decorator_not_dropped(tmp_path):
+    source = 'from tickwork import schedule\n\nclass Jobs:\n    @schedule(every="1h")\n    async def tidy_up(self):\n        pass\n'
+    [problem] = problems(project(tmp_path, {}, actions=source))
+    assert (problem.code, problem.file, problem.line) == ("schedule.run_invalid", "src/app/domains/planning/__init__.py", 4)
+    assert "`app.domains.planning.Jobs.tidy_up`" in problem.message
+
+
+def test_a_decorated_function_of_no_domain_imported_into_one_is_reported_not_dropped(tmp_path):
+    root = project(tmp_path, {}, actions=ACTIONS + "from app.shared import tidy_up\n")
+    (root / "src/app/shared.py").write_text(JOBS)
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == ("schedule.run_invalid", "src/app/shared.py", 4)
+
+
+def test_a_module_with_a_syntax_error_is_reported_at_that_line_not_inside_importlib(tmp_path):
+    root = domain_with_module(tmp_path, "jobs.py", "x = 1\ndef broken(:\n    pass\n")
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == ("domain.import_failed", "src/app/domains/planning/jobs.py", 2)
+
+
+def test_a_module_failing_inside_a_library_is_reported_at_its_own_line_that_called_it(tmp_path):
+    root = domain_with_module(tmp_path, "jobs.py", "import json\n\nSETTINGS = json.loads('not json')\n")
+    [problem] = problems(root)
+    assert (problem.file, problem.line) == ("src/app/domains/planning/jobs.py", 3)
+    assert "JSONDecodeError" in problem.message
+
+
+def test_a_module_calling_sys_exit_on_import_is_reported_not_a_silent_exit(tmp_path, capsys):
+    root = domain_with_module(tmp_path, "jobs.py", "import sys\n\nsys.exit(3)\n")
+    assert build_main([str(root)]) == 1
+    err = capsys.readouterr().err
+    assert "src/app/domains/planning/jobs.py:3: domain.import_failed:" in err
+    assert "SystemExit: 3" in err
+
+
+def test_two_decorators_with_the_same_bad_name_are_two_bad_names_not_a_name_declared_twice(tmp_path):
+    source = ACTIONS + "\nfrom tickwork import schedule\n" + "".join(
+        f'\n@schedule(every="1h", name=123)\nasync def job_{n}():\n    pass\n' for n in range(2)
+    )
+    found = problems(project(tmp_path, {}, actions=source))
+    assert [p.message for p in found] == ["`name=` is of type int, not a string"] * 2
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "wrangler.toml"])
+def test_a_settings_file_that_is_not_toml_is_a_problem_at_its_line_not_a_traceback(tmp_path, capsys, name):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / name).write_text('name = "app"\n\n[tool.tickwork\n')
+    assert build_main([str(root)]) == 1
+    err = capsys.readouterr().err
+    assert f"{name}:3: settings.file_invalid: {name} is not valid TOML" in err
+    assert "Traceback" not in err
+
+
+def test_a_missing_wrangler_toml_is_a_problem_not_a_traceback(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / "wrangler.toml").unlink()
+    [problem] = problems(root)
+    assert (problem.code, problem.file) == ("settings.file_invalid", "wrangler.toml")
+
+
+@pytest.mark.parametrize("databases", ['[[d1_databases]]\ndatabase_name = "main"\n', "d1_databases = 5\n"])
+def test_d1_databases_the_build_cannot_read_leave_no_store_rather_than_a_traceback(tmp_path, databases):
+    assert codes(project(tmp_path, {"c.jadpo": CENSUS}, databases=databases)) == [
+        ("schedule.store_required", "chore_census", 3)
+    ]

@@ -33,12 +33,16 @@ function epochMs(text) {
   );
 }
 
+// An ISO time: a date, and a time of day to the minute or finer, in UTC unless an offset is
+// given. Nothing else goes to Date.parse, which reads `-5` as the year 2001 and `May 5` too.
+const ISO = /^\d{4}-\d\d-\d\d([T ]\d\d:\d\d(:\d\d(\.\d{1,3})?)?)?(Z|[+-]\d\d:?\d\d)?$/i;
+
 function parseTime(text, now) {
   if (text === undefined || text === 'now') return Math.floor(now / MINUTE) * MINUTE;
   if (/^\d+$/.test(text)) return epochMs(text);
   let normal = text.trim().replace(' ', 'T');
   if (!/(Z|[+-]\d\d:?\d\d)$/i.test(normal)) normal += 'Z';
-  const ms = Date.parse(normal);
+  const ms = ISO.test(text.trim()) ? Date.parse(normal) : NaN;
   if (Number.isNaN(ms)) throw new Error(`time '${text}' is neither epoch ms nor an ISO UTC time such as 2026-01-05T09:15Z`);
   return ms;
 }

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .collect import collect
-from .declaration import Declaration
+from .declaration import NAME, Declaration
 from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
 from .problems import BuildFailed, Problem
 from .project import Project, load_project, resolve_store
@@ -28,7 +28,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
     specs: list[Spec] = []
     seen: dict[str, Declaration] = {}
     for declaration in declarations:
-        if declaration.name in seen:
+        if declaration.name in seen and NAME.fullmatch(declaration.name):  # a bad name is reported as such
             first = seen[declaration.name]
             problems.append(
                 Problem(

@@ -2,7 +2,6 @@
 every module of each domain's package."""
 
 import importlib
-import pkgutil
 import sys
 import traceback
 from contextlib import contextmanager
@@ -10,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 from tickwork.cron_syntax import shown
-from tickwork.declare import DECLARATIONS
+from tickwork.declare import DECLARATIONS, MADE
 
 from . import jadpo
 from .declaration import NAME, Declaration, Item
@@ -24,7 +23,9 @@ def collect(project: Project) -> tuple[list[Declaration], dict[str, ModuleType |
     declarations: list[Declaration] = []
     modules: dict[str, ModuleType | None] = {}
     problems: list[Problem] = []
+    used: set[int] = set()
     with importing_from(project.worker_root, project.app_package):
+        MADE.clear()
         for domain in project.domains():
             name = project.domain_module(domain)
             imported, trouble = _import_package(project, domain)
@@ -34,10 +35,24 @@ def collect(project: Project) -> tuple[list[Declaration], dict[str, ModuleType |
                 found, trouble = _parse_file(project, path, domain, name)
                 declarations += found
                 problems += trouble
-            found, trouble = _declared_in_python(project, domain, [m for m in imported.values() if m])
+            found, trouble = _declared_in_python(project, domain, [m for m in imported.values() if m], used)
             declarations += found
             problems += trouble
+        problems += [_not_found(project, declared) for declared in MADE if id(declared) not in used]
     return declarations, modules, problems
+
+
+def _not_found(project: Project, declared) -> Problem:
+    """A decorator that ran on a function the Worker cannot find by name in a domain's module."""
+    return Problem(
+        "schedule.run_invalid",
+        f"`@{declared.kind}` decorates `{declared.action}`, which is not a function at the top level "
+        "of a module of a domain's package, where the build and the Worker find actions",
+        "move the action, with its decorator, to the top level of a module under src/app/domains/<domain>/",
+        project.relative(declared.file),
+        declared.line,
+        declared.name if isinstance(declared.name, str) else None,
+    )
 
 
 def _parse_file(project: Project, path: Path, domain: str, module: str):
@@ -61,37 +76,59 @@ def _parse_file(project: Project, path: Path, domain: str, module: str):
 
 
 def _import_package(project: Project, domain: str) -> tuple[dict[str, ModuleType | None], list[Problem]]:
-    """The domain's module and, where it is a package, every module under it, by name."""
-    directory = project.app / "domains" / domain
-    if not (directory / "__init__.py").exists() and not directory.with_suffix(".py").exists():
-        return {}, []
+    """The domain's module and every module under its directory, by name: subdirectories
+    without an `__init__.py` too, which Python imports as namespace packages."""
     modules: dict[str, ModuleType | None] = {}
     problems: list[Problem] = []
-    names = [project.domain_module(domain)]
-    while names:
-        name = names.pop(0)
+    for name in _module_names(project, domain):
+        if any(name.startswith(f"{failed}.") for failed, module in modules.items() if module is None):
+            continue  # its package failed to import, and is reported
         try:
-            module = modules[name] = importlib.import_module(name)
-        except Exception as error:
+            modules[name] = importlib.import_module(name)
+        except (Exception, SystemExit) as error:  # sys.exit() at import ends no build silently
             modules[name] = None
-            where = traceback.extract_tb(error.__traceback__)[-1]
+            file, line = _where(project, error)
             problems.append(
                 Problem(
                     "domain.import_failed",
                     f"module `{name}` of domain `{domain}` fails to import: {type(error).__name__}: {error}",
                     "fix the error at this line; the build imports each module of a domain to find its actions",
-                    project.relative(where.filename),
-                    where.lineno or 1,
+                    file,
+                    line,
                 )
             )
-            continue
-        for info in pkgutil.iter_modules(getattr(module, "__path__", []), f"{name}."):
-            if not info.name.endswith(".__main__"):
-                names.append(info.name)
     return modules, problems
 
 
-def _declared_in_python(project: Project, domain: str, modules: list[ModuleType]):
+def _module_names(project: Project, domain: str) -> list[str]:
+    """Every module of a domain by name, parents first: its `domains/<domain>.py`, or each `.py`
+    file under `domains/<domain>/` whose path Python can import."""
+    package, directory = project.domain_module(domain), project.app / "domains" / domain
+    if not directory.is_dir():
+        return [package] if directory.with_suffix(".py").exists() else []
+    names = []
+    for path in directory.rglob("*.py"):
+        parts = path.relative_to(directory).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if all(part.isidentifier() for part in parts) and "__main__" not in parts:
+            names.append(".".join((package, *parts)))
+    return sorted(set(names), key=lambda name: (name.count("."), name))
+
+
+def _where(project: Project, error: BaseException) -> tuple[str, int]:
+    """Where an import failed: a syntax error's own place, else the last line of the app's code
+    that ran, rather than a line of importlib or of a library the app called."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return project.relative(error.filename), error.lineno or 1
+    frames = traceback.extract_tb(error.__traceback__)
+    own = [frame for frame in frames if Path(frame.filename).resolve().is_relative_to(project.worker_root)]
+    frame = (own or frames)[-1]
+    return project.relative(frame.filename), frame.lineno or 1
+
+
+def _declared_in_python(project: Project, domain: str, modules: list[ModuleType], used: set[int]):
+    """The declarations on the functions at the top level of `modules`; `used` gathers them."""
     found, problems = [], []
     seen: set[int] = set()
     for module in modules:
@@ -100,6 +137,7 @@ def _declared_in_python(project: Project, domain: str, modules: list[ModuleType]
                 continue  # imported from elsewhere, or another name for an action already read
             seen.add(id(value))
             for declared in getattr(value, DECLARATIONS, ()):
+                used.add(id(declared))
                 file = project.relative(declared.file)
                 name, wrong = _name(declared.name)
                 if wrong:

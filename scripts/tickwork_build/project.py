@@ -11,9 +11,12 @@
 as the document's `application { schedules: { store: main } }` does.
 """
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from .problems import BuildFailed, Problem
 
 
 DEFAULT_STATEMENTS_PER_TICK = 900
@@ -53,18 +56,38 @@ class Project:
 
 
 def load_project(root: Path) -> Project:
+    """The project at `root`; raises BuildFailed, every problem said, where its pyproject.toml
+    or wrangler.toml is missing or not TOML."""
     root = root.resolve()
-    pyproject = tomllib.loads((root / "pyproject.toml").read_text())
+    pyproject, wrangler = _toml(root, "pyproject.toml"), _toml(root, "wrangler.toml")
+    problems = [problem for problem in (pyproject, wrangler) if isinstance(problem, Problem)]
+    if problems:
+        raise BuildFailed(problems)
     settings = pyproject.get("tool", {}).get("tickwork", {})
-    wrangler = tomllib.loads((root / "wrangler.toml").read_text())
+    d1 = wrangler.get("d1_databases", [])
     return Project(
         root=root,
         worker_root=root / settings.get("source", "src"),
         app=root / settings.get("app", "src/app"),
         store=settings.get("store"),
         statements_per_tick=settings.get("d1_statements_per_tick", DEFAULT_STATEMENTS_PER_TICK),
-        d1_bindings=tuple(wrangler.get("d1_databases", [])),
+        # wrangler itself refuses a database without a binding name; the build leaves them out
+        d1_bindings=tuple(b for b in d1 if isinstance(b, dict) and isinstance(b.get("binding"), str))
+        if isinstance(d1, list) else (),
     )
+
+
+def _toml(root: Path, name: str) -> dict | Problem:
+    try:
+        return tomllib.loads((root / name).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return Problem("settings.file_invalid", f"{root} has no {name}",
+                       "build from the directory of wrangler.toml and pyproject.toml", name, 1)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        at = re.search(r"at line (\d+)", str(error))
+        line = int(at.group(1)) if at else 1
+        return Problem("settings.file_invalid", f"{name} is not valid TOML: {error}",
+                       "fix the TOML at this line", name, line)
 
 
 def resolve_store(project: Project) -> tuple[str | None, str]:

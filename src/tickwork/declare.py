@@ -31,6 +31,13 @@ class Declared:
     items: dict[str, object]
     file: str
     line: int
+    action: str = ""  # the decorated function's module and qualified name
+
+
+# Every declaration made since the build last emptied it: the build finds declarations on the
+# functions at the top level of a domain's modules, and reports any other this holds (a method,
+# a function of no domain) rather than drop it.
+MADE: list[Declared] = []
 
 
 def _declare(kind: str, name: str | None, items: dict[str, object]):
@@ -40,8 +47,10 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     def declare(action):
         given = {key: value for key, value in items.items() if value is not None}
         given["run"] = f"{action.__name__}()"
-        declared = Declared(kind, action.__name__ if name is None else name, given, file, line)
+        where = f"{getattr(action, '__module__', None)}.{getattr(action, '__qualname__', action.__name__)}"
+        declared = Declared(kind, action.__name__ if name is None else name, given, file, line, where)
         action.__dict__.setdefault(DECLARATIONS, []).append(declared)
+        MADE.append(declared)
         return action
 
     return declare

@@ -7,11 +7,13 @@ checked on the host.
 """
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
 
 import pytest
+from helpers import ROOT
 
 from tickwork.times import DAY, MINUTE, utc
 
@@ -42,6 +44,14 @@ def test_epoch_milliseconds_and_iso_utc_times_within_a_day_are_taken():
     assert tick_time(str(utc("2026-01-05 09:15"))) == {"time": utc("2026-01-05 09:15")}
     assert tick_time("2026-01-05T09:15Z") == {"time": utc("2026-01-05 09:15")}
     assert tick_time("2026-01-06 11:59") == {"time": utc("2026-01-06 11:59")}
+
+
+@pytest.mark.parametrize("text", ["-5", "May 5", "5 2026-01-05", "2026-1-5T09:15Z", "2026-01-05T09:15Z tomorrow"])
+def test_a_time_neither_epoch_ms_nor_iso_is_refused_even_with_far(text):
+    """Not left to Date.parse, which reads `-5` as 2001-05-01 and `May 5` as a day of 2001."""
+    refused = tick_time(text, far=True)["refused"]
+
+    assert f"time '{text}' is neither epoch ms nor an ISO UTC time" in refused
 
 
 def test_now_is_the_minute_of_the_hosts_clock():
@@ -132,4 +142,22 @@ def test_a_one_shot_tick_at_an_epoch_in_seconds_exits_with_one_line_saying_so(ho
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1, done.stderr
     assert "as seconds it is 2026-01-05T09:00:00Z" in done.stderr
+    assert done.stdout == ""
+
+
+def _shell():
+    """The environment of a shell, not of the `make test` that runs these tests."""
+    return {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
+def test_make_tick_hands_the_host_a_time_that_starts_with_a_dash_as_a_time(host):
+    """`make tick TIME=-5` is refused for what it is, not as an option node cannot parse."""
+    done = subprocess.run(
+        ["make", "--no-print-directory", "tick", "TIME=-5", f"ARGS=--persist-to {host.state}"],
+        cwd=ROOT, env=_shell(), capture_output=True, text=True, timeout=600,
+    )
+
+    assert done.returncode != 0
+    assert "tickwork host: time '-5' is neither epoch ms nor an ISO UTC time" in done.stderr
+    assert "ambiguous" not in done.stderr
     assert done.stdout == ""
