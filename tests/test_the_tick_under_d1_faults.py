@@ -186,3 +186,18 @@ def test_whichever_call_of_a_tick_fails_no_slot_is_called_twice_or_left_running(
     assert not [r for r in records if r["code"] in (Code.RUNNING, Code.LEASE_EXPIRED)]
     succeeded = sum(1 for r in records if r["outcome"] == Outcome.SUCCEEDED)
     assert succeeded == sum(len(calls) for name, calls in made.items() if name != "b")
+
+
+def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after():
+    census = every(15)
+    db = seeded([census])
+    elapsed = [0.0]
+
+    async def pause(seconds):
+        elapsed[0] += seconds  # the pauses pass on the tick's clock, not in the test
+
+    faulty = Faulty(db, every_call_with(RECORD_ENDS))
+    ticks(faulty, [census], NINE + 15 * MINUTE, budget=5 * MINUTE, monotonic=lambda: elapsed[0], sleep=pause)
+    lease = 5 * MINUTE + MINUTE  # the budget left at the start, plus a minute
+    assert lease - 30_000 <= elapsed[0] * 1000 < lease
+    assert runs(db)[0]["outcome"] == Outcome.RUNNING  # lost: it ends lease_expired when the lease lapses

@@ -8,7 +8,7 @@ import os
 import traceback
 from dataclasses import dataclass, replace
 from math import ceil
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
 from .context import running
 from .database import Database
@@ -72,22 +72,24 @@ async def tick(
     monotonic: Callable[[], float] = time.monotonic,
     started_at: int | None = None,
     max_statements: int | None = None,
+    sleep: Callable[[float], Awaitable] = asyncio.sleep,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
-    `budget` is the tick's time in ms; `monotonic` measures how much of it is spent, in seconds.
+    `budget` is the tick's time in ms; `monotonic` measures how much of it is spent, in seconds,
+    and `sleep` waits between attempts at a write D1 refused.
     `started_at` is the wall time the invocation began (a cron run may start after its
     `scheduledTime`), from which leases and run records are timed; `now` by default.
     `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
     room for stay due for the next tick, oldest due first.
     """
-    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, started_at, max_statements)
+    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, sleep, started_at, max_statements)
     return await tick.run()
 
 
 # A write that must land (runs' ends) is tried again at once, then after these pauses (seconds),
-# for as long as the runs' leases last.
-RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30, 60)
+# the last one over and over, for as long as the runs' leases last.
+RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 
 # A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more.
 FIRST_READ = 2
@@ -108,13 +110,14 @@ def _chunks(count: int) -> int:
 
 
 class _Tick:
-    def __init__(self, store, schedules, now, budget, monotonic, started_at, max_statements):
+    def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements):
         self.store: ScheduleStore = store
         self.schedules: list[Schedule] = schedules
         self.by_name = {schedule.name: schedule for schedule in schedules}
         self.now: int = now
         self.budget = budget
         self.monotonic = monotonic
+        self.sleep = sleep
         self.started = monotonic()
         self.wall = now if started_at is None else started_at
         self.cap = max_statements
@@ -309,19 +312,20 @@ class _Tick:
     async def must_land(self, names: str, what: str, until: int, write: Callable):
         """Runs `write(late)` until D1 takes it, while the leases last: `late` is None on the
         first attempt, then says what failed. Raises the last error when the leases are up."""
-        late = None
-        for attempt, pause in enumerate(RETRY_PAUSES, start=2):
+        late, attempt = None, 1
+        while True:
             try:
                 return await write(late)
             except Exception as error:
+                pause = RETRY_PAUSES[min(attempt - 1, len(RETRY_PAUSES) - 1)]
+                attempt += 1
+                if self.clock_ms() + pause * 1000 >= until:
+                    log.error("%s: the %s could not be recorded before the leases lapse at %s: %s",
+                              names, what, iso(until), error)
+                    raise
                 log.warning("%s: the %s were not recorded (%s); trying again", names, what, error)
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
-                if self.clock_ms() + pause * 1000 >= until:
-                    log.error("%s: the %s could not be recorded before the leases lapse at %s",
-                              names, what, iso(until))
-                    raise
-                await asyncio.sleep(pause)
-        return await write(late)
+                await self.sleep(pause)
 
     async def call(self, schedule: Schedule, call: Call, limit: int):
         with running(self.now, call, self.items):
