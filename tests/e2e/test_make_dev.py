@@ -76,7 +76,7 @@ def test_make_dev_json_keeps_stdout_to_one_json_object_per_line(dev):
     runs = [json.loads(line) for line in printed.splitlines()]
     assert all(isinstance(run, dict) for run in runs)
     assert ("chore_census", "succeeded") in [(run["schedule"], run["outcome"]) for run in runs]
-    assert "built 4 schedule(s)" in "".join(dev.stderr), "the set-up's output goes to stderr"
+    assert re.search(r"built \d+ schedule", "".join(dev.stderr)), "the set-up's output goes to stderr"
 
 
 def test_make_dev_fresh_starts_from_an_empty_local_d1(dev):

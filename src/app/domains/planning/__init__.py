@@ -1,11 +1,23 @@
 """The planning domain: its actions are the `async def` functions of this module."""
 
-from tickwork import call, clock, schedule
+from tickwork import call, clock, items, schedule
+from tickwork.times import MINUTE
+
+# The todos past their due date, as the app's own tables would give them.
+OVERDUE_TODOS = ("water the plants", "file the taxes")
 
 
 async def queue_chore_census():
-    """Runs every 15 minutes (schedules/chore_census.jadpo)."""
+    """Runs every 15 minutes (schedules/chore_census.jadpo): hands over a reminder for each
+    overdue todo, a minute from now, one schedule per item."""
     print(f"planning: census of overdue chores as of {clock.now:%Y-%m-%d %H:%M} UTC")
+    for todo in OVERDUE_TODOS:
+        await items.once(remind, {"todo": todo}, clock.now_ms + MINUTE)
+
+
+async def remind():
+    """A one-off schedule handed over by the census: `call.input` is what it was handed."""
+    print(f"planning: reminder, {call.input['todo']!r} is overdue (due {clock.now:%H:%M} UTC)")
 
 
 @schedule(every="1h")
