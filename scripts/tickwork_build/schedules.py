@@ -22,18 +22,12 @@ from tickwork.calendars import NONEXISTENT, REPEATED, parse_cron
 from tickwork.cron_syntax import MEND as CRON_MEND
 from tickwork.cron_syntax import parse as cron_fields
 from tickwork.cron_syntax import shown
-from tickwork.times import DAY, MINUTE, SECOND, UNITS
+from tickwork.times import LONGEST, MINUTE, SECOND, duration_ms, whole
 
 from .declaration import Declaration, Item
 from .problems import Problem
 
-DURATION = re.compile(r"([0-9]+)([smhd])")  # ASCII digits only: `１５m` is no number
-SECONDS = re.compile(r"[0-9]+")
 CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)")
-# Times cross the D1 binding exactly only up to 2**53 ms; a century keeps every due time far below.
-LONGEST = 36_500 * DAY
-# A number is read to this many digits at most: int() refuses past 4,300, and no item needs 13.
-_DIGITS = 15
 
 
 class Invalid(Exception):
@@ -50,10 +44,6 @@ def _unquoted(text: str) -> str:
     return text
 
 
-def _whole(digits: str) -> int:
-    """ASCII digits as a number; past _DIGITS of them, one larger than any item takes."""
-    significant = digits.lstrip("0")
-    return int(significant or "0") if len(significant) <= _DIGITS else 10**_DIGITS
 
 
 def _duration(code: str, item: str, example: str, bare_seconds: bool):
@@ -61,12 +51,8 @@ def _duration(code: str, item: str, example: str, bare_seconds: bool):
 
     def check(text: str) -> int:
         text = _unquoted(text)
-        match = DURATION.fullmatch(text)
-        if match and _whole(match.group(1)) > 0:
-            ms = _whole(match.group(1)) * UNITS[match.group(2)]
-        elif bare_seconds and SECONDS.fullmatch(text) and _whole(text) > 0:
-            ms = _whole(text) * SECOND
-        else:
+        ms = duration_ms(text, bare_seconds)
+        if ms is None:
             unit = "seconds, or of s, m, h or d" if bare_seconds else "s, m, h or d"
             raise Invalid(code, f"`{item}: {shown(text)}` is not a whole number above zero of {unit}",
                           f"write e.g. `{item}: {example}`")
@@ -146,11 +132,11 @@ def _choice(code: str, item: str, allowed: tuple[str, ...]):
 def _intervals(text: str) -> int:
     value = _unquoted(text)
     code, said = "schedule.intervals_invalid", f"`intervals: {shown(value)}`"
-    if not SECONDS.fullmatch(value) or _whole(value) < 1:
+    if not whole(value):
         raise Invalid(code, f"{said} is not a whole number of at least 1", "write e.g. `intervals: 24`")
-    if _whole(value) > LONGEST // SECOND:
+    if whole(value) > LONGEST // SECOND:
         raise Invalid(code, f"{said} is more than the longest cycle's seconds", "make `intervals` at most `cycle`")
-    return _whole(value)
+    return whole(value)
 
 
 # How each item is read; `run:` is read against the declaration's module.

@@ -24,7 +24,6 @@ Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...
 """
 
 import json
-import re
 from typing import Callable
 
 from .app import action_key, action_of, timing_of
@@ -32,9 +31,8 @@ from .calendars import NONEXISTENT, REPEATED, CronCalendar
 from .database import Database
 from .model import Action, ScheduleError
 from .schedule_store import ScheduleStore
-from .times import LONGEST, MINUTE, NEVER, UNITS
+from .times import LONGEST, MINUTE, NEVER, duration_ms
 
-_DURATION = re.compile(r"([0-9]{1,12})([smhd])")  # ASCII digits only
 _LARGEST_INPUT = 64 * 1024  # D1 takes 100 KB a statement
 
 
@@ -178,11 +176,7 @@ def _ms(item: str, value: object, code: str) -> int:
 
 def _every(every: object) -> int:
     if isinstance(every, str):
-        match = _DURATION.fullmatch(every)
-        if not match or int(match.group(1)) == 0:
-            raise ScheduleError("schedule.every_invalid", f"every {every!r} is not a whole number above zero of s, m, h or d",
-                                "write e.g. '15m', or milliseconds")
-        every = int(match.group(1)) * UNITS[match.group(2)]
+        every = duration_ms(every) or every  # still a string where it is no duration: refused below
     return _ms("every", every, "schedule.every_invalid")
 
 
