@@ -29,6 +29,8 @@ class _Run:
     now: int
     call: Call
     items: object = None  # the Items of the run's store: schedules handed over from inside a run
+    outbox: list | None = None  # what the run emits, committed with its end if it succeeds
+    writes: list | None = None  # a consumer's own statements, committed with its handled record
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -42,8 +44,8 @@ def _current(what: str) -> _Run:
 
 
 @contextmanager
-def running(now: int, call: Call, items=None):
-    token = _run.set(_Run(now, call, items))
+def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None):
+    token = _run.set(_Run(now, call, items, outbox, writes))
     try:
         yield
     finally:
@@ -103,6 +105,29 @@ class RunItems:
         return getattr(run.items, name)
 
 
+class Handled:
+    """Inside a queue consumer: D1 statements of the consumer's own, committed in one batch with
+    the record that the delivery was handled, so a repeat never does the work twice."""
+
+    def write(self, sql: str, *params) -> None:
+        run = _current("handled.write")
+        if run.writes is None:
+            raise NotInRun("handled.write is for queue consumers: a run commits its own writes")
+        run.writes.append((sql, params))
+
+
+def emitted() -> list:
+    """Where `Event.emit` puts what it emits: the current run's, consumer's or handler's outbox."""
+    run = _run.get()
+    if run is None or run.outbox is None:
+        raise NotInRun(
+            "an event is emitted from a run, a queue consumer, or a fetch handler inside "
+            "`async with tickwork.adapters.workers.emitting(APP, self.env)`"
+        )
+    return run.outbox
+
+
 clock = Clock()
 call = CallInput()
 items = RunItems()
+handled = Handled()

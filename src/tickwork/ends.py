@@ -6,15 +6,13 @@ import asyncio
 import logging
 from typing import Awaitable, Callable
 
-from .schedule_store import End
-
 log = logging.getLogger("tickwork")
 
 
 class Ends:
     def __init__(
         self,
-        write: Callable[[list[End]], Awaitable[None]],
+        write: Callable[[list], Awaitable[None]],
         expected: int,
         may_write_now: Callable[[int, int], bool],
     ):
@@ -24,10 +22,10 @@ class Ends:
         self.write = write
         self.outstanding = expected
         self.may_write_now = may_write_now
-        self.queue: list[End] = []
+        self.queue: list = []
         self.writing: asyncio.Task | None = None
 
-    def add(self, end: End) -> None:
+    def add(self, end) -> None:
         self.queue.append(end)
         self.outstanding -= 1
         if self.writing is None or self.writing.done():
@@ -41,9 +39,8 @@ class Ends:
             try:
                 await self.write(batch)
             except Exception:
-                names = ", ".join(end.name for end in batch)
-                log.exception("%s: the ends of these runs could not be recorded; their records end "
-                              "lease_expired when their leases lapse", names)
+                log.exception("the ends of %d runs could not be recorded; their records end "
+                              "lease_expired when their leases lapse", len(batch))
 
     async def done(self) -> None:
         """Waits until every end added has been written, or given up on."""

@@ -19,7 +19,9 @@ MARK_TICK = """
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
 WHERE id = 1
 RETURNING fingerprint,
-  (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease
+  (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
+  MIN((SELECT MIN(next_attempt_at) FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')),
+      (SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
@@ -93,14 +95,14 @@ ENDING = f"('{Code.EXPIRED}', '{Code.ACTION_GONE}')"
 
 
 
-def _json_rows(*columns: str) -> str:
+def json_rows(*columns: str) -> str:
     """A CTE `j`: one row per element of the JSON list in ?1, its items named `columns`. The
     statements below take many rows at once this way, one statement for all of them."""
     items = ", ".join(f"json_extract(value, '$[{k}]') AS {c}" for k, c in enumerate(columns))
     return f"WITH j AS (SELECT {items} FROM json_each(?1))"
 
 
-CLAIMS = _json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail")
+CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail")
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease. Taking it also moves the due time on, so a second tick with the same due time finds
@@ -183,7 +185,7 @@ FROM j WHERE true
 ON CONFLICT (id) DO NOTHING
 """
 
-ENDS = _json_rows("name", "run", "outcome", "code", "kind", "detail", "ended")
+ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended")
 
 # Runs' ends, written again after an error, so each only while its record is still `running`.
 RECORD_ENDS = f"""
@@ -277,13 +279,14 @@ class Reached:
     due: list[State]
     fingerprint: str | None
     earliest_lease: int | None
+    sweep_at: int | None = None  # the earliest delivery the outbox's sweep has to send
 
 
 def _number(value) -> int | None:
     return None if value is None else int(value)
 
 
-def _chunks(items: list) -> list[list]:
+def chunks(items: list) -> list[list]:
     return [items[start : start + ROWS_PER_STATEMENT] for start in range(0, len(items), ROWS_PER_STATEMENT)]
 
 
@@ -348,7 +351,8 @@ class ScheduleStore:
             [(MARK_TICK, (tick,)), (SELECT_DUE, (tick, -1 if most is None else most))]
         )
         return Reached(
-            [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"])
+            [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"]),
+            _number(mark["sweep_at"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:
@@ -359,7 +363,7 @@ class ScheduleStore:
     async def named(self, names: list[str], tick: int) -> dict[str, State]:
         """The rows of the declared `names`; every other row is marked removed at `tick`."""
         listed = json.dumps(names)
-        statements = [(SELECT_NAMED, (json.dumps(chunk),)) for chunk in _chunks(names)]
+        statements = [(SELECT_NAMED, (json.dumps(chunk),)) for chunk in chunks(names)]
         results = await self.db.batch(statements + [(MARK_REMOVED, (listed, tick))])
         return {row["name"]: State.from_row(row) for rows in results[:-1] for row in rows}
 
@@ -376,9 +380,9 @@ class ScheduleStore:
         seals the declared set as reconciled, in one transaction."""
         seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
-        statements = [(SEED, (json.dumps(chunk), tick)) for chunk in _chunks(seeds)]
-        statements += [(REBASE, (json.dumps(chunk),)) for chunk in _chunks(rebases)]
-        statements += [(DECLARED_AGAIN, (json.dumps(chunk),)) for chunk in _chunks(again)]
+        statements = [(SEED, (json.dumps(chunk), tick)) for chunk in chunks(seeds)]
+        statements += [(REBASE, (json.dumps(chunk),)) for chunk in chunks(rebases)]
+        statements += [(DECLARED_AGAIN, (json.dumps(chunk),)) for chunk in chunks(again)]
         if fingerprint is not None:
             statements.append((SEAL, (fingerprint,)))
         if statements:
@@ -395,13 +399,13 @@ class ScheduleStore:
         leases = [c.row() for c in claims if c.reason is None]
         skips = [c.row() for c in claims if c.reason is not None]
         statements: list = []
-        for rows in _chunks(leases):
+        for rows in chunks(leases):
             chunk = json.dumps(rows)
             statements.append((TAKE_LEASES, (chunk, lease_until, tick)))
             if any(row[8] is not None for row in rows):  # calendars sharing an action
                 statements.append((CLAIM_MOMENTS, (chunk,)))
             statements.append((RECORD_STARTS, (chunk, tick, started)))
-        for chunk in map(json.dumps, _chunks(skips)):
+        for chunk in map(json.dumps, chunks(skips)):
             statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
         if not statements:
             return Claimed(set(), set())
@@ -414,23 +418,24 @@ class ScheduleStore:
 
     async def read_back(self, claims: list["Claim"]) -> "Claimed":
         """What a claim batch that answered an error did: nothing, or all of it."""
-        statements = [(READ_BACK, (json.dumps(chunk),)) for chunk in _chunks([c.row() for c in claims])]
+        statements = [(READ_BACK, (json.dumps(chunk),)) for chunk in chunks([c.row() for c in claims])]
         rows = [row for rows in await self.db.batch(statements) for row in rows]
         return Claimed({row["run"] for row in rows if row["leased"]}, {row["run"] for row in rows if row["recorded"]})
 
     async def coalesce(self, claims: list["Claim"], tick: int) -> None:
         """Gives back leases whose moment another calendar of the action made, recorded."""
         statements: list = []
-        for chunk in map(json.dumps, _chunks([c.row() for c in claims])):
+        for chunk in map(json.dumps, chunks([c.row() for c in claims])):
             statements += [(GIVE_BACK_LEASES, (chunk,)), (RECORD_COALESCED, (chunk, tick))]
         await self.db.batch(statements)
 
-    async def end(self, ends: list["End"]) -> None:
-        """Records how runs ended and gives their leases back, in one transaction."""
+    @staticmethod
+    def ending(ends: list["End"]) -> list:
+        """The statements that record how runs ended and give their leases back, for a batch."""
         statements: list = []
-        for chunk in map(json.dumps, _chunks([list(astuple(end)) for end in ends])):
+        for chunk in map(json.dumps, chunks([list(astuple(end)) for end in ends])):
             statements += [(RECORD_ENDS, (chunk,)), (GIVE_BACK_LEASES, (chunk,))]
-        await self.db.batch(statements)
+        return statements
 
     async def hand_over(
         self, id: str, action: str, timing: str, input: str, form: str, every: int, due: int,

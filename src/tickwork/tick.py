@@ -24,6 +24,8 @@ from .model import (
 from .ends import Ends
 from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State
 from .app import action_of, timing_of
+from .outbox import Outbox
+from .outbox_store import OutboxStore
 from .per_item import Items
 from .timing import Call, Owing, Timing
 from .times import MINUTE, NEVER, iso
@@ -73,17 +75,21 @@ async def tick(
     started_at: int | None = None,
     max_statements: int | None = None,
     sleep: Callable[[float], Awaitable] = asyncio.sleep,
+    outbox: Outbox | None = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
     `budget` is the tick's time in ms; `monotonic` measures how much of it is spent, in seconds,
-    and `sleep` waits between attempts at a write D1 refused.
+    and `sleep` waits between attempts at a write D1 refused. What runs emit goes through
+    `outbox` (to the app's queues), written with their ends, and the outbox's sweep is the
+    tick's second step.
     `started_at` is the wall time the invocation began (a cron run may start after its
     `scheduledTime`), from which leases and run records are timed; `now` by default.
     `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
     room for stay due for the next tick, oldest due first.
     """
-    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, sleep, started_at, max_statements)
+    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, sleep, started_at,
+                 max_statements, outbox)
     return await tick.run()
 
 
@@ -94,15 +100,21 @@ RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 # A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more.
 FIRST_READ = 2
 EXPIRE = 2
+# The sweep: its claim, and what the sends came to. Ends with events: the events and
+# deliveries, and what their sends came to, beside the two statements of the ends.
+SWEEP = 2
+ENDS = 2
+ENDS_WITH_EVENTS = 5
 
 
-def statements_for(claims: list[Claim]) -> int:
+def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     """The most statements a tick's claims cost, whoever wins them: per chunk of rows, leases
-    and starts (and moments), a batch of their ends, skips and their records, coalesced skips."""
+    and starts (and moments), a batch of their ends (`flush`), skips and their records,
+    coalesced skips."""
     leases = [c for c in claims if c.reason is None]
     moments = [c for c in leases if c.moment is not None]
     skips = len(claims) - len(leases)
-    return (4 * _chunks(len(leases)) + _chunks(len(moments)) * 3 + 2 * _chunks(skips))
+    return (2 + flush) * _chunks(len(leases)) + 3 * _chunks(len(moments)) + 2 * _chunks(skips)
 
 
 def _chunks(count: int) -> int:
@@ -110,7 +122,7 @@ def _chunks(count: int) -> int:
 
 
 class _Tick:
-    def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements):
+    def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox):
         self.store: ScheduleStore = store
         self.schedules: list[Schedule] = schedules
         self.by_name = {schedule.name: schedule for schedule in schedules}
@@ -126,6 +138,10 @@ class _Tick:
         self.owing = Owing(now)
         self.timings: dict[str, Timing] = {}
         self.items = Items(store.db, lambda: now)
+        self.outbox: Outbox | None = outbox
+        self.flush = ENDS if outbox is None else ENDS_WITH_EVENTS  # statements a batch of ends costs
+        self.sender = _run_id()  # who claims the deliveries this tick sends
+        self.sweep_at: int | None = None
 
     def elapsed(self) -> int:
         return round((self.monotonic() - self.started) * 1000)
@@ -149,7 +165,24 @@ class _Tick:
         due = [(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None]
         self.due = {schedule.name: schedule for schedule, _ in due}
         claims = [self.claim(schedule, state) for schedule, state in due]
-        return TickReport(self.now, await self.run_due([claim for claim in claims if claim is not None]))
+        reports = await self.run_due([claim for claim in claims if claim is not None])
+        await self.sweep()
+        return TickReport(self.now, reports)
+
+    def sweeps(self) -> bool:
+        return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.now
+
+    async def sweep(self) -> None:
+        """The tick's second step: the outbox's sweep, where a delivery is left to send."""
+        if not self.sweeps():
+            return
+        room = self.room()
+        if room is not None and room < SWEEP:
+            return
+        try:
+            await self.outbox.sweep(self.now, self.sender)
+        except Exception:
+            log.exception("the outbox's sweep failed; the next tick sweeps again")
 
     def schedule_of(self, state: State) -> Schedule | None:
         """A declared schedule by its name; a handed-over one from its row (its action None
@@ -164,6 +197,7 @@ class _Tick:
         """The rows due now, oldest first, and the earliest lease any row holds. Only when the
         declared set changed since the rows were last reconciled with it are they reconciled."""
         reached = await self.store.reach(self.now, most)
+        self.sweep_at = reached.sweep_at
         fingerprint = _fingerprint(self.schedules)
         if reached.fingerprint == fingerprint:
             return reached.due, reached.earliest_lease
@@ -230,7 +264,8 @@ class _Tick:
         if left <= 0:  # the budget is spent: due runs stay due for the next tick
             claims = [claim for claim in claims if claim.reason is not None]
         room = self.room()
-        while room is not None and claims and statements_for(claims) > room:
+        sweep = SWEEP if self.sweeps() else 0
+        while room is not None and claims and statements_for(claims, self.flush) + sweep > room:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
             return []
@@ -254,22 +289,31 @@ class _Tick:
             )
             reports += [self.skipped(replace(c, reason=Code.COALESCED)) for c in coalesced]
         runs = [c for c in leases if c.run in claimed.recorded]
-        ends = Ends(
-            lambda batch: self.must_land(
-                _names(batch), "ends", lease_until,
-                lambda late: self.store.end([_noted(end, late) for end in batch]),
-            ),
-            len(runs),
-            self.may_write_now,
-        )
+        ends = Ends(lambda batch: self.write_ends(batch, lease_until), len(runs), self.may_write_now)
         reports += await asyncio.gather(*(self.run_one(c, started, limit, ends) for c in runs))
         await ends.done()
         return reports
 
+    async def write_ends(self, batch: list, lease_until: int) -> None:
+        """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
+        ends = [end for end, _ in batch]
+        emitted = [row for _, rows in batch for row in rows]
+
+        def write(late: str | None):
+            statements = self.store.ending([_noted(end, late) for end in ends])
+            return self.store.db.batch(statements + OutboxStore.emitting(emitted))
+
+        await self.must_land(_names(ends), "ends", lease_until, write)
+        if emitted:
+            try:
+                await self.outbox.send(Outbox.deliveries(emitted), self.sender)
+            except Exception:
+                log.exception("what %s emitted was kept but not sent; the sweep sends it", _names(ends))
+
     def may_write_now(self, queued: int, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
         room = self.room()
-        return room is None or room - 2 * _chunks(queued) >= 2 * _chunks(after)
+        return room is None or room - self.flush * _chunks(queued) >= self.flush * _chunks(after)
 
     def skipped(self, claim: Claim) -> RunReport:
         log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
@@ -280,13 +324,20 @@ class _Tick:
 
     async def run_one(self, claim: Claim, started: int, limit: int, ends: Ends) -> RunReport:
         schedule = self.due[claim.name]
-        outcome, code, kind, detail = await self.call(schedule, claim.call, limit)
+        emitted: list = []
+        outcome, code, kind, detail = await self.call(schedule, claim.call, limit, emitted)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = self.overran(schedule, (
                 f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
                 "instead of awaiting, so it could not be stopped on time"))
-        ends.add(End(claim.name, claim.run, outcome, code, kind, detail, ended))
+        rows = []
+        if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
+            if self.outbox is None:
+                log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
+            else:
+                rows = self.outbox.rows(emitted, claim.run, self.sender, ended)
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended), rows))
         return RunReport(
             claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call
         )
@@ -327,8 +378,8 @@ class _Tick:
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 await self.sleep(pause)
 
-    async def call(self, schedule: Schedule, call: Call, limit: int):
-        with running(self.now, call, self.items):
+    async def call(self, schedule: Schedule, call: Call, limit: int, emitted: list):
+        with running(self.now, call, self.items, outbox=emitted):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()

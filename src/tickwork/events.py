@@ -1,0 +1,65 @@
+"""Events an app emits to its queues, delivered after what emitted them has committed.
+
+    from tickwork import event
+
+    order_placed = event("order_placed", queue="EVENTS")   # EVENTS: a producer binding
+
+    async def place_orders():                               # an action
+        await order_placed.emit({"order": 7})
+
+What a run emits is written to D1 with the run's end, and only if the run succeeded; then it is
+sent (the outbox). Each message carries its delivery's id, on which consumers dedupe.
+"""
+
+import json
+import sys
+from dataclasses import dataclass
+
+from .context import emitted
+
+# Cloudflare Queues take a message of 128 KB at most; the envelope takes a little of that.
+LARGEST_BODY = 128 * 1024 - 512
+
+
+class EventError(ValueError):
+    """An event that cannot be emitted, with its code; nothing of what emitted it is lost."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Emitted:
+    event: str
+    queue: str
+    body: str  # JSON
+
+
+@dataclass(frozen=True)
+class Event:
+    """An event of the app, sent through one producer binding of wrangler.toml."""
+
+    name: str
+    queue: str
+    source: str = ""  # file:line of the declaration, for the build
+
+    async def emit(self, body: object) -> None:
+        """Emits `body` (JSON, 128 KB at most), delivered once what emits it has committed."""
+        try:
+            text = json.dumps(body, sort_keys=True, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError) as error:
+            raise EventError("event.body_invalid", f"{self.name}: the body is not JSON: {error}") from None
+        if len(text.encode()) > LARGEST_BODY:
+            raise EventError(
+                "event.body_too_large",
+                f"{self.name}: the body is {len(text.encode())} bytes as JSON; a queue message takes "
+                f"{LARGEST_BODY} at most: send an id and read the rest where it is kept",
+            )
+        emitted().append(Emitted(self.name, self.queue, text))
+
+
+def event(name: str, *, queue: str) -> Event:
+    """Declares an event sent through the producer binding `queue`; the build checks it is bound."""
+    caller = sys._getframe(1)
+    return Event(name, queue, f"{caller.f_code.co_filename}:{caller.f_lineno}")

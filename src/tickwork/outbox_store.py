@@ -1,0 +1,153 @@
+"""The outbox's events, deliveries and handled records, kept in the app's D1 database.
+
+A delivery is claimed before it is sent (`running`, leased to a sender), so of two senders at
+once one sends it; what a sender learnt is written only while the lease is still its own.
+"""
+
+import json
+from dataclasses import dataclass
+
+from .database import Database, Statement
+from .schedule_store import chunks, json_rows
+
+EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at")
+
+# With a run's end, in its batch: only where that end landed as `succeeded`. Outside a run
+# (`run` NULL), always. The deliveries go out leased to the sender that sends them next.
+RECORD_EVENTS = f"""
+{EMITTED}
+INSERT INTO tickwork_events (id, name, body, run, emitted_at)
+SELECT j.id, j.name, j.body, j.run, j.at FROM j
+WHERE j.run IS NULL OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.outcome = 'succeeded')
+ON CONFLICT (id) DO NOTHING
+"""
+
+RECORD_DELIVERIES = f"""
+{EMITTED}
+INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
+SELECT j.delivery, j.id, j.queue, 'running', 1, j.sender, j.lease_until, j.at
+FROM j JOIN tickwork_events AS e ON e.id = j.id
+WHERE true
+ON CONFLICT (id) DO NOTHING
+"""
+
+# The sweep: deliveries to send by now, and running ones past their lease, oldest first, each
+# looked up through its own index; claimed for this sender in the same statement.
+SWEEP = """
+UPDATE tickwork_deliveries
+SET state = 'running', lease_run = ?2, lease_until = ?3, attempts = attempts + 1, updated_at = ?1
+WHERE id IN (
+    SELECT id FROM (
+        SELECT id, next_attempt_at AS since FROM tickwork_deliveries
+        WHERE state IN ('pending', 'outcome_unknown') AND next_attempt_at <= ?1
+        UNION ALL
+        SELECT id, lease_until AS since FROM tickwork_deliveries
+        WHERE state = 'running' AND lease_until <= ?1
+    ) ORDER BY since LIMIT ?4)
+  AND (state IN ('pending', 'outcome_unknown') OR lease_until <= ?1)
+RETURNING id, queue, attempts,
+  (SELECT name FROM tickwork_events WHERE id = event) AS name,
+  (SELECT body FROM tickwork_events WHERE id = event) AS body
+"""
+
+SENT = json_rows("id", "sender", "state", "lease_until", "next_attempt", "error")
+
+# What a send came to: succeeded, running (on to a consumer of the app's, until the lease),
+# pending or outcome_unknown (sent again from `next_attempt`). Only while it is this sender's.
+RECORD_SENT = f"""
+{SENT}
+UPDATE tickwork_deliveries AS d
+SET state = j.state, lease_until = j.lease_until, next_attempt_at = j.next_attempt,
+    lease_run = CASE WHEN j.state = 'running' THEN j.sender END, last_error = j.error, updated_at = ?2
+FROM j WHERE d.id = j.id AND d.state = 'running' AND d.lease_run = j.sender
+"""
+
+HANDLED_ALREADY = "SELECT delivery FROM tickwork_handled WHERE delivery IN (SELECT value FROM json_each(?1))"
+
+# No ON CONFLICT: of two consumers handling one delivery at once, the second's batch fails
+# whole, its own writes with it.
+RECORD_HANDLED = "INSERT INTO tickwork_handled (delivery, handled_at) VALUES (?1, ?2)"
+
+DELIVERY_SUCCEEDED = """
+UPDATE tickwork_deliveries
+SET state = 'succeeded', lease_run = NULL, lease_until = NULL, last_error = NULL, updated_at = ?2
+WHERE id = ?1 AND state NOT IN ('dismissed', 'cancelled')
+"""
+
+# A consumer that raised: the queue retries the message; the delivery keeps waiting on it (its
+# lease moved on), or is `failed` once the queue's retries are spent.
+DELIVERY_RAISED = """
+UPDATE tickwork_deliveries
+SET last_error = ?2, updated_at = ?3,
+    state = CASE WHEN ?4 THEN 'failed' ELSE state END,
+    lease_until = CASE WHEN ?4 THEN NULL ELSE ?5 END,
+    lease_run = CASE WHEN ?4 THEN NULL ELSE lease_run END
+WHERE id = ?1 AND state IN ('running', 'pending', 'outcome_unknown')
+"""
+
+SELECT_DELIVERIES = """
+SELECT d.*, e.name, e.body, e.run FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
+ORDER BY e.emitted_at, d.id
+"""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A delivery to send: its event's name and body (JSON), through the binding `queue`."""
+
+    id: str
+    queue: str
+    name: str
+    body: str
+    attempts: int = 1
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What a send came to, to record."""
+
+    id: str
+    sender: str
+    state: str
+    lease_until: int | None = None
+    next_attempt: int | None = None
+    error: str | None = None
+
+
+class OutboxStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    @staticmethod
+    def emitting(rows: list[list]) -> list[Statement]:
+        """The statements that keep emitted events and their deliveries: rows of
+        [event id, name, body, run, queue, delivery id, sender, lease_until, at]."""
+        statements: list[Statement] = []
+        for chunk in map(json.dumps, chunks(rows)):
+            statements += [(RECORD_EVENTS, (chunk,)), (RECORD_DELIVERIES, (chunk,))]
+        return statements
+
+    async def sweep(self, now: int, sender: str, lease_until: int, most: int) -> list[Delivery]:
+        """Claims for `sender` the deliveries left to send, oldest first, at most `most`."""
+        rows = await self.db.all(SWEEP, (now, sender, lease_until, most))
+        return [Delivery(r["id"], r["queue"], r["name"], r["body"], int(r["attempts"])) for r in rows]
+
+    async def sent(self, outcomes: list[Sent], now: int) -> None:
+        """Records what sends came to, in one batch."""
+        rows = [[s.id, s.sender, s.state, s.lease_until, s.next_attempt, s.error] for s in outcomes]
+        await self.db.batch([(RECORD_SENT, (json.dumps(chunk), now)) for chunk in chunks(rows)])
+
+    async def handled_already(self, deliveries: list[str]) -> set[str]:
+        rows = await self.db.all(HANDLED_ALREADY, (json.dumps(deliveries),))
+        return {row["delivery"] for row in rows}
+
+    @staticmethod
+    def handling(delivery: str, now: int) -> list[Statement]:
+        """The statements that say a consumer handled `delivery`, for its batch."""
+        return [(RECORD_HANDLED, (delivery, now)), (DELIVERY_SUCCEEDED, (delivery, now))]
+
+    async def raised(self, delivery: str, error: str, now: int, spent: bool, wait_until: int) -> None:
+        await self.db.all(DELIVERY_RAISED, (delivery, error, now, spent, wait_until))
+
+    async def deliveries(self) -> list[dict]:
+        return await self.db.all(SELECT_DELIVERIES)
