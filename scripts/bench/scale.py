@@ -8,8 +8,9 @@ scripts/bench/scale_in_host.mjs, on the host's Pyodide with Miniflare's D1).
   zones due days ahead, written by one recursive-CTE INSERT per chunk (a benchmark's fixture,
   not the hand-over API); a few are declared schedules.
 - The tick that first sees the declared set (it reconciles), at each N.
-- 1, 100 and 1,000 due runs, handed over through `Items.once` at the largest N: statements, round
-  trips and time; 1,000 due again under the Free plan's cap of 50 statements.
+- 1, 100 and 1,000 due runs, one-off moments at the largest N (1 and 100 handed over through
+  `Items.once`, 1,000 as rows shaped as it shapes them, in one INSERT): statements, round trips,
+  rows written and time; 1,000 due again under the Free plan's cap of 50 statements.
 - Rows written a month while nothing is due, for 1,000 declared schedules (43,200 ticks).
 
 Prints one JSON line per measurement and exits non-zero, naming the goals missed (issue 8).
@@ -28,6 +29,7 @@ if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker'
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from tickwork import Schedule  # noqa: E402
+from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.app import action_key, timing_of  # noqa: E402
 from tickwork.calendars import Calendar, CronCalendar  # noqa: E402
 from tickwork.database import Database  # noqa: E402
@@ -38,10 +40,10 @@ from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
 
 # A Tuesday noon: every weekly calendar of the fixture (Monday at nine, in any zone) is days ahead.
 T0 = utc("2026-03-03 12:00")
-TICK_STATEMENTS = 900  # what a Worker's tick may make (tickwork.adapters.workers)
 FREE_PLAN = 50  # D1 queries an invocation on the Free plan
 MONTH_TICKS = 30 * 24 * 60  # 43,200 minute ticks
-ROUNDS = 31  # timed nothing-due ticks per N, interleaved across the Ns
+ROUNDS = 31  # timed nothing-due ticks per N, interleaved across the Ns (more on the host, noisier)
+HOST_ROUNDS = 101
 MEMORY_ROUNDS = 3
 
 GOALS = {
@@ -82,14 +84,14 @@ def weekly_calendars() -> list[list]:
 
 
 # ?1..?2: the items' numbers; ?3 the action's key; ?4 JSON [[timing, form, due], ...] picked by
-# item number modulo ?5; ?6 the tick that saw them handed over.
+# item number modulo ?5; ?6 the tick that saw them handed over. (D1 binds a JS number as a REAL.)
 FIXTURE = """
-WITH RECURSIVE k(n) AS (SELECT ?1 UNION ALL SELECT n + 1 FROM k WHERE n < ?2)
+WITH RECURSIVE k(n) AS (SELECT CAST(?1 AS INTEGER) UNION ALL SELECT n + 1 FROM k WHERE n < ?2)
 INSERT INTO tickwork_schedules (name, action, timing, input, form, every_ms, due_at, first_tick, last_tick)
 SELECT 'nothing@' || printf('%032x', n), ?3,
-       json_extract(?4, '$[' || (n % ?5) || '][0]'), '{"customer":' || n || '}',
-       json_extract(?4, '$[' || (n % ?5) || '][1]'), 0,
-       json_extract(?4, '$[' || (n % ?5) || '][2]'), ?6, ?6
+       json_extract(?4, '$[' || CAST(n % ?5 AS INTEGER) || '][0]'), '{"customer":' || n || '}',
+       json_extract(?4, '$[' || CAST(n % ?5 AS INTEGER) || '][1]'), 0,
+       json_extract(?4, '$[' || CAST(n % ?5 AS INTEGER) || '][2]'), ?6, ?6
 FROM k
 """
 ROW_COUNT = "SELECT COUNT(*) AS rows FROM tickwork_schedules"
@@ -159,7 +161,9 @@ async def traced_tick(db: Database, schedules: list[Schedule], now: int) -> int:
     return peak - held
 
 
-async def nothing_due(dbs: dict[int, Database], store: str, clock: Clock, schedules: list[Schedule]) -> list[dict]:
+async def nothing_due(
+    dbs: dict[int, Database], store: str, clock: Clock, schedules: list[Schedule], rounds: int
+) -> list[dict]:
     """The first tick (it reconciles the declared set), then nothing-due ticks, each round one
     tick on every N in turn, so that the machine's noise falls on all of them alike."""
     results = []
@@ -172,7 +176,7 @@ async def nothing_due(dbs: dict[int, Database], store: str, clock: Clock, schedu
         for db in dbs.values():
             await timed_tick(db, schedules, now)
     samples: dict[int, list[dict]] = {n: [] for n in dbs}
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         now = clock.next()
         for n, db in dbs.items():
             samples[n].append(await timed_tick(db, schedules, now))
@@ -201,15 +205,39 @@ async def nothing_due(dbs: dict[int, Database], store: str, clock: Clock, schedu
     return results
 
 
-async def due(db: Database, store: str, clock: Clock, schedules: list[Schedule]) -> list[dict]:
-    """Ticks with 1, 100 and 1,000 one-off moments due, handed over through the real API a minute
-    before, at N rows; then 1,000 again under the Free plan's cap."""
-    results = []
-    for count, cap in ((1, TICK_STATEMENTS), (100, TICK_STATEMENTS), (1000, TICK_STATEMENTS), (1000, FREE_PLAN)):
-        handed_at, at = clock.next(), clock.next()
+# ?1..?2: the items' numbers; ?3 the action's key; ?4 the moment; ?5 the timing, ?6 the form, as
+# `Items.once` writes them; ?7 the tick that handed them over.
+MOMENTS = """
+WITH RECURSIVE k(n) AS (SELECT CAST(?1 AS INTEGER) UNION ALL SELECT n + 1 FROM k WHERE n < ?2)
+INSERT INTO tickwork_schedules (name, action, timing, input, form, every_ms, due_at, first_tick, last_tick)
+SELECT 'nothing@' || printf('%032x', n), ?3, ?5, '{"item":' || n || '}', ?6, 0, ?4, ?7, ?7
+FROM k
+"""
+
+
+async def hand_over_moments(db: Database, count: int, handed_at: int, at: int, first: int) -> None:
+    """`count` one-off moments due at `at`: up to 100 through `Items.once`, one statement each;
+    more in one INSERT of rows shaped as `Items.once` shapes them (on the host each statement
+    costs a few of Miniflare's synchronous proxy calls)."""
+    if count <= 100:
         items = Items(db, lambda: handed_at)
         for item in range(count):
-            await items.once(nothing, {"due": count, "cap": cap, "item": item}, at)
+            await items.once(nothing, {"item": first + item}, at)
+        return
+    entry = {"kind": "once", "at_ms": at}
+    await db.all(MOMENTS, (first, first + count - 1, action_key(nothing), at,
+                           json.dumps(entry, sort_keys=True), timing_of(entry).form, handed_at))
+
+
+async def due(db: Database, store: str, clock: Clock, schedules: list[Schedule]) -> list[dict]:
+    """Ticks with 1, 100 and 1,000 one-off moments due, handed over a minute before, at the
+    largest N; then 1,000 again under the Free plan's cap."""
+    results = []
+    first = 10**9  # past every item number of the fixture
+    for count, cap in ((1, TICK_STATEMENTS), (100, TICK_STATEMENTS), (1000, TICK_STATEMENTS), (1000, FREE_PLAN)):
+        handed_at, at = clock.next(), clock.next()
+        await hand_over_moments(db, count, handed_at, at, first)
+        first += count
         [row] = await db.all(ROW_COUNT)
         taken = await timed_tick(db, schedules, at, cap)
         results.append({
@@ -222,6 +250,17 @@ async def due(db: Database, store: str, clock: Clock, schedules: list[Schedule])
         # The next tick finds nothing due: what ran is done.
         await timed_tick(db, schedules, clock.next())
     return results
+
+
+async def floor(db: Database, store: str) -> dict:
+    """What one round trip of two trivial statements costs through the same adapter: the floor
+    under a nothing-due tick's time."""
+    times = []
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        await db.batch([("SELECT ?1 AS a", (1,)), ("SELECT ?1 AS b", (2,))])
+        times.append((time.perf_counter() - started) * 1000)
+    return {"bench": "round_trip_floor", "store": store, "statements": 2, "ms": round(statistics.median(times), 3)}
 
 
 async def month(db: Database, store: str) -> dict:
@@ -287,7 +326,7 @@ def missed(results: list[dict]) -> list[str]:
     return found
 
 
-async def measure(dbs: dict[int, Database], spare: Database, store: str, chunk: int) -> list[dict]:
+async def measure(dbs: dict[int, Database], spare: Database, store: str, chunk: int, rounds: int = ROUNDS) -> list[dict]:
     """Every measurement on `dbs` (N -> an empty migrated database) and `spare` (another)."""
     schedules = declared()
     results = []
@@ -298,10 +337,11 @@ async def measure(dbs: dict[int, Database], spare: Database, store: str, chunk: 
         results.append({"bench": "fixture", "store": store, "rows": n, "handed_over": row["rows"],
                         "declared": len(schedules), "seconds": round(time.perf_counter() - started, 1)})
     clock = Clock()
-    results += await nothing_due(dbs, store, clock, schedules)
+    results += await nothing_due(dbs, store, clock, schedules, rounds)
     largest = max(dbs)
     results += await due(dbs[largest], store, clock, schedules)
     results.append(await month(spare, store))
+    results.append(await floor(spare, store))
     return results
 
 
@@ -330,7 +370,7 @@ async def host_main(ctx, js_env, sizes) -> str:
     env = entry.Default(ctx, js_env).env
     dbs = {int(n): D1Database(getattr(env, f"DB_{int(n)}")) for n in sizes}
     # D1 takes 100 KB a statement; a chunk's statement is a few hundred bytes whatever its rows.
-    results = await measure(dbs, D1Database(env.DB_MONTH), "host_d1", chunk=20_000)
+    results = await measure(dbs, D1Database(env.DB_MONTH), "host_d1", chunk=20_000, rounds=HOST_ROUNDS)
     return json.dumps({"results": results, "missed": missed(results)})
 
 
