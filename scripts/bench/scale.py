@@ -42,7 +42,7 @@ from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
 T0 = utc("2026-03-03 12:00")
 FREE_PLAN = 50  # D1 queries an invocation on the Free plan
 MONTH_TICKS = 30 * 24 * 60  # 43,200 minute ticks
-ROUNDS = 31  # timed nothing-due ticks per N, interleaved across the Ns (more on the host, noisier)
+ROUNDS = 201  # timed nothing-due ticks per N, interleaved across the Ns: a tick is ~0.2 ms here
 HOST_ROUNDS = 101
 MEMORY_ROUNDS = 3
 
