@@ -217,3 +217,12 @@ def test_bad_arguments_raise_with_the_builds_codes_and_write_nothing(db, kind, w
         run(attempt)
     assert raised.value.code == code
     assert run(db.all("SELECT COUNT(*) AS n FROM tickwork_schedules")) == [{"n": 0}]
+
+
+def test_a_one_off_moment_made_is_done_and_handing_it_over_again_makes_no_second_call(db, made):
+    id = run(handed(db, SUNDAY).once(send_statement, {"order": 9}, SUNDAY + HOUR))
+    ticks(db, [], SUNDAY + HOUR)
+    again = run(handed(db, SUNDAY + 2 * HOUR).once(send_statement, {"order": 9}, SUNDAY + HOUR))
+    ticks(db, [], SUNDAY + 3 * HOUR)
+    assert again == id and len(made) == 1
+    assert state(db, id).removed_at == SUNDAY + HOUR

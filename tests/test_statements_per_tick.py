@@ -1,7 +1,7 @@
 """How many D1 statements, and round trips, one tick makes with 10 schedules (a batch counts
 each statement, and is one round trip)."""
 
-from helpers import every, ticks
+from helpers import every, run, ticks
 
 from tickwork.times import utc
 
@@ -55,3 +55,10 @@ def test_a_tick_after_a_deploy_changed_the_declared_set_reconciles_in_three_more
     assert cost(db, utc("2026-03-02 09:01"), SCHEDULES[:5] + [every(5, "new")]) == (
         FIRST_READ + 2 + 2 + 1, 4, 0)
     assert cost(db, utc("2026-03-02 09:02"), SCHEDULES[:5] + [every(5, "new")]) == (FIRST_READ, 1, 0)
+
+
+def test_a_deploys_reconcile_reads_the_declared_rows_only_never_those_handed_over(db):
+    from tickwork.schedule_store import MARK_REMOVED
+
+    plan = [row["detail"] for row in run(db.all(f"EXPLAIN QUERY PLAN {MARK_REMOVED}", ('["a"]', 0)))]
+    assert any("tickwork_schedules_declared" in step for step in plan), plan

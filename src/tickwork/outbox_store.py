@@ -43,7 +43,7 @@ WHERE id IN (
         UNION ALL
         SELECT id, lease_until AS since FROM tickwork_deliveries
         WHERE state = 'running' AND lease_until <= ?1
-    ) ORDER BY since LIMIT ?4)
+    ) ORDER BY since LIMIT CAST(?4 AS INTEGER))
   AND (state IN ('pending', 'outcome_unknown') OR lease_until <= ?1)
 RETURNING id, queue, attempts,
   (SELECT name FROM tickwork_events WHERE id = event) AS name,

@@ -9,6 +9,7 @@ from dataclasses import astuple, dataclass
 
 from .database import Database, Row
 from .model import Code, Kind, Outcome
+from .times import NEVER
 from .timing import Call
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
@@ -25,18 +26,20 @@ RETURNING fingerprint,
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
+# (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 SELECT_DUE = """
 SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
-ORDER BY due_at LIMIT ?2
+ORDER BY due_at LIMIT CAST(?2 AS INTEGER)
 """
 
 # Reconciling, only when a deploy changed the declared set: first the rows of the declared names
 # (?1 a JSON list), and the rows of every other name marked removed at this tick.
 SELECT_NAMED = "SELECT * FROM tickwork_schedules WHERE name IN (SELECT value FROM json_each(?1))"
 
-# The app's previous tick is the last that reached a schedule this tick finds removed.
+# The app's previous tick is the last that reached a schedule this tick finds removed. Through the
+# index of declared rows: a million handed-over schedules are not read.
 MARK_REMOVED = """
-UPDATE tickwork_schedules
+UPDATE tickwork_schedules INDEXED BY tickwork_schedules_declared
 SET removed_at = ?2, last_tick = IFNULL((SELECT prev_tick FROM tickwork_app WHERE id = 1), last_tick)
 WHERE removed_at IS NULL AND action IS NULL AND name NOT IN (SELECT value FROM json_each(?1))
 """
@@ -73,15 +76,16 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
-# A schedule handed over at run time, in one statement: a new row, or one that ended (cancelled,
-# expired) coming back under its id, owing nothing from before. One going on is left as it is.
+# A schedule handed over at run time, in one statement: a new row, or one cancelled or expired
+# coming back under its id, owing nothing from before. One going on, or a one-off moment already
+# made (`done`), is left as it is: a hand-over retried after the call makes no second call.
 HAND_OVER = """
 INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)
 ON CONFLICT (name) DO UPDATE
 SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL
-WHERE ended IS NOT NULL
+WHERE ended IN ('cancelled', 'expired')
 """
 
 CANCEL = """
@@ -106,10 +110,13 @@ CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "mom
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease. Taking it also moves the due time on, so a second tick with the same due time finds
-# nothing to take. The runs it returns are the leases this tick won.
+# nothing to take. The runs it returns are the leases this tick won. A schedule handed over that
+# never comes due again (a one-off moment) is `done` with its last call.
 TAKE_LEASES = f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due
+UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due,
+    ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN 'done' ELSE ended END,
+    removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0
   AND (s.lease_until IS NULL OR s.lease_until <= ?3)
@@ -205,7 +212,7 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run
 FAIL_EXPIRED_RUNS = f"""
 UPDATE tickwork_runs
 SET outcome = 'failed', code = '{Code.LEASE_EXPIRED}', kind = '{Kind.LOST}', ended_at = ?1,
-    detail = 'the run held its lease past ' || ?1 || ' and its end was never recorded: '
+    detail = 'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: '
              || 'its worker was lost, or could not reach D1 to record the end'
 WHERE outcome = 'running'
   AND id IN (SELECT lease_run FROM tickwork_schedules WHERE lease_until <= ?1)
