@@ -4,8 +4,13 @@ The core takes `now` as an argument and never imports `js`, `pyodide` or `worker
 `tickwork.adapters` holds the two places that meet a host.
 """
 
-from .context import call, clock, items
+from .consumers import consumer
+from .context import call, clock, handled, items
 from .declare import calendar, pulse, schedule
+from .events import EventError, event
 from .model import ActionError, Schedule, ScheduleError
 
-__all__ = ["ActionError", "Schedule", "ScheduleError", "calendar", "call", "clock", "items", "pulse", "schedule"]
+__all__ = [
+    "ActionError", "EventError", "Schedule", "ScheduleError", "calendar", "call", "clock", "consumer",
+    "event", "handled", "items", "pulse", "schedule",
+]

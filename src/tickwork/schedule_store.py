@@ -21,8 +21,9 @@ UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick,
 WHERE id = 1
 RETURNING fingerprint,
   (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
-  MIN((SELECT MIN(next_attempt_at) FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')),
-      (SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at
+  (SELECT MIN(at) FROM (
+      SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
+      UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.

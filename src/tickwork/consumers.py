@@ -1,0 +1,147 @@
+"""Queue consumers: each message of a queue goes to the consumer the app declares for it, at least
+once and safe to repeat.
+
+    from tickwork import call, consumer, handled
+
+    @consumer("tickwork-events")                  # a queue the Worker consumes (wrangler.toml)
+    async def on_event():
+        order = call.input                        # the event's body; call.event its name
+        handled.write("INSERT INTO shipments (order_id) VALUES (?1)", order["order"])
+
+A consumer that returns leaves a handled record for the message's delivery, committed in one
+batch with what it wrote through `handled.write` and what it emitted, so a crash between the two
+cannot make a repeat do the work twice; a message whose delivery has one is acked without
+calling the consumer. One that raises is retried by the queue, with its delay; once the queue's
+`max_retries` are spent, its delivery is `failed` with the error.
+"""
+
+import logging
+import sys
+import traceback
+from dataclasses import dataclass
+from typing import Protocol
+
+from .context import running
+from .database import Database
+from .model import Action
+from .outbox import CONSUMER_WAIT, Outbox
+from .outbox_store import OutboxStore
+from .timing import Call
+
+log = logging.getLogger("tickwork")
+
+CONSUMES = "__tickwork_consumes__"
+
+
+def consumer(queue: str):
+    """Declares the action the consumer of `queue`, a queue of wrangler.toml's `[[queues.consumers]]`."""
+    caller = sys._getframe(1)
+
+    def declare(action):
+        setattr(action, CONSUMES, (queue, caller.f_code.co_filename, caller.f_lineno))
+        return action
+
+    return declare
+
+
+@dataclass(frozen=True)
+class Consumer:
+    queue: str  # the queue's name
+    action: Action
+    max_retries: int = 3  # the queue's, from wrangler.toml
+
+
+class Message(Protocol):
+    """A queue message, as the adapter hands it over."""
+
+    id: str
+    body: object
+    attempts: int
+
+    def ack(self) -> None: ...
+
+    def retry(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Received:
+    """A message read: the key its handled record is kept under, its event and its body."""
+
+    key: str
+    event: str | None
+    body: object
+
+
+def received(message: Message) -> Received:
+    """A message tickwork sent carries its delivery's id; any other is keyed by its message id."""
+    body = message.body
+    if isinstance(body, dict) and body.get("tickwork") == 1 and "delivery" in body:
+        return Received(body["delivery"], body.get("event"), body.get("body"))
+    return Received(f"message:{message.id}", None, body)
+
+
+async def consume(db: Database, consumer: Consumer, messages: list[Message], now: int, outbox: Outbox | None = None,
+                  clock=None) -> None:
+    """Deals with one batch of a queue's messages: acked once handled, retried otherwise."""
+    store = OutboxStore(db)
+    read = [(message, received(message)) for message in messages]
+    try:
+        done = await store.handled_already([r.key for _, r in read])
+    except Exception:
+        log.exception("%s: the handled records could not be read; the batch is retried", consumer.queue)
+        for message in messages:
+            message.retry()
+        return
+    for message, what in read:
+        if what.key in done:
+            message.ack()  # delivered again: the consumer dealt with it already
+            continue
+        await _one(store, consumer, message, what, now, outbox, clock or (lambda: now))
+
+
+async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: Received, now: int,
+               outbox: Outbox | None, clock) -> None:
+    emitted: list = []
+    writes: list = []
+    try:
+        with running(now, Call(input=what.body), outbox=emitted, writes=writes):
+            await consumer.action()
+    except Exception as error:
+        spent = message.attempts > consumer.max_retries
+        detail = f"{type(error).__name__}: {error}"
+        log.error("%s: the consumer raised on %s (attempt %d%s): %s\n%s", consumer.queue, what.key,
+                  message.attempts, ", the last" if spent else "", detail, "".join(traceback.format_exception(error)))
+        try:
+            await store.raised(what.key, detail, clock(), spent, clock() + CONSUMER_WAIT)
+        except Exception:
+            log.exception("%s: the failure of %s could not be recorded", consumer.queue, what.key)
+        message.retry()
+        return
+    rows = outbox.rows(emitted, None, _sender(what.key), clock()) if outbox and emitted else []
+    try:
+        await store.db.batch(list(writes) + store.handling(what.key, clock()) + OutboxStore.emitting(rows))
+    except Exception as error:
+        if what.key in await _handled_meanwhile(store, what.key):
+            message.ack()  # another delivery of it was handled first: this one's work is undone
+            return
+        log.error("%s: %s was handled but could not be recorded (%s); the queue retries it",
+                  consumer.queue, what.key, error)
+        message.retry()
+        return
+    message.ack()
+    if rows:
+        try:
+            await outbox.send(Outbox.deliveries(rows), _sender(what.key))
+        except Exception:
+            log.exception("%s: what the consumer emitted was kept but not sent; the sweep sends it", consumer.queue)
+
+
+async def _handled_meanwhile(store: OutboxStore, key: str) -> set[str]:
+    try:
+        return await store.handled_already([key])
+    except Exception:
+        return set()
+
+
+def _sender(key: str) -> str:
+    return f"consumer:{key}"
