@@ -1,10 +1,11 @@
 """The app as the Worker runs it: the entries the build wrote, with their actions imported."""
 
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 
 from .calendars import Calendar, CronCalendar
+from .consumers import Consumer
 from .grid import Every
 from .model import Action, Schedule
 from .once import Once
@@ -48,6 +49,18 @@ class App:
     store: str | None  # the D1 binding that keeps schedule state
     schedules: tuple[Schedule, ...]
     statements_per_tick: int | None = None  # at most this many D1 statements a tick
+    producers: dict = field(default_factory=dict)  # producer binding: the queue's name
+    consumers: dict = field(default_factory=dict)  # queue name: its Consumer
+
+    @property
+    def has_queues(self) -> bool:
+        """While the app has queues bound, each cron run ticks again at each 10-second mark."""
+        return bool(self.producers or self.consumers)
+
+    @property
+    def consumed_here(self) -> frozenset[str]:
+        """The producer bindings whose queue the app consumes itself."""
+        return frozenset(binding for binding, queue in self.producers.items() if queue in self.consumers)
 
     @classmethod
     def from_manifest(cls, manifest: ModuleType) -> "App":
@@ -61,4 +74,14 @@ class App:
             )
             for entry in manifest.SCHEDULES
         )
-        return cls(manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None))
+        consumers = {
+            entry["queue"]: Consumer(
+                entry["queue"], getattr(importlib.import_module(entry["module"]), entry["action"]),
+                entry["max_retries"],
+            )
+            for entry in getattr(manifest, "CONSUMERS", ())
+        }
+        return cls(
+            manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None),
+            dict(getattr(manifest, "PRODUCERS", {})), consumers,
+        )

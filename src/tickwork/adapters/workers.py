@@ -4,13 +4,21 @@ Under compat date >= 2026-04-21 the SDK wraps `self.env`: a D1 binding's results
 and `None` binds as NULL. Nothing here imports `js` or `pyodide`; the SDK does that for us.
 """
 
+import asyncio
 import time
+from contextlib import asynccontextmanager
 from typing import Sequence
 
 from ..app import App
 from ..database import Database, Params, Row, Statement
+from ..consumers import consume
+from ..context import running
+from ..invocation import cron_invocation
+from ..outbox import Outbox
+from ..outbox_store import OutboxStore
 from ..per_item import Items
-from ..tick import TickReport, tick
+from ..tick import TickReport
+from ..timing import Call
 from ..times import iso
 
 
@@ -50,21 +58,86 @@ class D1Database(Database):
         return [dict(row) for row in (result["results"] or [])]
 
 
-async def run_cron_tick(app: App, env, controller) -> TickReport:
-    """A cron trigger's tick: `controller.scheduledTime` (epoch ms) is the tick's time."""
+async def run_cron_tick(app: App, env, controller) -> list[TickReport]:
+    """A cron trigger's invocation: a tick at `controller.scheduledTime` (epoch ms), and while the
+    app has queues bound, one at each 10-second mark of its minute."""
     if app.store is None:
-        return TickReport(int(controller.scheduledTime), [])
+        return []
     db = D1Database(getattr(env, app.store))
-    report = await tick(
-        db,
-        app.schedules,
-        int(controller.scheduledTime),
-        started_at=int(time.time() * 1000),
-        max_statements=app.statements_per_tick or TICK_STATEMENTS,
+    reports = await cron_invocation(
+        db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
+        cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
     )
-    for run in report.runs:
-        print(describe(run))
-    return report
+    for report in reports:
+        for run in report.runs:
+            print(describe(run))
+    return reports
+
+
+async def run_queue(app: App, env, batch) -> None:
+    """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue."""
+    consumer = app.consumers.get(batch.queue)
+    if consumer is None or app.store is None:
+        print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
+        for message in batch.messages:
+            message.retry()
+        return
+    db = D1Database(getattr(env, app.store))
+    messages = [_Message(message) for message in batch.messages]
+    await consume(db, consumer, messages, _now(), outbox(app, env, db), clock=_now)
+
+
+@asynccontextmanager
+async def emitting(app: App, env):
+    """For a `fetch` handler: `async with emitting(APP, self.env): await order_placed.emit(...)`
+    keeps what was emitted in the outbox when the block ends without raising, then sends it."""
+    emitted: list = []
+    with running(_now(), Call(), outbox=emitted):
+        yield
+    if emitted:
+        db = D1Database(getattr(env, app.store))
+        sender = outbox(app, env, db)
+        rows = sender.rows(emitted, None, "fetch", _now())
+        await db.batch(OutboxStore.emitting(rows))
+        await sender.send(Outbox.deliveries(rows), "fetch")
+
+
+def outbox(app: App, env, db: Database) -> Outbox | None:
+    if not app.producers:
+        return None
+    queues = {binding: _Queue(getattr(env, binding)) for binding in app.producers}
+    return Outbox(db, queues, app.consumed_here, _now)
+
+
+class _Queue:
+    """A Queue binding: the batch send, each body a message."""
+
+    def __init__(self, binding):
+        self._binding = binding
+
+    async def send_batch(self, bodies: list[dict]) -> None:
+        await self._binding.sendBatch([{"body": body} for body in bodies])
+
+
+class _Message:
+    """A queue message, its body as Python values."""
+
+    def __init__(self, message):
+        self._message = message
+        self.id = str(message.id)
+        self.attempts = int(message.attempts)
+        body = message.body
+        self.body = body.to_py() if hasattr(body, "to_py") else body
+
+    def ack(self) -> None:
+        self._message.ack()
+
+    def retry(self) -> None:
+        self._message.retry()
+
+
+def _now() -> int:
+    return int(time.time() * 1000)
 
 
 def items(app: App, env) -> Items:
@@ -73,7 +146,7 @@ def items(app: App, env) -> Items:
     Inside a run, `tickwork.items` does the same, timed from the tick."""
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
-    return Items(D1Database(getattr(env, app.store)), lambda: int(time.time() * 1000))
+    return Items(D1Database(getattr(env, app.store)), _now)
 
 
 def describe(run) -> str:

@@ -1,0 +1,80 @@
+"""One cron invocation: a tick at its scheduled time and, while the app has queues bound, one at
+each 10-second mark of its minute, ending before the next minute's invocation; told without
+waiting, the clock passed in."""
+
+from helpers import Calls, open_store, run
+
+from tickwork import Schedule
+from tickwork.app import App
+from tickwork.grid import Every
+from tickwork.invocation import cron_invocation, marks_ahead
+from tickwork.times import MINUTE, SECOND, utc
+
+NINE = utc("2026-03-02 09:00")
+
+
+class Wall:
+    """The invocation's wall clock, moved on by its sleeps and by actions that take time."""
+
+    def __init__(self, at):
+        self.at = at
+
+    def __call__(self):
+        return self.at
+
+    async def sleep(self, seconds):
+        self.at += round(seconds * 1000)
+
+
+def invoke(app, db, wall, cap=900, scheduled=NINE):
+    return run(cron_invocation(db, app, scheduled, clock=wall, sleep=wall.sleep, cap=cap))
+
+
+def test_the_marks_ahead_are_the_10_second_marks_of_the_minute_not_yet_past():
+    assert marks_ahead(NINE, NINE + 300) == [NINE + k * 10 * SECOND for k in range(1, 6)]
+    assert marks_ahead(NINE, NINE + 25 * SECOND) == [NINE + 30 * SECOND, NINE + 40 * SECOND, NINE + 50 * SECOND]
+    assert marks_ahead(NINE, NINE + 2 * MINUTE) == []
+
+
+def test_while_queues_are_bound_a_cron_run_ticks_again_at_each_10_second_mark():
+    app = App("DB", (), producers={"EVENTS": "events"})
+    wall = Wall(NINE + 300)  # the invocation begins a little after its scheduled time
+    reports = invoke(app, open_store(), wall)
+    assert [r.at for r in reports] == [NINE + k * 10 * SECOND for k in range(6)]
+    assert wall() < NINE + MINUTE
+
+
+def test_without_queues_a_cron_run_ticks_once():
+    reports = invoke(App("DB", ()), open_store(), Wall(NINE + 300))
+    assert [r.at for r in reports] == [NINE]
+
+
+def test_a_mark_passed_while_the_tick_before_it_ran_is_left_out():
+    wall = Wall(NINE)
+
+    async def slow():
+        wall.at += 25 * SECOND
+
+    app = App("DB", (Schedule("slow", Every(MINUTE), slow),), producers={"EVENTS": "events"})
+    db = open_store()
+    invoke(App("DB", app.schedules), db, Wall(NINE - MINUTE), scheduled=NINE - MINUTE)
+    reports = invoke(app, db, wall)
+    assert [r.at for r in reports] == [NINE, NINE + 30 * SECOND, NINE + 40 * SECOND, NINE + 50 * SECOND]
+
+
+def test_schedules_due_at_a_mark_run_at_that_mark():
+    census = Schedule("census", Every(MINUTE), Calls())
+    app = App("DB", (census,), producers={"EVENTS": "events"})
+    db = open_store()
+    invoke(App("DB", app.schedules), db, Wall(NINE - 50 * SECOND), scheduled=NINE - 50 * SECOND)  # due 08:59:10 + 1 min
+    invoke(app, db, Wall(NINE + 300))
+    assert census.action.at == [NINE + 10 * SECOND]
+
+
+def test_the_ticks_of_an_invocation_share_its_statement_cap():
+    app = App("DB", (), producers={"EVENTS": "events"})
+    db = open_store()
+    invoke(app, db, Wall(NINE))  # the first invocation reconciles the declared set
+    before = db.statements_run
+    reports = invoke(app, db, Wall(NINE + MINUTE), cap=7, scheduled=NINE + MINUTE)
+    assert len(reports) == 3 and db.statements_run - before <= 7
