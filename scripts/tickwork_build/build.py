@@ -9,6 +9,7 @@ from .declaration import NAME, Declaration
 from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
 from .problems import BuildFailed, Problem
 from .project import Project, load_project, resolve_store
+from .queues import Queues, check_queues
 from .schedules import Spec, validate_declaration
 
 
@@ -21,10 +22,14 @@ class Built:
     manifest: Path
 
 
-def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
+def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queues]:
     """Validates the whole app, every check on every declaration, gathering every problem."""
     declarations, modules, problems = collect(project)
     store, why_none = resolve_store(project)
+    queues, trouble = check_queues(project, modules)
+    problems += trouble
+    if store is None:  # handled records and the outbox live in D1 too
+        problems += [_store_required(why_none, file, line, None) for file, line in queues.declared]
     specs: list[Spec] = []
     seen: dict[str, Declaration] = {}
     for declaration in declarations:
@@ -46,22 +51,20 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem]]:
         )
         problems += trouble
         if store is None:
-            problems.append(
-                Problem(
-                    "schedule.store_required",
-                    why_none,
-                    "bind one D1 database in wrangler.toml, or name the store in pyproject.toml: "
-                    '[tool.tickwork] store = "<binding>"',
-                    declaration.file,
-                    declaration.line,
-                    declaration.name,
-                )
-            )
+            problems.append(_store_required(why_none, declaration.file, declaration.line, declaration.name))
         if spec is not None:
             specs.append(spec)
     problems += check_statements_per_tick(project)
     problems += cron_trigger_problems(project.root / "wrangler.toml")
-    return store, specs, problems
+    return store, specs, problems, queues
+
+
+def _store_required(why: str, file: str, line: int, name: str | None) -> Problem:
+    return Problem(
+        "schedule.store_required", why,
+        'bind one D1 database in wrangler.toml, or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"',
+        file, line, name,
+    )
 
 
 def build(root: Path) -> Built:
@@ -71,7 +74,7 @@ def build(root: Path) -> Built:
     the code it names must share one; the source tree itself never holds generated files.
     """
     project = load_project(root)
-    store, specs, problems = check(project)
+    store, specs, problems, queues = check(project)
     if problems:
         raise BuildFailed(sorted(problems, key=lambda p: (p.file, p.line, p.code)))
     out = project.root / "build" / "app"
@@ -79,7 +82,7 @@ def build(root: Path) -> Built:
     shutil.copytree(
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
-    manifest = write_manifest(out, store, specs, project.statements_per_tick)
+    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues)
     ensure_cron_trigger(project.root / "wrangler.toml")
     return Built(project, store, specs, project.statements_per_tick, manifest)
 

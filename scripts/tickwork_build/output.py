@@ -11,27 +11,34 @@ MANIFEST = "tickwork_manifest.py"
 MINUTE_CRON = "* * * * *"
 
 
-def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int) -> str:
+def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int, queues=None) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
         f"STORE = {store!r}",
         f"STATEMENTS_PER_TICK = {statements_per_tick!r}",
+        f"PRODUCERS = {dict(queues.producers) if queues else {}!r}",
+        f"QUEUES_BOUND = {bool(queues and queues.bound)!r}",
         "",
         "SCHEDULES = (",
     ]
     for spec in sorted(specs, key=lambda spec: spec.name):
         lines.append(f"    {spec.manifest_entry()!r},")
     lines.append(")")
+    lines.append("")
+    lines.append("CONSUMERS = (")
+    for entry in (queues.consumers if queues else []):
+        lines.append(f"    {entry!r},")
+    lines.append(")")
     return "\n".join(lines) + "\n"
 
 
 def write_manifest(
-    directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int
+    directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int, queues=None
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
-    path.write_text(manifest_source(store, specs, statements_per_tick))
+    path.write_text(manifest_source(store, specs, statements_per_tick, queues))
     return path
 
 

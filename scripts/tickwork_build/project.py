@@ -30,6 +30,8 @@ class Project:
     store: str | None  # as named in [tool.tickwork], if it is
     statements_per_tick: object  # [tool.tickwork] d1_statements_per_tick, as written
     d1_bindings: tuple[dict, ...]
+    queue_producers: tuple[dict, ...] = ()  # wrangler.toml's [[queues.producers]]
+    queue_consumers: tuple[dict, ...] = ()  # and [[queues.consumers]]
 
     @property
     def app_package(self) -> str:
@@ -74,7 +76,16 @@ def load_project(root: Path) -> Project:
         # wrangler itself refuses a database without a binding name; the build leaves them out
         d1_bindings=tuple(b for b in d1 if isinstance(b, dict) and isinstance(b.get("binding"), str))
         if isinstance(d1, list) else (),
+        queue_producers=_entries(wrangler, "producers", "binding", "queue"),
+        queue_consumers=_entries(wrangler, "consumers", "queue"),
     )
+
+
+def _entries(wrangler: dict, kind: str, *keys: str) -> tuple[dict, ...]:
+    """wrangler.toml's [[queues.<kind>]] that name what they must (wrangler refuses the rest)."""
+    queues = wrangler.get("queues", {})
+    entries = queues.get(kind, []) if isinstance(queues, dict) else []
+    return tuple(e for e in entries if isinstance(e, dict) and all(isinstance(e.get(k), str) for k in keys))
 
 
 def _toml(root: Path, name: str) -> dict | Problem:

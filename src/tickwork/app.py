@@ -52,10 +52,12 @@ class App:
     producers: dict = field(default_factory=dict)  # producer binding: the queue's name
     consumers: dict = field(default_factory=dict)  # queue name: its Consumer
 
+    queues_bound: bool = False  # producers or consumers in wrangler.toml
+
     @property
     def has_queues(self) -> bool:
         """While the app has queues bound, each cron run ticks again at each 10-second mark."""
-        return bool(self.producers or self.consumers)
+        return bool(self.queues_bound or self.producers or self.consumers)
 
     @property
     def consumed_here(self) -> frozenset[str]:
@@ -83,5 +85,5 @@ class App:
         }
         return cls(
             manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None),
-            dict(getattr(manifest, "PRODUCERS", {})), consumers,
+            dict(getattr(manifest, "PRODUCERS", {})), consumers, getattr(manifest, "QUEUES_BOUND", False),
         )

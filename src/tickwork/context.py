@@ -99,6 +99,8 @@ class RunItems:
     (a `fetch` or `queue` handler), use `tickwork.adapters.workers.items(APP, self.env)`."""
 
     def __getattr__(self, name: str):
+        if name.startswith("_"):  # what tools ask of any object (copy, pickle, the build's scan)
+            raise AttributeError(name)
         run = _current("tickwork.items")
         if run.items is None:
             raise NotInRun("this run has no store to hand schedules over to")

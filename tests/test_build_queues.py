@@ -1,0 +1,71 @@
+"""The build's checks of events and queue consumers against wrangler.toml's queues, each problem
+with its code, file:line and a mend, and what it writes of them for the Worker."""
+
+import importlib.util
+
+from test_build import ONE_DATABASE, codes, project
+
+from tickwork_build.build import build
+
+QUEUES = """
+[[queues.producers]]
+binding = "EVENTS"
+queue = "shop-events"
+
+[[queues.consumers]]
+queue = "shop-events"
+max_retries = 5
+"""
+
+EMITS_AND_CONSUMES = """\
+from tickwork import call, consumer, event
+
+order_placed = event("order_placed", queue="EVENTS")
+
+
+@consumer("shop-events")
+async def ship():
+    print(call.input)
+"""
+
+
+def manifest_of(root):
+    spec = importlib.util.spec_from_file_location("manifest", build(root).manifest)
+    manifest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(manifest)
+    return manifest
+
+
+def test_events_and_consumers_bound_in_wrangler_toml_are_written_for_the_worker(tmp_path):
+    manifest = manifest_of(project(tmp_path, {}, databases=ONE_DATABASE + QUEUES, actions=EMITS_AND_CONSUMES))
+    assert manifest.PRODUCERS == {"EVENTS": "shop-events"}
+    assert manifest.QUEUES_BOUND is True
+    assert [(c["queue"], c["module"], c["action"], c["max_retries"]) for c in manifest.CONSUMERS] == [
+        ("shop-events", "app.domains.planning", "ship", 5)]
+
+
+def test_an_event_sent_through_a_queue_not_bound_is_refused_where_it_is_declared(tmp_path):
+    found = codes(project(tmp_path, {}, databases=ONE_DATABASE, actions=EMITS_AND_CONSUMES))
+    assert ("event.queue_unbound", None, 3) in found
+
+
+def test_a_consumer_of_a_queue_the_worker_does_not_consume_is_refused(tmp_path):
+    found = codes(project(tmp_path, {}, databases=ONE_DATABASE, actions=EMITS_AND_CONSUMES))
+    assert ("consumer.queue_unbound", None, 6) in found
+
+
+def test_a_queue_takes_one_consumer(tmp_path):
+    twice = EMITS_AND_CONSUMES + '\n\n@consumer("shop-events")\nasync def bill():\n    pass\n'
+    found = codes(project(tmp_path, {}, databases=ONE_DATABASE + QUEUES, actions=twice))
+    assert found == [("consumer.duplicate", None, 11)]
+
+
+def test_a_consumer_is_an_async_action_without_parameters(tmp_path):
+    taking = EMITS_AND_CONSUMES.replace("async def ship():", "async def ship(message):")
+    found = codes(project(tmp_path, {}, databases=ONE_DATABASE + QUEUES, actions=taking))
+    assert found == [("consumer.action_invalid", None, 6)]
+
+
+def test_events_and_consumers_need_a_d1_store_for_the_outbox_and_handled_records(tmp_path):
+    found = codes(project(tmp_path, {}, databases=QUEUES, actions=EMITS_AND_CONSUMES))
+    assert [code for code, _, _ in found] == ["schedule.store_required"] * 2
