@@ -35,7 +35,7 @@ QUIET = {
 E2E_DOMAIN = '''\
 """Actions that fail on purpose, for the end-to-end tests."""
 
-from tickwork import ActionError, calendar, call, schedule
+from tickwork import ActionError, calendar, call, consumer, event, handled, schedule
 
 
 @schedule(every="1d")
@@ -56,12 +56,34 @@ async def nightly():
 async def remember():
     """Handed over at run time (POST /hand-over): one call per item."""
     print(f"e2e: remember {call.input['order']} at {call.at}")
+
+
+shipped = event("shipped", queue="OUTBOX")
+
+
+async def ship_orders():
+    """Handed over by POST /ship: emits each order, then fails if told to."""
+    for order in call.input["orders"]:
+        await shipped.emit(order)
+    if call.input.get("fail"):
+        raise RuntimeError("the e2e run fails after emitting, on purpose")
+
+
+@consumer("tickwork-e2e-outbox")  # E2E_OUTBOX_QUEUE
+async def on_shipped():
+    """Records each shipment with its handled record; raises for an order that says so."""
+    order = call.input
+    handled.write("INSERT INTO e2e_shipped (tag, n) VALUES (?1, ?2)", order["tag"], order.get("n", 0))
+    if order.get("raise"):
+        raise RuntimeError(f"the e2e consumer fails on purpose for {order['tag']}")
 '''
 
 
 E2E_QUEUE = "tickwork-e2e"
 E2E_DEAD_LETTERS = "tickwork-e2e-dead"
 E2E_MAX_RETRIES = 2
+E2E_OUTBOX_QUEUE = "tickwork-e2e-outbox"
+E2E_OUTBOX_MAX_RETRIES = 1
 
 E2E_QUEUES_TOML = f'''
 # The end-to-end tests' queue: the Worker sends to it (POST /send) and consumes it.
@@ -81,6 +103,18 @@ queue = "{E2E_DEAD_LETTERS}"
 max_batch_size = 5
 max_batch_timeout = 1
 max_retries = 0
+
+# tickwork's outbox: the e2e domain's event `shipped` goes out through OUTBOX; its consumer is
+# the e2e domain's `on_shipped`, reached through tickwork's own queue handler.
+[[queues.producers]]
+binding = "OUTBOX"
+queue = "{E2E_OUTBOX_QUEUE}"
+
+[[queues.consumers]]
+queue = "{E2E_OUTBOX_QUEUE}"
+max_batch_size = 10
+max_batch_timeout = 1
+max_retries = {E2E_OUTBOX_MAX_RETRIES}
 '''
 
 E2E_MIGRATION = """\
@@ -95,6 +129,9 @@ CREATE TABLE e2e_seen (
     body TEXT NOT NULL,
     seen_at INTEGER NOT NULL
 );
+
+-- What the outbox's consumer wrote, with its handled record.
+CREATE TABLE e2e_shipped (tag TEXT NOT NULL, n INTEGER NOT NULL);
 """
 
 E2E_ENTRY = f'''
@@ -147,6 +184,16 @@ class Default(Default):
             orders = _json.loads(await request.text())
             ids = [await handed.once(remember, {{"order": order["order"]}}, order["at"]) for order in orders]
             return _Response.json({{"ids": ids}}, status=201)
+        if request.method == "POST" and url.path == "/ship":
+            from app.domains.e2e import ship_orders
+            from tickwork.adapters.workers import items
+
+            order = _json.loads(await request.text())
+            id = await items(APP, self.env).once(ship_orders, order["input"], order["at"])
+            return _Response.json({{"id": id}}, status=201)
+        if request.method == "POST" and url.path == "/send-outbox":
+            await self.env.OUTBOX.sendBatch([{{"body": body}} for body in _json.loads(await request.text())])
+            return _Response.json({{"sent": True}}, status=202)
         if request.method == "POST" and url.path == "/cancel":
             from tickwork.adapters.workers import items
 
@@ -156,6 +203,8 @@ class Default(Default):
         return _Response("no such page", status=404)
 
     async def queue(self, batch, env=None, ctx=None):
+        if batch.queue == "{E2E_OUTBOX_QUEUE}":
+            return await super().queue(batch, env, ctx)
         """Body {{"do": ..., "tag": ...}}: "ack" acks the message, "retry" retries it, "raise"
         makes the whole batch fail after every message is recorded; anything else is left to
         the batch's outcome. The dead-letter queue's messages are only recorded."""
