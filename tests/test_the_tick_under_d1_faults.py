@@ -9,9 +9,10 @@ import pytest
 from faults import Faulty, at_call, every_call_with, first_with
 from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, ticks
 
-from tickwork import Schedule
+from tickwork import Schedule, clock, event
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
+from tickwork.outbox import Outbox
 from tickwork.schedule_store import RECORD_ENDS, SKIP, TAKE_LEASES
 from tickwork.times import HOUR, MINUTE, utc
 
@@ -201,3 +202,45 @@ def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after():
     lease = 5 * MINUTE + MINUTE  # the budget left at the start, plus a minute
     assert lease - 30_000 <= elapsed[0] * 1000 < lease
     assert runs(db)[0]["outcome"] == Outcome.RUNNING  # lost: it ends lease_expired when the lease lapses
+
+
+class Queue:
+    def __init__(self):
+        self.sent = []
+
+    async def send_batch(self, bodies):
+        self.sent += bodies
+
+
+shipped = event("shipped", queue="EVENTS")
+
+
+def emitting(name):
+    async def ship():
+        await shipped.emit({"from": name, "at": clock.now_ms})
+
+    return Schedule(name, Every(MINUTE), ship)
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["before it ran", "after it committed"])
+@pytest.mark.parametrize("failing", range(1, 9))
+def test_whichever_call_of_a_tick_that_emits_fails_each_succeeded_run_is_delivered_once(failing, landed):
+    schedules = [emitting("a"), emitting("b")]
+    db, queue = open_store(), Queue()
+
+    def outbox(store, at):
+        return Outbox(store, {"EVENTS": queue}, frozenset(), lambda: at)
+
+    ticks(db, schedules, NINE)
+    faulty = Faulty(db, at_call(failing), landed=landed)
+    try:
+        ticks(faulty, schedules, NINE + MINUTE, outbox=outbox(faulty, NINE + MINUTE))
+    except Exception:
+        pass  # the tick's first read failed: the invocation fails, the next tick catches up
+    for at in (NINE + 3 * MINUTE, NINE + 5 * MINUTE):
+        ticks(db, schedules, at, outbox=outbox(db, at))
+    succeeded = [(r["schedule"], r["tick_at"]) for s in schedules for r in runs(db, s.name)
+                 if r["outcome"] == Outcome.SUCCEEDED]
+    delivered = sorted((m["body"]["from"], m["body"]["at"]) for m in queue.sent)
+    assert sorted(set(delivered)) == sorted(succeeded)  # each run that succeeded, and only those
+    assert run(db.all("SELECT COUNT(*) AS n FROM tickwork_events")) == [{"n": len(succeeded)}]
