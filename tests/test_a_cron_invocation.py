@@ -36,6 +36,14 @@ def test_the_marks_ahead_are_the_10_second_marks_of_the_minute_not_yet_past():
     assert marks_ahead(NINE, NINE + 2 * MINUTE) == []
 
 
+def test_an_invocation_outside_its_minute_ticks_once_and_never_waits():
+    app = App("DB", (), producers={"EVENTS": "events"})
+    for wall in (Wall(NINE - 15 * MINUTE), Wall(NINE + 3 * MINUTE)):  # by hand ahead, or long after
+        started = wall()
+        assert [r.at for r in invoke(app, open_store(), wall)] == [NINE]
+        assert wall() == started
+
+
 def test_while_queues_are_bound_a_cron_run_ticks_again_at_each_10_second_mark():
     app = App("DB", (), producers={"EVENTS": "events"})
     wall = Wall(NINE + 300)  # the invocation begins a little after its scheduled time

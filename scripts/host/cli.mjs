@@ -5,7 +5,7 @@
 //   node scripts/host/cli.mjs tick [--time 2026-01-05T09:15Z|<epoch ms>|now] [--far] [--cron "* * * * *"] [--json]
 //   common: [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]
 //
-// `dev` ticks at each whole minute (each 10 s while queues are bound), serves the Worker's fetch
+// `dev` ticks at each whole minute (the Worker ticks again at the 10-second marks while queues are bound), serves the Worker's fetch
 // and `GET /cdn-cgi/handler/scheduled?cron=...&time=<ms>` (or `/__scheduled`, as wrangler does);
 // `tick` runs one tick and exits. A tick by hand more than a day from now needs --far (`far=1`).
 // `--fresh` empties the local D1 first. The bundle is what `wrangler deploy --dry-run --outdir`
@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 
 import { describeRun, Host } from './host.mjs';
 import { iso, tickTime } from './times.mjs';
-import { cronPlan, nextTickAt, tickStep } from './timer.mjs';
+import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
 
 const USAGE = `usage: cli.mjs dev|tick [--time T] [--far] [--cron C] [--json] [--port N] [--no-timer] [--fresh]
        [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]`;
@@ -238,7 +238,7 @@ async function main() {
   }
 
   const { port } = server.address();
-  const step = tickStep(host.platform.hasQueues());
+  const step = MINUTE;
   const stopTimer = values['no-timer'] ? () => {} : startTimer(host, printer, { crons, step, track });
   const handlers = host.worker.handlerNames().join(', ') || 'none';
   printer.note(

@@ -13,7 +13,7 @@ import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst
-FROM tickwork_runs WHERE tick_at = ?1
+FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
 const NO_FETCH =
@@ -134,7 +134,8 @@ export class Host {
     }
   }
 
-  // One cron event at `time` (epoch ms). Returns the runs and skips it recorded, each once.
+  // One cron event at `time` (epoch ms). Returns the runs and skips it recorded, each once: its
+  // own tick's and, while queues are bound, those of the ticks at the 10-second marks after it.
   async scheduled(cron, time) {
     await this.worker.invoke('scheduled', [new ScheduledController(cron, time)]);
     return await this.runsOfTick(time);

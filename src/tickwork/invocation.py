@@ -14,13 +14,16 @@ from .app import App
 from .database import Database
 from .outbox import Outbox
 from .tick import FIRST_READ, WORKER_TICK_BUDGET, TickReport, tick
-from .times import SECOND
+from .times import MINUTE, SECOND
 
 MARK = 10 * SECOND
 
 
 def marks_ahead(scheduled: int, now: int) -> list[int]:
-    """The 10-second marks of the minute of `scheduled` still to come at `now`."""
+    """The 10-second marks of the minute of `scheduled` still to come at `now`; none for an
+    invocation running outside its minute (a tick by hand at another time, one started late)."""
+    if not scheduled <= now < scheduled + MINUTE:
+        return []
     return [mark for mark in (scheduled + k * MARK for k in range(1, 6)) if mark >= now]
 
 

@@ -203,7 +203,7 @@ class Default(Default):
         return _Response("no such page", status=404)
 
     async def queue(self, batch, env=None, ctx=None):
-        if batch.queue == "{E2E_OUTBOX_QUEUE}":
+        if batch.queue not in (_E2E_QUEUE, "{E2E_DEAD_LETTERS}"):  # tickwork's own consumers
             return await super().queue(batch, env, ctx)
         """Body {{"do": ..., "tag": ...}}: "ack" acks the message, "retry" retries it, "raise"
         makes the whole batch fail after every message is recorded; anything else is left to

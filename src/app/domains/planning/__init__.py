@@ -1,7 +1,10 @@
 """The planning domain: its actions are the `async def` functions of this module."""
 
-from tickwork import call, clock, items, schedule
+from tickwork import call, clock, consumer, event, items, schedule
 from tickwork.times import MINUTE
+
+# Sent through the REMINDERS queue of wrangler.toml, once the run that emits it has succeeded.
+reminded = event("reminded", queue="REMINDERS")
 
 # The todos past their due date, as the app's own tables would give them.
 OVERDUE_TODOS = ("water the plants", "file the taxes")
@@ -16,8 +19,16 @@ async def queue_chore_census():
 
 
 async def remind():
-    """A one-off schedule handed over by the census: `call.input` is what it was handed."""
+    """A one-off schedule handed over by the census: `call.input` is what it was handed. It
+    emits an event, delivered through the queue to `note_reminder` once this run has succeeded."""
     print(f"planning: reminder, {call.input['todo']!r} is overdue (due {clock.now:%H:%M} UTC)")
+    await reminded.emit({"todo": call.input["todo"], "at": call.at})
+
+
+@consumer("tickwork-example-reminders")
+async def note_reminder():
+    """The queue's consumer: at least once, and safe to repeat (a repeat is acked, not called)."""
+    print(f"planning: the reminder for {call.input['todo']!r} came back through the queue")
 
 
 @schedule(every="1h")
