@@ -3,57 +3,96 @@
 // The SDK (`workers-runtime-sdk`) recognises a binding by its JS constructor's name
 // (`D1Database`, `WorkerQueue`, ...) and only then converts arguments (`None` to null) and
 // results (objects to dicts). Miniflare's own proxies have no such names, so each binding is
-// wrapped here in a small class named as the runtime names it, forwarding to Miniflare.
+// a small class here named as the runtime names it, doing its work in Miniflare.
 
+// D1 as the Worker meets it. `prepare()` and `bind()` only record the statement and its values,
+// checked and converted as workerd's own `bind()` does (a value of another type fails there with
+// D1's `D1_TYPE_ERROR`). Nothing reaches Miniflare until `all`, `run`, `first`, `raw`, `batch` or
+// `exec` is awaited: then `send({method, statements: [{sql, params}], ...})` hands the work to the
+// real D1 binding inside workerd in one asynchronous request (platform.mjs), which answers D1's
+// results or rethrows D1's error. No call here is synchronous: Miniflare's synchronous proxy calls
+// (its SynchronousFetcher) can fail under many calls.
 export class D1Database {
-  #db;
+  #send;
 
-  constructor(db) {
-    this.#db = db;
+  constructor(send) {
+    this.#send = send;
   }
 
   prepare(sql) {
-    return new D1PreparedStatement(this.#db.prepare(sql));
+    return new D1PreparedStatement(this.#send, sql, []);
   }
 
   async batch(statements) {
-    return await this.#db.batch(Array.from(statements, (statement) => statement.unwrap()));
+    return await this.#send({ method: 'batch', statements: Array.from(statements, D1PreparedStatement.recorded) });
   }
 
   async exec(sql) {
-    return await this.#db.exec(sql);
+    return await this.#send({ method: 'exec', sql });
   }
 }
 
-export class D1PreparedStatement {
-  #statement;
+// workerd's D1PreparedStatement.bind(), value by value: numbers and strings as they are, booleans
+// as 1 or 0, null, and bytes (an array of 0-255, an ArrayBuffer or a view) as an array of bytes.
+// What comes out is what D1 itself sends as JSON.
+function d1Value(value) {
+  const type = typeof value;
+  if (type === 'number' || type === 'string') return value;
+  if (type === 'boolean') return value ? 1 : 0;
+  if (type === 'object') {
+    if (value == null) return value;
+    if (Array.isArray(value) && value.every((byte) => typeof byte == 'number' && byte >= 0 && byte < 256)) {
+      return value;
+    }
+    if (value instanceof ArrayBuffer) return Array.from(new Uint8Array(value));
+    if (ArrayBuffer.isView(value)) return Array.from(value);
+  }
+  throw new Error(`D1_TYPE_ERROR: Type '${type}' not supported for value '${value}'`, {
+    cause: new Error(`Type '${type}' not supported for value '${value}'`),
+  });
+}
 
-  constructor(statement) {
-    this.#statement = statement;
+export class D1PreparedStatement {
+  #send;
+  #sql;
+  #params;
+
+  constructor(send, sql, params) {
+    this.#send = send;
+    this.#sql = sql;
+    this.#params = params;
   }
 
-  unwrap() {
-    return this.#statement;
+  // `{sql, params}` of a statement of this class, for a batch.
+  static recorded(statement) {
+    if (!(statement instanceof Object && #sql in statement)) {
+      throw new TypeError('D1 batch() takes only statements made by prepare() of a D1 binding');
+    }
+    return { sql: statement.#sql, params: statement.#params };
   }
 
   bind(...values) {
-    return new D1PreparedStatement(this.#statement.bind(...values));
+    return new D1PreparedStatement(this.#send, this.#sql, values.map(d1Value));
+  }
+
+  #one(method, extra = {}) {
+    return this.#send({ method, statements: [D1PreparedStatement.recorded(this)], ...extra });
   }
 
   async first(column) {
-    return column === undefined ? await this.#statement.first() : await this.#statement.first(column);
+    return await this.#one('first', column === undefined ? {} : { column });
   }
 
   async all() {
-    return await this.#statement.all();
+    return await this.#one('all');
   }
 
   async run() {
-    return await this.#statement.run();
+    return await this.#one('run');
   }
 
   async raw(options) {
-    return await this.#statement.raw(options);
+    return await this.#one('raw', options == null ? {} : { options: { columnNames: !!options.columnNames } });
   }
 }
 

@@ -4,14 +4,29 @@
 // (DIR/v3/d1), so both see the same data. Queues are Miniflare's real queues: producers are
 // handed to the Worker, and a small JS consumer Worker inside Miniflare forwards each batch to
 // the host, then acks or retries its messages as the Python handler decided (see CONSUMER).
+//
+// D1 work is done by that same JS Worker, with the real D1 bindings: the host posts each call
+// (`all`, `run`, `first`, `raw`, `batch`, `exec` and its statements) to it as JSON with
+// `mf.dispatchFetch`, asynchronously, and it answers D1's result or D1's error as JSON. The host
+// never uses Miniflare's D1 proxy (`mf.getD1Database`): its `prepare()` and `bind()` are
+// synchronous calls into workerd, and Miniflare's SynchronousFetcher, which serves them, can fail
+// an assertion under many calls (a Worker making a thousand statements saw it).
 
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Miniflare } from 'miniflare';
 
 import { D1Database, WorkerQueue } from './bindings.mjs';
 
-// The consumer Worker inside Miniflare. Bodies cross to Node as JSON, bytes and dates tagged.
+// The route of the JS Worker that does the host's D1 calls, and the header holding the secret a
+// request there must carry (Miniflare listens on a loopback port that other programs may reach).
+const D1_ROUTE = '/__tickwork_host/d1';
+const D1_TOKEN_HEADER = 'x-tickwork-host-token';
+const D1_TOKEN_BINDING = 'TICKWORK_HOST_D1_TOKEN';
+
+// The consumer Worker inside Miniflare, which also runs the host's D1 calls (see `d1`). Queue
+// bodies cross to Node as JSON, bytes and dates tagged.
 // The handler's verdict is applied one message at a time, as the runtime applies it: a call on
 // the message itself first, then one on the batch; when the handler threw, every message not
 // acked one by one is retried. The consumer never throws for the handler: Miniflare would then
@@ -32,8 +47,32 @@ const encode = (body) => {
   return { json: body === undefined ? null : body };
 };
 
+// One D1 call from the host, run by the real binding: statements are bound here again with the
+// values the host's bind() already checked as D1 does, so D1 sees what it would have sent.
+const d1 = async ({ binding, method, statements = [], sql, column, options }, env) => {
+  try {
+    const db = env[binding];
+    if (!db || typeof db.prepare !== 'function') throw new Error('no D1 database bound as ' + binding);
+    if (method === 'exec') return { value: await db.exec(sql) };
+    const prepared = statements.map((statement) => db.prepare(statement.sql).bind(...statement.params));
+    if (method === 'batch') return { value: await db.batch(prepared) };
+    const [statement] = prepared;
+    if (method === 'first') return { value: column === undefined ? await statement.first() : await statement.first(column) };
+    if (method === 'raw') return { value: options === undefined ? await statement.raw() : await statement.raw(options) };
+    if (method === 'all') return { value: await statement.all() };
+    if (method === 'run') return { value: await statement.run() };
+    throw new Error('no D1 method ' + method);
+  } catch (error) {
+    return { error: { name: error?.name, message: String(error?.message ?? error), cause: error?.cause?.message } };
+  }
+};
+
 export default {
-  async fetch() {
+  async fetch(request, env) {
+    if (new URL(request.url).pathname === '${D1_ROUTE}' && request.method === 'POST' &&
+        request.headers.get('${D1_TOKEN_HEADER}') === env.${D1_TOKEN_BINDING}) {
+      return Response.json(await d1(await request.json(), env));
+    }
     return new Response('the tickwork host serves the Worker from Node', { status: 404 });
   },
   async queue(batch, env) {
@@ -88,13 +127,39 @@ export async function readConfig(configPath) {
   return { config, workerOptions, splitSql: wrangler.unstable_splitSqlQuery };
 }
 
+const ERRORS = new Map([['Error', Error], ['TypeError', TypeError], ['RangeError', RangeError]]);
+
+// One D1 call, done by the JS Worker in Miniflare (see `d1` in CONSUMER): its value, or D1's
+// error thrown again here with D1's message (and cause).
+async function d1Call(mf, token, binding, call) {
+  const response = await mf.dispatchFetch(`http://tickwork-host${D1_ROUTE}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [D1_TOKEN_HEADER]: token },
+    body: JSON.stringify({ binding, ...call }),
+  });
+  const text = await response.text();
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    throw new Error(`the tickwork host's D1 Worker answered ${response.status}: ${text.slice(0, 500)}`);
+  }
+  if (answer.error) {
+    const { name, message, cause } = answer.error;
+    const error = new (ERRORS.get(name) ?? Error)(message, cause === undefined ? undefined : { cause: new Error(cause) });
+    if (typeof name === 'string' && !ERRORS.has(name)) error.name = name;
+    throw error;
+  }
+  return answer.value ?? null;
+}
+
 export class Platform {
   constructor({ mf, config, splitSql, env, databases, queues }) {
     this.mf = mf;
     this.config = config;
     this.splitSql = splitSql;
     this.env = env;
-    this.databases = databases; // binding -> { db (Miniflare's), migrationsDir, migrationsTable }
+    this.databases = databases; // binding -> { db (a D1Database, bindings.mjs), migrationsDir, migrationsTable }
     this.queues = queues;
   }
 
@@ -102,6 +167,7 @@ export class Platform {
   static async start({ configPath, persistTo, onQueue }) {
     const { config, workerOptions, splitSql } = await readConfig(configPath);
     const root = path.dirname(path.resolve(configPath));
+    const token = randomUUID();
     const mf = new Miniflare({
       modules: true,
       script: CONSUMER,
@@ -115,6 +181,7 @@ export class Platform {
           return Response.json(await onQueue(batch));
         },
       },
+      bindings: { [D1_TOKEN_BINDING]: token },
       d1Persist: path.join(persistTo, 'v3', 'd1'),
       queuesPersist: path.join(persistTo, 'v3', 'queues'),
       log: undefined,
@@ -125,8 +192,8 @@ export class Platform {
     for (const [name, value] of Object.entries(workerOptions.bindings ?? {})) env[name] = value;
     const databases = {};
     for (const database of config.d1_databases ?? []) {
-      const db = await mf.getD1Database(database.binding);
-      env[database.binding] = new D1Database(db);
+      const db = new D1Database((call) => d1Call(mf, token, database.binding, call));
+      env[database.binding] = db;
       databases[database.binding] = {
         db,
         migrationsDir: path.resolve(root, database.migrations_dir ?? 'migrations'),

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 from .context import emitted
 
-# Cloudflare Queues take a message of 128 KB at most; the envelope takes a little of that.
-LARGEST_BODY = 128 * 1024 - 512
+# Cloudflare Queues take a message of 128 KB at most (Miniflare counts 128,000 bytes); the
+# envelope takes a little of that.
+LARGEST_BODY = 128_000 - 512
 
 
 class EventError(ValueError):

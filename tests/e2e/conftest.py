@@ -76,6 +76,55 @@ async def on_shipped():
     handled.write("INSERT INTO e2e_shipped (tag, n) VALUES (?1, ?2)", order["tag"], order.get("n", 0))
     if order.get("raise"):
         raise RuntimeError(f"the e2e consumer fails on purpose for {order['tag']}")
+
+
+# The Worker's env, set by the e2e entry's scheduled(): for d1_storm, which uses D1 itself.
+ENV = None
+STORM_EPOCH_MS = 1767600000000
+
+
+async def storm(db, tag, n):
+    """`n` D1 statements into e2e_storm, each prepared and bound on its own: a fifth awaited one
+    by one (run, all, first and raw in turn), the rest in batches of 100. Returns what came back
+    wrong, if anything."""
+    insert = "INSERT INTO e2e_storm (tag, k, value) VALUES (?1, ?2, ?3)"
+    wrong = []
+    single = n // 5
+    for k in range(single):
+        value = STORM_EPOCH_MS + k
+        statement = db.prepare(insert + ("" if k % 4 == 0 else " RETURNING k, value")).bind(tag, k, value)
+        if k % 4 == 0:
+            got = (await statement.run()).meta.changes
+            want = 1
+        elif k % 4 == 1:
+            got = [dict(row) for row in (await statement.all()).results]
+            want = [{"k": k, "value": value}]
+        elif k % 4 == 2:
+            got = await statement.first("value")
+            want = value
+        else:
+            got = await statement.raw()
+            want = [[k, value]]
+        if got != want:
+            wrong.append([k, repr(got)])
+    for start in range(single, n, 100):
+        keys = range(start, min(start + 100, n))
+        results = await db.batch(
+            [db.prepare(insert + " RETURNING k").bind(tag, k, STORM_EPOCH_MS + k) for k in keys]
+        )
+        for k, result in zip(keys, results, strict=True):
+            got = [dict(row) for row in result.results]
+            if got != [{"k": k}]:
+                wrong.append([k, repr(got)])
+    return wrong
+
+
+async def d1_storm():
+    """Handed over at run time (POST /d1/storm?at=...): a storm of D1 statements inside a tick."""
+    wrong = await storm(ENV.DB, call.input["tag"], call.input["n"])
+    if wrong:
+        raise ValueError(f"D1 answered wrong: {wrong[:5]}")
+    print(f"e2e: d1 storm {call.input['tag']} of {call.input['n']} statements")
 '''
 
 
@@ -132,6 +181,9 @@ CREATE TABLE e2e_seen (
 
 -- What the outbox's consumer wrote, with its handled record.
 CREATE TABLE e2e_shipped (tag TEXT NOT NULL, n INTEGER NOT NULL);
+-- What the end-to-end D1 tests write: storms of statements, and values sent through bind().
+CREATE TABLE e2e_storm (tag TEXT NOT NULL, k INTEGER NOT NULL, value, PRIMARY KEY (tag, k));
+CREATE TABLE e2e_values (id INTEGER PRIMARY KEY, value);
 """
 
 E2E_ENTRY = f'''
@@ -198,9 +250,31 @@ class Default(Default):
             from tickwork.adapters.workers import items
 
             return _Response.json({{"cancelled": await items(APP, self.env).cancel(await request.text())}})
+        if request.method == "POST" and url.path == "/d1/storm":
+            # ?n=N statements now, from this request; with &at=MS, handed over to the tick at MS.
+            from app.domains.e2e import d1_storm, storm
+
+            n, tag = int(query["n"]), query["tag"]
+            if "at" in query:
+                from tickwork.adapters.workers import items
+
+                handed = items(APP, self.env)
+                id = await handed.once(d1_storm, {{"tag": tag, "n": n}}, int(query["at"]))
+                return _Response.json({{"id": id}}, status=201)
+            return _Response.json({{"statements": n, "wrong": await storm(self.env.DB, tag, n)}})
+        if request.method == "POST" and url.path == "/d1/values":
+            return _Response.json(await _d1_values(self.env.DB, _json.loads(await request.text())))
+        if request.method == "POST" and url.path == "/d1/failures":
+            return _Response.json(await _d1_failures(self.env.DB))
         if url.path == "/fail":
             raise RuntimeError("the e2e fetch fails on purpose")
         return _Response("no such page", status=404)
+
+    async def scheduled(self, controller, env=None, ctx=None):
+        import app.domains.e2e as _e2e
+
+        _e2e.ENV = self.env
+        await super().scheduled(controller, env, ctx)
 
     async def queue(self, batch, env=None, ctx=None):
         if batch.queue not in (_E2E_QUEUE, "{E2E_DEAD_LETTERS}"):  # tickwork's own consumers
@@ -227,6 +301,53 @@ class Default(Default):
                 fail = True
         if fail:
             raise RuntimeError("the e2e batch fails on purpose")
+
+
+async def _d1_values(db, values):
+    """Each value bound, stored in e2e_values and read back: [type, value, SQLite's typeof,
+    SQLite's length] as Python sees them, or ["error", what the bind or the write raised]."""
+    answers = []
+    for id, value in enumerate(values):
+        if isinstance(value, dict) and "bytes" in value:
+            value = bytes(value["bytes"])
+        try:
+            await db.prepare("INSERT INTO e2e_values (id, value) VALUES (?1, ?2)").bind(id, value).run()
+        except Exception as error:
+            answers.append(["error", f"{{type(error).__name__}}: {{error}}"])
+            continue
+        row = await db.prepare(
+            "SELECT value, typeof(value) AS type, length(value) AS length FROM e2e_values WHERE id = ?1"
+        ).bind(id).first()
+        got = row["value"]
+        got = list(got) if not isinstance(got, (int, float, str, type(None))) else got
+        answers.append([type(got).__name__, got, row["type"], row["length"]])
+    return answers
+
+
+async def _d1_failures(db):
+    """What Python sees of D1's errors: a batch whose second statement fails (and what it left
+    behind), a statement on a missing table, first() of a missing column."""
+    insert = "INSERT INTO e2e_values (id, value) VALUES (?1, ?2)"
+
+    async def error_of(awaitable):
+        try:
+            await awaitable
+        except Exception as error:
+            return f"{{type(error).__name__}}: {{error}}"
+        return None
+
+    seen = {{}}
+    seen["batch"] = await error_of(db.batch([
+        db.prepare(insert).bind(1001, "first"), db.prepare(insert).bind(1001, "again"),
+        db.prepare(insert).bind(1002, "third"),
+    ]))
+    rows = await db.prepare("SELECT id, value FROM e2e_values WHERE id > 1000 ORDER BY id").all()
+    seen["after_batch"] = [dict(row) for row in rows.results]
+    seen["statement"] = await error_of(db.prepare("SELECT * FROM e2e_no_such_table").all())
+    seen["column"] = await error_of(db.prepare("SELECT 1 AS one").first("two"))
+    done = await db.batch([db.prepare(insert).bind(1003, "after"), db.prepare("SELECT COUNT(*) AS n FROM e2e_values")])
+    seen["batch_after"] = [dict(row) for row in done[1].results]
+    return seen
 '''
 
 
