@@ -61,7 +61,8 @@ tick:
 # Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
 BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \
 	scripts/bench/calendars_in_host.mjs scripts/bench/coldstart.mjs \
-	scripts/bench/scale.py scripts/bench/scale_in_host.mjs
+	scripts/bench/scale.py scripts/bench/scale_in_host.mjs \
+	scripts/bench/outbox.py scripts/bench/outbox_in_host.mjs
 bench: bundle
 	@status=0; for bench in $(BENCHES); do \
 		echo "== $$bench"; \
