@@ -277,11 +277,12 @@ class Default(Default):
         await super().scheduled(controller, env, ctx)
 
     async def queue(self, batch, env=None, ctx=None):
-        if batch.queue not in (_E2E_QUEUE, "{E2E_DEAD_LETTERS}"):  # tickwork's own consumers
-            return await super().queue(batch, env, ctx)
         """Body {{"do": ..., "tag": ...}}: "ack" acks the message, "retry" retries it, "raise"
         makes the whole batch fail after every message is recorded; anything else is left to
-        the batch's outcome. The dead-letter queue's messages are only recorded."""
+        the batch's outcome. The dead-letter queue's messages are only recorded. The queues of
+        tickwork's own consumers go to the app's handler."""
+        if batch.queue not in (_E2E_QUEUE, "{E2E_DEAD_LETTERS}"):
+            return await super().queue(batch, env, ctx)
         fail = False
         for message in batch.messages:
             body = message.body
