@@ -3,7 +3,7 @@ each statement, and is one round trip)."""
 
 from helpers import every, run, ticks
 
-from tickwork.times import utc
+from tickwork.times import MINUTE, utc
 
 SCHEDULES = [every(15, "quarterly")] + [every(60, f"hourly_{n}") for n in range(9)]
 
@@ -12,6 +12,8 @@ FIRST_READ = 2
 
 
 def cost(db, moment, schedules=SCHEDULES):
+    """What the tick at `moment` costs, the app's tick before it a minute earlier, as on time."""
+    ticks(db, schedules, moment - MINUTE)
     statements, round_trips = db.statements_run, db.round_trips
     [report] = ticks(db, schedules, moment)
     return db.statements_run - statements, db.round_trips - round_trips, len(report.runs)
@@ -49,12 +51,23 @@ def test_a_thousand_due_all_run_in_one_tick_within_the_free_plans_fifty_statemen
 
 
 def test_a_tick_after_a_deploy_changed_the_declared_set_reconciles_in_three_more_round_trips(db):
+    ticks(db, SCHEDULES, utc("2026-03-02 09:00"))
+    deployed = SCHEDULES[:5] + [every(5, "new")]
+    before = db.statements_run, db.round_trips
+    ticks(db, deployed, utc("2026-03-02 09:01"))
     # the first read; the declared rows read and the others marked removed; the new rows seeded
     # and the set sealed; the due rows read again
-    assert cost(db, utc("2026-03-02 09:00")) == (FIRST_READ + 2 + 2 + 1, 4, 0)
-    assert cost(db, utc("2026-03-02 09:01"), SCHEDULES[:5] + [every(5, "new")]) == (
-        FIRST_READ + 2 + 2 + 1, 4, 0)
-    assert cost(db, utc("2026-03-02 09:02"), SCHEDULES[:5] + [every(5, "new")]) == (FIRST_READ, 1, 0)
+    assert (db.statements_run - before[0], db.round_trips - before[1]) == (FIRST_READ + 2 + 2 + 1, 4)
+    assert cost(db, utc("2026-03-02 09:03"), deployed) == (FIRST_READ, 1, 0)
+
+
+def test_a_tick_that_finds_the_tick_before_it_more_than_three_minutes_ago_records_the_gap(db):
+    ticks(db, SCHEDULES, utc("2026-03-02 09:00"))
+    before = db.statements_run
+    ticks(db, SCHEDULES, utc("2026-03-02 09:05"))
+    assert db.statements_run - before == FIRST_READ + 1
+    assert run(db.all("SELECT from_tick, to_tick FROM tickwork_gaps")) == [
+        {"from_tick": utc("2026-03-02 09:00"), "to_tick": utc("2026-03-02 09:05")}]
 
 
 def test_a_deploys_reconcile_reads_the_declared_rows_only_never_those_handed_over(db):

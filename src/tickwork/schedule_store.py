@@ -19,7 +19,7 @@ from .timing import Call
 MARK_TICK = """
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
 WHERE id = 1
-RETURNING fingerprint,
+RETURNING fingerprint, prev_tick,
   (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
@@ -27,10 +27,15 @@ RETURNING fingerprint,
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
+# Runs asked for by hand are read beside them, through an index of their own.
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 SELECT_DUE = """
-SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
-ORDER BY due_at LIMIT CAST(?2 AS INTEGER)
+SELECT * FROM (
+    SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
+    UNION ALL
+    SELECT * FROM tickwork_schedules
+    WHERE run_requested_at IS NOT NULL AND NOT (removed_at IS NULL AND due_at <= ?1)
+) ORDER BY due_at LIMIT CAST(?2 AS INTEGER)
 """
 
 # Reconciling, only when a deploy changed the declared set: first the rows of the declared names
@@ -107,7 +112,8 @@ def json_rows(*columns: str) -> str:
     return f"WITH j AS (SELECT {items} FROM json_each(?1))"
 
 
-CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail")
+CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail",
+                   "requested", "by_hand")
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease. Taking it also moves the due time on, so a second tick with the same due time finds
@@ -116,6 +122,8 @@ CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "mom
 TAKE_LEASES = f"""
 {CLAIMS}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due,
+    run_requested_by = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_by END,
+    run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END,
     ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN 'done' ELSE ended END,
     removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END
 FROM j
@@ -138,8 +146,8 @@ ON CONFLICT DO NOTHING
 # run; the ids it returns are the witnesses.
 RECORD_STARTS = f"""
 {CLAIMS}
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst)
-SELECT j.run, s.name, j.due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, by_hand)
+SELECT j.run, s.name, j.due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.by_hand
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
 WHERE j.moment IS NULL OR EXISTS (
     SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
@@ -224,6 +232,12 @@ UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
 WHERE lease_until <= ?1
 """
 
+# A tick that found the app's previous tick too long ago: the gap, once.
+RECORD_GAP = """
+INSERT INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?3)
+ON CONFLICT (to_tick) DO NOTHING
+"""
+
 SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 
 # A declared schedule was reached by the app's last tick; a removed one keeps its own.
@@ -251,6 +265,8 @@ class State:
     timing: str | None = None
     input: str | None = None
     expires_at: int | None = None
+    run_requested_at: int | None = None  # a run asked for by hand, and by whom
+    run_requested_by: str | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -270,6 +286,8 @@ class State:
             timing=row.get("timing"),
             input=row.get("input"),
             expires_at=number(row.get("expires_at")),
+            run_requested_at=number(row.get("run_requested_at")),
+            run_requested_by=row.get("run_requested_by"),
         )
 
     def lease_live(self, now: int) -> bool:
@@ -288,6 +306,7 @@ class Reached:
     fingerprint: str | None
     earliest_lease: int | None
     sweep_at: int | None = None  # the earliest delivery the outbox's sweep has to send
+    prev_tick: int | None = None  # the app's tick before this one
 
 
 def _number(value) -> int | None:
@@ -310,11 +329,13 @@ class Claim:
     moment: str | None = None  # the action's key, for calendars sharing an action: claim the moment
     reason: str | None = None
     detail: str | None = None
+    requested: int | None = None  # the request for a run by hand this run answers
+    by_hand: str | None = None  # who asked for it
 
     def row(self) -> list:
         c = self.call
         return [self.name, self.due, self.next_due, self.run, c.at, c.n, c.i, c.dst, self.moment,
-                self.reason, self.detail]
+                self.reason, self.detail, self.requested, self.by_hand]
 
 
 @dataclass(frozen=True)
@@ -360,7 +381,7 @@ class ScheduleStore:
         )
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"]),
-            _number(mark["sweep_at"]),
+            _number(mark["sweep_at"]), _number(mark["prev_tick"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:
@@ -455,6 +476,9 @@ class ScheduleStore:
     async def cancel(self, id: str, now: int) -> bool:
         """Ends a schedule handed over at run time; False where none of that id is going on."""
         return bool(await self.db.all(CANCEL, (id, now)))
+
+    async def gap(self, tick: int, previous: int, now: int) -> None:
+        await self.db.all(RECORD_GAP, (tick, previous, now))
 
     async def state(self, name: str) -> State | None:
         rows = await self.db.all(SELECT_STATE, (name,))

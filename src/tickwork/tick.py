@@ -97,6 +97,9 @@ async def tick(
 # the last one over and over, for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 
+# A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
+GAP = 3 * MINUTE
+
 # A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more.
 FIRST_READ = 2
 EXPIRE = 2
@@ -198,11 +201,23 @@ class _Tick:
         declared set changed since the rows were last reconciled with it are they reconciled."""
         reached = await self.store.reach(self.now, most)
         self.sweep_at = reached.sweep_at
+        await self.note_gap(reached.prev_tick)
         fingerprint = _fingerprint(self.schedules)
         if reached.fingerprint == fingerprint:
             return reached.due, reached.earliest_lease
         await self.reconcile(fingerprint)
         return await self.store.due(self.now, most), reached.earliest_lease
+
+    async def note_gap(self, previous: int | None) -> None:
+        """Ticks stopped: the app's tick before this one is longer ago than the threshold."""
+        if previous is None or self.now - previous <= GAP:
+            return
+        log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
+                    iso(previous), (self.now - previous) // MINUTE)
+        try:
+            await self.store.gap(self.now, previous, self.wall)
+        except Exception:
+            log.exception("the gap in the ticks could not be recorded")
 
     async def reconcile(self, fingerprint: str) -> None:
         """New schedules get rows, changed forms and calendars declared again are rebased, and
@@ -238,6 +253,12 @@ class _Tick:
         if state.action is not None:
             call = replace(call, at=state.due_at if call.at is None else call.at, input=json.loads(state.input))
         held = state.lease_live(self.now)
+        requested, by_hand = state.run_requested_at, state.run_requested_by
+        if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
+            if held or state.paused:
+                return None  # the request waits for the lease, or for the schedule's resume
+            return Claim(schedule.name, state.due_at, state.due_at, _run_id(), call,
+                         requested=requested, by_hand=by_hand or "operator")
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
         reason, detail = None, None
@@ -254,7 +275,8 @@ class _Tick:
         elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
         moment = _action_key(schedule) if schedule.name in self.moments and reason is None else None
-        return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail)
+        return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
+                     requested if reason is None else None, by_hand if reason is None else None)
 
     async def run_due(self, claims: list[Claim]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs

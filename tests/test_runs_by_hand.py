@@ -1,0 +1,86 @@
+"""A run asked for by hand (the operator's `run NAME`): made by the next tick's first step under
+the schedule's lease, recorded as by hand, moving no grid; once however ticks race."""
+
+import asyncio
+
+from helpers import Blocking, every, run, runs, state, tick_at, ticks
+
+from tickwork import Schedule
+from tickwork.grid import Every
+from tickwork.model import Outcome
+from tickwork.times import MINUTE, utc
+
+NINE = utc("2026-03-02 09:00")
+
+
+def ask(db, name="census", at=NINE, who="ada"):
+    run(db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = ?2 WHERE name = ?3",
+               (at, who, name)))
+
+
+def test_a_run_asked_for_by_hand_is_made_by_the_next_tick_moving_no_grid(db):
+    census = every(15)
+    ticks(db, [census], NINE)
+    ask(db, at=NINE + MINUTE)
+    ticks(db, [census], NINE + 2 * MINUTE, NINE + 3 * MINUTE)
+    assert census.action.at == [NINE + 2 * MINUTE]
+    [record] = runs(db)
+    assert (record["outcome"], record["by_hand"], record["due_at"]) == (Outcome.SUCCEEDED, "ada", NINE + 15 * MINUTE)
+    assert state(db).due_at == NINE + 15 * MINUTE
+    ticks(db, [census], NINE + 15 * MINUTE)
+    assert census.action.at == [NINE + 2 * MINUTE, NINE + 15 * MINUTE]
+
+
+def test_a_run_asked_for_by_hand_racing_ticks_runs_once(db):
+    census = every(15)
+    ticks(db, [census], NINE)
+    ask(db)
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, [census], NINE + MINUTE) for _ in range(4)))
+
+    run(race())
+    assert census.action.at == [NINE + MINUTE]
+
+
+def test_asked_for_while_due_it_is_the_due_run_recorded_as_by_hand(db):
+    census = every(15)
+    ticks(db, [census], NINE)
+    ask(db, at=NINE + 14 * MINUTE)
+    ticks(db, [census], NINE + 15 * MINUTE, NINE + 16 * MINUTE)
+    assert census.action.at == [NINE + 15 * MINUTE]
+    assert [r["by_hand"] for r in runs(db)] == ["ada"]
+    assert state(db).due_at == NINE + 30 * MINUTE
+
+
+def test_a_run_asked_for_while_the_schedule_runs_waits_for_the_lease(db):
+    slow = Blocking()
+    census = Schedule("census", Every(10 * MINUTE), slow)
+    ticks(db, [census], NINE)
+
+    async def asked_while_running():
+        running = asyncio.create_task(tick_at(db, [census], NINE + 10 * MINUTE))
+        while not slow.made:
+            await asyncio.sleep(0)
+        await db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada'",
+                     (NINE + 10 * MINUTE,))
+        held = await tick_at(db, [census], NINE + 11 * MINUTE)
+        slow.release.set()
+        await running
+        return held, await tick_at(db, [census], NINE + 12 * MINUTE)
+
+    held, after = run(asyncio.wait_for(asked_while_running(), timeout=10))
+    assert (held.runs, [r.schedule for r in after.runs]) == ([], ["census"])
+    assert [r["by_hand"] for r in runs(db)] == [None, "ada"]
+
+
+def test_a_paused_schedule_asked_for_by_hand_runs_once_it_is_resumed(db):
+    census = every(15)
+    ticks(db, [census], NINE)
+    run(db.all("UPDATE tickwork_schedules SET paused = 1"))
+    ask(db)
+    ticks(db, [census], NINE + MINUTE)
+    assert census.action.at == []
+    run(db.all("UPDATE tickwork_schedules SET paused = 0"))
+    ticks(db, [census], NINE + 2 * MINUTE)
+    assert census.action.at == [NINE + 2 * MINUTE]
