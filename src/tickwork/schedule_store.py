@@ -238,6 +238,19 @@ INSERT INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?3)
 ON CONFLICT (to_tick) DO NOTHING
 """
 
+# What the health route tells: the app's last tick, and the declared schedules whose latest run
+# failed (through the index of declared rows: those handed over are not read).
+HEALTH = """
+SELECT a.last_tick, (
+    SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
+    WHERE s.action IS NULL AND s.removed_at IS NULL AND (
+        SELECT r.outcome FROM tickwork_runs AS r
+        WHERE r.schedule = s.name AND r.outcome IN ('succeeded', 'failed')
+        ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1) = 'failed'
+) AS failing
+FROM tickwork_app AS a WHERE a.id = 1
+"""
+
 SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 
 # A declared schedule was reached by the app's last tick; a removed one keeps its own.
@@ -476,6 +489,11 @@ class ScheduleStore:
     async def cancel(self, id: str, now: int) -> bool:
         """Ends a schedule handed over at run time; False where none of that id is going on."""
         return bool(await self.db.all(CANCEL, (id, now)))
+
+    async def health(self) -> tuple[int | None, list[str]]:
+        """The app's last tick, and the declared schedules whose latest run failed."""
+        [row] = await self.db.all(HEALTH)
+        return _number(row["last_tick"]), sorted(json.loads(row["failing"] or "[]"))
 
     async def gap(self, tick: int, previous: int, now: int) -> None:
         await self.db.all(RECORD_GAP, (tick, previous, now))

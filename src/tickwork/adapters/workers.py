@@ -16,6 +16,7 @@ from ..context import running
 from ..invocation import cron_invocation
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
+from ..health import THRESHOLD, health
 from ..per_item import Items
 from ..tick import TickReport
 from ..timing import Call
@@ -100,6 +101,12 @@ async def emitting(app: App, env):
         rows = sender.rows(emitted, None, "fetch", _now())
         await db.batch(OutboxStore.emitting(rows))
         await sender.send(Outbox.deliveries(rows), "fetch")
+
+
+async def health_of(app: App, env, threshold: int = THRESHOLD) -> tuple[int, dict]:
+    """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
+    then `Response.json(body, status=status)`. Read-only; tells no run's details."""
+    return await health(D1Database(getattr(env, app.store)), _now(), threshold)
 
 
 def outbox(app: App, env, db: Database) -> Outbox | None:

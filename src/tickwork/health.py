@@ -1,0 +1,24 @@
+"""The health route a Worker's `fetch` may opt in to, for an uptime monitor: the last tick, its
+age and the schedules whose latest run failed; 200 while ticks come, 503 once the last is older
+than the threshold. It reads and changes nothing else, and tells no run's details."""
+
+from .database import Database
+from .schedule_store import ScheduleStore
+from .times import MINUTE, iso
+
+THRESHOLD = 3 * MINUTE
+
+
+async def health(db: Database, now: int, threshold: int = THRESHOLD) -> tuple[int, dict]:
+    """(HTTP status, JSON body) at `now` (epoch ms)."""
+    last, failing = await ScheduleStore(db).health()
+    age = None if last is None else now - last
+    stopped = age is None or age > threshold
+    body = {
+        "ok": not stopped,
+        "last_tick": None if last is None else iso(last),
+        "last_tick_age_s": None if age is None else age // 1000,
+        "threshold_s": threshold // 1000,
+        "failing": failing,
+    }
+    return (503 if stopped else 200), body

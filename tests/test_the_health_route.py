@@ -1,0 +1,44 @@
+"""The health route for an uptime monitor: the last tick and its age, the schedules whose latest
+run failed; 200 while ticks come, 503 once they stopped; it changes nothing."""
+
+from helpers import every, open_store, run, ticks
+
+from tickwork import Schedule
+from tickwork.grid import Every
+from tickwork.health import health
+from tickwork.times import MINUTE, utc
+
+NINE = utc("2026-03-02 09:00")
+
+
+async def broken():
+    raise RuntimeError("down")
+
+
+def test_while_ticks_come_it_answers_200_with_the_last_tick_and_the_failing_schedules():
+    db = open_store()
+    schedules = [every(1, "census"), Schedule("mailer", Every(MINUTE), broken)]
+    ticks(db, schedules, NINE, NINE + MINUTE)
+    status, body = run(health(db, NINE + MINUTE + 30_000))
+    assert status == 200
+    assert body == {"ok": True, "last_tick": "2026-03-02T09:01:00.000Z", "last_tick_age_s": 30,
+                    "threshold_s": 180, "failing": ["mailer"]}
+
+
+def test_once_ticks_stopped_past_the_threshold_it_answers_503():
+    db = open_store()
+    ticks(db, [every(1)], NINE)
+    status, body = run(health(db, NINE + 4 * MINUTE))
+    assert (status, body["ok"], body["last_tick_age_s"]) == (503, False, 240)
+
+
+def test_a_database_never_ticked_answers_503():
+    assert run(health(open_store(), NINE))[0] == 503
+
+
+def test_it_changes_nothing():
+    db = open_store()
+    ticks(db, [every(1)], NINE)
+    written = db.rows_written
+    run(health(db, NINE))
+    assert db.rows_written == written
