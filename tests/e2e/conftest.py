@@ -266,6 +266,11 @@ class Default(Default):
             return _Response.json(await _d1_values(self.env.DB, _json.loads(await request.text())))
         if request.method == "POST" and url.path == "/d1/failures":
             return _Response.json(await _d1_failures(self.env.DB))
+        if url.path == "/health":
+            from tickwork.adapters.workers import health_of
+
+            status, body = await health_of(APP, self.env)
+            return _Response.json(body, status=status)
         if url.path == "/fail":
             raise RuntimeError("the e2e fetch fails on purpose")
         return _Response("no such page", status=404)
