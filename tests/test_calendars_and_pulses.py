@@ -19,7 +19,7 @@ from helpers import (
 
 from tickwork.calendars import FIRST, SECOND, SHIFTED, CronCalendar
 from tickwork.model import Code, Outcome
-from tickwork.times import HOUR, MINUTE, utc
+from tickwork.times import DAY, HOUR, MINUTE, utc
 from tickwork.times import SECOND as S
 
 
@@ -131,8 +131,9 @@ def test_a_calendar_held_by_its_unfinished_call_is_made_late_when_that_call_ends
 def test_a_calendar_tick_records_the_daylight_saving_rule_it_applied(db):
     nightly = calendar("30 2 * * *", "Europe/Berlin", name="nightly", repeated="both")
     minutes = range(0, 4 * 60)
-    ticks(db, [nightly], utc("2026-03-28 23:00"), *(utc("2026-03-29 00:00") + m * MINUTE for m in minutes))
-    ticks(db, [nightly], *(utc("2026-10-24 23:00") + m * MINUTE for m in minutes))
+    kept = {"retention": 365 * DAY}  # the spring's records, still there in the autumn
+    ticks(db, [nightly], utc("2026-03-28 23:00"), *(utc("2026-03-29 00:00") + m * MINUTE for m in minutes), **kept)
+    ticks(db, [nightly], *(utc("2026-10-24 23:00") + m * MINUTE for m in minutes), **kept)
     assert [(r["at"], r["dst"]) for r in runs(db, "nightly")] == [
         (utc("2026-03-29 01:00"), SHIFTED),
         (utc("2026-10-24 00:30"), None),  # owed since the spring: made late, on the first tick

@@ -12,8 +12,10 @@ FIRST_READ = 2
 
 
 def cost(db, moment, schedules=SCHEDULES):
-    """What the tick at `moment` costs, the app's tick before it a minute earlier, as on time."""
+    """What the tick at `moment` costs, the app's tick before it a minute earlier, as on time, and
+    the hour's housekeeping done."""
     ticks(db, schedules, moment - MINUTE)
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (moment,)))
     statements, round_trips = db.statements_run, db.round_trips
     [report] = ticks(db, schedules, moment)
     return db.statements_run - statements, db.round_trips - round_trips, len(report.runs)

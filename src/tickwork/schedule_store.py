@@ -20,6 +20,8 @@ MARK_TICK = """
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
 WHERE id = 1
 RETURNING fingerprint, prev_tick,
+  (housekeeping_owner IS NULL OR housekeeping_until <= ?1)
+      AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?1 - 3600000) AS housekeeping_due,
   (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
@@ -320,6 +322,7 @@ class Reached:
     earliest_lease: int | None
     sweep_at: int | None = None  # the earliest delivery the outbox's sweep has to send
     prev_tick: int | None = None  # the app's tick before this one
+    housekeeping_due: bool = False  # an hour since the last pass completed, and none under way
 
 
 def _number(value) -> int | None:
@@ -394,7 +397,7 @@ class ScheduleStore:
         )
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"]),
-            _number(mark["sweep_at"]), _number(mark["prev_tick"]),
+            _number(mark["sweep_at"]), _number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:

@@ -24,6 +24,7 @@ from .model import (
 from .ends import Ends
 from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State
 from .app import action_of, timing_of
+from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
 from .outbox_store import OutboxStore
 from .per_item import Items
@@ -76,20 +77,21 @@ async def tick(
     max_statements: int | None = None,
     sleep: Callable[[float], Awaitable] = asyncio.sleep,
     outbox: Outbox | None = None,
+    retention: int = RETENTION,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
     `budget` is the tick's time in ms; `monotonic` measures how much of it is spent, in seconds,
     and `sleep` waits between attempts at a write D1 refused. What runs emit goes through
     `outbox` (to the app's queues), written with their ends, and the outbox's sweep is the
-    tick's second step.
+    tick's second step; housekeeping, keeping run records `retention` ms, is its last.
     `started_at` is the wall time the invocation began (a cron run may start after its
     `scheduledTime`), from which leases and run records are timed; `now` by default.
     `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
     room for stay due for the next tick, oldest due first.
     """
     tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, sleep, started_at,
-                 max_statements, outbox)
+                 max_statements, outbox, retention)
     return await tick.run()
 
 
@@ -125,7 +127,8 @@ def _chunks(count: int) -> int:
 
 
 class _Tick:
-    def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox):
+    def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox,
+                 retention=RETENTION):
         self.store: ScheduleStore = store
         self.schedules: list[Schedule] = schedules
         self.by_name = {schedule.name: schedule for schedule in schedules}
@@ -145,6 +148,8 @@ class _Tick:
         self.flush = ENDS if outbox is None else ENDS_WITH_EVENTS  # statements a batch of ends costs
         self.sender = _run_id()  # who claims the deliveries this tick sends
         self.sweep_at: int | None = None
+        self.housekeeping_due = False
+        self.retention = retention
 
     def elapsed(self) -> int:
         return round((self.monotonic() - self.started) * 1000)
@@ -170,7 +175,18 @@ class _Tick:
         claims = [self.claim(schedule, state) for schedule, state in due]
         reports = await self.run_due([claim for claim in claims if claim is not None])
         await self.sweep()
+        await self.housekeep()
         return TickReport(self.now, reports)
+
+    async def housekeep(self) -> None:
+        """The tick's last step: housekeeping, where a pass is due."""
+        if not self.housekeeping_due or self.budget - self.elapsed() <= 0:
+            return
+        until = self.clock_ms() + max(self.budget - self.elapsed(), 0) + LEASE_GRACE
+        await housekeeping(
+            self.store.db, self.now, self.sender, until, lambda: self.budget - self.elapsed(),
+            self.room, self.clock_ms, self.retention,
+        )
 
     def sweeps(self) -> bool:
         return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.now
@@ -201,6 +217,7 @@ class _Tick:
         declared set changed since the rows were last reconciled with it are they reconciled."""
         reached = await self.store.reach(self.now, most)
         self.sweep_at = reached.sweep_at
+        self.housekeeping_due = reached.housekeeping_due
         await self.note_gap(reached.prev_tick)
         fingerprint = _fingerprint(self.schedules)
         if reached.fingerprint == fingerprint:

@@ -1,0 +1,58 @@
+"""Housekeeping, the tick's last step: what is no longer needed is deleted, after all work that
+can't wait, at most once an hour once a pass completes (schedules document, "What the tick
+deletes"). One tick at a time holds the pass's lease; only its owner finishes or gives it back,
+and a crashed owner loses it after the rest of its tick's budget and a minute. Each delete takes
+1,000 rows, at most ten a tick, the budget and the statements left checked before each; a pass
+that failed, hit its cap or was interrupted carries on at the next tick."""
+
+import logging
+from typing import Callable
+
+from .database import Database
+from .housekeeping_store import DELETES, ROWS_A_DELETE, HousekeepingStore
+from .times import DAY
+
+log = logging.getLogger("tickwork")
+
+RETENTION = 30 * DAY  # run records, what operators dealt with; [tool.tickwork] retention
+EVENTS_KEPT = DAY  # an event every delivery of which succeeded
+MOST_DELETES = 10
+
+
+async def housekeeping(
+    db: Database,
+    now: int,
+    owner: str,
+    lease_until: int,
+    budget_left: Callable[[], int],
+    room: Callable[[], int | None],
+    clock: Callable[[], int],
+    retention: int = RETENTION,
+) -> int:
+    """One pass, or as much of it as this tick may make. Returns the rows deleted."""
+    store = HousekeepingStore(db)
+    if not await store.take(owner, lease_until, now):
+        return 0
+    deleted, deletes, completed = 0, 0, True
+    try:
+        for delete in DELETES:
+            while True:
+                left = room()
+                if deletes == MOST_DELETES or budget_left() <= 0 or (left is not None and left < len(delete.statements) + 1):
+                    completed = False
+                    break
+                count = await store.delete(delete, now - retention, now - EVENTS_KEPT, now)
+                deletes += 1
+                deleted += count
+                if count < ROWS_A_DELETE:
+                    break
+            if not completed:
+                break
+    except Exception:
+        completed = False
+        log.exception("housekeeping failed; the next tick carries on")
+    try:
+        await store.finish(owner, completed, clock())
+    except Exception:
+        log.exception("housekeeping's lease could not be given back; it lapses at its end")
+    return deleted

@@ -1,0 +1,124 @@
+"""Housekeeping's statements: the pass's lease on the app's row, and each delete, 1,000 rows at a
+time, oldest first, through an index. What could still be needed is never deleted: a delivery
+that could still run (`pending`, `running`, `failed`, `outcome_unknown`) and its event stay
+however old, and a handled record goes only with its delivery (or its delivery's event)."""
+
+from dataclasses import dataclass
+
+from .database import Database
+
+ROWS_A_DELETE = 1000
+
+# The pass's lease: taken only when the last pass completed an hour ago or more, and no live
+# lease holds it; finished (or given back, if the pass did not complete) only by its owner.
+TAKE = """
+UPDATE tickwork_app SET housekeeping_owner = ?1, housekeeping_until = ?2
+WHERE id = 1 AND (housekeeping_owner IS NULL OR housekeeping_until <= ?3)
+  AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?3 - 3600000)
+RETURNING housekeeping_owner
+"""
+
+FINISH = """
+UPDATE tickwork_app SET housekeeping_owner = NULL, housekeeping_until = NULL,
+    housekeeping_done_at = CASE WHEN ?2 THEN ?3 ELSE housekeeping_done_at END
+WHERE id = 1 AND housekeeping_owner = ?1
+"""
+
+# ?1 the retention's cutoff (runs, operator actions), ?2 the events' (24 hours), ?3 now.
+RUNS = """
+DELETE FROM tickwork_runs WHERE id IN (
+    SELECT id FROM tickwork_runs WHERE tick_at < ?1 AND outcome != 'running' ORDER BY tick_at LIMIT 1000)
+"""
+
+# A moment no calendar can be owed any more: every declared schedule's due time is past it.
+MOMENTS = """
+DELETE FROM tickwork_moments WHERE rowid IN (
+    SELECT rowid FROM tickwork_moments
+    WHERE at < (SELECT MIN(due_at) FROM tickwork_schedules WHERE removed_at IS NULL AND action IS NULL)
+    LIMIT 1000)
+"""
+
+# Deliveries an operator dismissed or cancelled, 30 days after the last action logged on them,
+# with their handled records, before the events: an event whose last such delivery goes is then
+# deleted in the same pass.
+SET_ASIDE = """
+SELECT id FROM tickwork_deliveries AS d
+WHERE d.state IN ('dismissed', 'cancelled') AND d.updated_at < ?1
+  AND NOT EXISTS (SELECT 1 FROM tickwork_operator_log AS l WHERE l.delivery = d.id AND l.at >= ?1)
+LIMIT 1000
+"""
+SET_ASIDE_HANDLED = f"DELETE FROM tickwork_handled WHERE delivery IN ({SET_ASIDE})"
+SET_ASIDE_DELIVERIES = f"DELETE FROM tickwork_deliveries WHERE id IN ({SET_ASIDE})"
+
+# Events 24 hours old whose every delivery left succeeded (or that nothing received), with their
+# deliveries and handled records, in one batch: the same events each time, the oldest.
+DELIVERED = """
+SELECT e.id FROM tickwork_events AS e
+WHERE e.emitted_at < ?2
+  AND NOT EXISTS (SELECT 1 FROM tickwork_deliveries AS d WHERE d.event = e.id AND d.state != 'succeeded')
+ORDER BY e.emitted_at LIMIT 1000
+"""
+DELIVERED_HANDLED = f"""
+DELETE FROM tickwork_handled WHERE delivery IN (SELECT id FROM tickwork_deliveries WHERE event IN ({DELIVERED}))
+"""
+DELIVERED_DELIVERIES = f"DELETE FROM tickwork_deliveries WHERE event IN ({DELIVERED})"
+DELIVERED_EVENTS = f"DELETE FROM tickwork_events WHERE id IN ({DELIVERED})"
+
+# An operator's log rows past the retention whose delivery is gone, or that are a schedule's.
+OPERATOR_LOG = """
+DELETE FROM tickwork_operator_log WHERE id IN (
+    SELECT id FROM tickwork_operator_log AS l WHERE l.at < ?1
+      AND (l.delivery IS NULL OR NOT EXISTS (SELECT 1 FROM tickwork_deliveries WHERE id = l.delivery))
+    ORDER BY l.at LIMIT 1000)
+"""
+
+# Schedules handed over that ended (cancelled, expired, done, action gone) past the retention.
+ENDED_ITEMS = """
+DELETE FROM tickwork_schedules WHERE name IN (
+    SELECT name FROM tickwork_schedules
+    WHERE action IS NOT NULL AND removed_at IS NOT NULL AND removed_at < ?1 AND lease_run IS NULL
+    ORDER BY removed_at LIMIT 1000)
+"""
+
+
+@dataclass(frozen=True)
+class Delete:
+    """One delete of a pass: its statements, run as one batch; `counted` the one whose rows say
+    how many went (1,000 means there may be more)."""
+
+    what: str
+    statements: tuple[str, ...]
+    counted: int = -1
+
+
+# In the order a pass takes them: deliveries set aside before the events they may free.
+DELETES = (
+    Delete("run records", (RUNS,)),
+    Delete("moment claims", (MOMENTS,)),
+    Delete("deliveries set aside", (SET_ASIDE_HANDLED, SET_ASIDE_DELIVERIES)),
+    Delete("delivered events", (DELIVERED_HANDLED, DELIVERED_DELIVERIES, DELIVERED_EVENTS)),
+    Delete("operator log rows", (OPERATOR_LOG,)),
+    Delete("ended schedules handed over", (ENDED_ITEMS,)),
+)
+
+
+class HousekeepingStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    async def take(self, owner: str, until: int, now: int) -> bool:
+        return bool(await self.db.all(TAKE, (owner, until, now)))
+
+    async def finish(self, owner: str, completed: bool, now: int) -> None:
+        await self.db.all(FINISH, (owner, completed, now))
+
+    async def delete(self, delete: Delete, retention_cutoff: int, events_cutoff: int, now: int) -> int:
+        """Runs one delete; returns how many rows its counted statement removed."""
+        params = (retention_cutoff, events_cutoff, now)
+        statements = [(sql + "RETURNING 1", params[: _arity(sql)]) for sql in delete.statements]
+        results = await self.db.batch(statements)
+        return len(results[delete.counted])
+
+
+def _arity(sql: str) -> int:
+    return max((n for n in (1, 2, 3) if f"?{n}" in sql), default=0)

@@ -1,0 +1,143 @@
+"""Housekeeping, the tick's last step (schedules document, "What the tick deletes"): at each
+boundary, what goes and what stays; its lease; 1,000 rows a delete, ten deletes a tick."""
+
+import pytest
+from helpers import every, open_store, run, ticks
+
+from tickwork.housekeeping import housekeeping
+from tickwork.times import DAY, HOUR, MINUTE, utc
+
+NOW = utc("2026-06-01 12:00")
+
+
+def fill(db, sql, rows):
+    run(db.batch([(sql, row) for row in rows]))
+
+
+def count(db, table):
+    return run(db.all(f"SELECT COUNT(*) AS n FROM {table}"))[0]["n"]
+
+
+def runs_at(db, *moments):
+    fill(db, "INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome) VALUES (?1, 'census', ?2, ?2, 'succeeded')",
+         [(f"r{k}", at) for k, at in enumerate(moments)])
+
+
+def event(db, id, emitted_at, *states, updated_at=None):
+    fill(db, "INSERT INTO tickwork_events (id, name, body, emitted_at) VALUES (?1, 'e', '{}', ?2)", [(id, emitted_at)])
+    fill(db, "INSERT INTO tickwork_deliveries (id, event, queue, state, updated_at) VALUES (?1, ?2, 'Q', ?3, ?4)",
+         [(f"{id}-d{k}", id, state, updated_at or emitted_at) for k, state in enumerate(states)])
+    fill(db, "INSERT INTO tickwork_handled (delivery, handled_at) VALUES (?1, ?2)",
+         [(f"{id}-d{k}", emitted_at) for k, state in enumerate(states) if state == "succeeded"])
+
+
+def logged(db, delivery, at, schedule=None):
+    fill(db, "INSERT INTO tickwork_operator_log (id, at, who, verb, delivery, schedule) VALUES (?1, ?2, 'ada', 'dismiss', ?3, ?4)",
+         [(f"log-{delivery}-{at}", at, delivery, schedule)])
+
+
+def pass_at(db, now=NOW, owner="tick-1", lease_until=None, budget=MINUTE, room=None):
+    return run(housekeeping(db, now, owner, lease_until or now + budget + MINUTE, lambda: budget,
+                            lambda: room, lambda: now))
+
+
+@pytest.fixture
+def db():
+    database = open_store()
+    ticks(database, [every(15)], NOW - 30 * MINUTE)
+    run(database.all("UPDATE tickwork_app SET housekeeping_done_at = NULL"))
+    return database
+
+
+def test_run_records_go_30_days_old_and_not_before(db):
+    runs_at(db, NOW - 31 * DAY, NOW - 29 * DAY)
+    pass_at(db)
+    assert [r["id"] for r in run(db.all("SELECT id FROM tickwork_runs"))] == ["r1"]
+
+
+def test_an_event_every_delivery_of_which_succeeded_goes_24_hours_after_it_was_emitted_with_its_records(db):
+    event(db, "old", NOW - 25 * HOUR, "succeeded", "succeeded")
+    event(db, "young", NOW - 23 * HOUR, "succeeded")
+    event(db, "unreceived", NOW - 25 * HOUR)  # nothing received it
+    pass_at(db)
+    assert [e["id"] for e in run(db.all("SELECT id FROM tickwork_events"))] == ["young"]
+    assert (count(db, "tickwork_deliveries"), count(db, "tickwork_handled")) == (1, 1)
+
+
+@pytest.mark.parametrize("state", ["pending", "running", "failed", "outcome_unknown"])
+def test_a_delivery_that_could_still_run_stays_with_its_event_however_old(db, state):
+    event(db, "kept", NOW - 365 * DAY, "succeeded", state)
+    pass_at(db)
+    assert (count(db, "tickwork_events"), count(db, "tickwork_deliveries")) == (1, 2)
+
+
+def test_a_delivery_set_aside_goes_30_days_after_the_operators_last_action_then_its_event(db):
+    event(db, "gone", NOW - 60 * DAY, "succeeded", "dismissed")
+    logged(db, "gone-d1", NOW - 31 * DAY)
+    event(db, "kept", NOW - 60 * DAY, "cancelled")
+    logged(db, "kept-d0", NOW - 29 * DAY)
+    pass_at(db)
+    assert [e["id"] for e in run(db.all("SELECT id FROM tickwork_events"))] == ["kept"]
+    assert [d["id"] for d in run(db.all("SELECT id FROM tickwork_deliveries"))] == ["kept-d0"]
+    assert count(db, "tickwork_handled") == 0
+
+
+def test_operator_log_rows_past_the_retention_go_once_their_delivery_is_gone(db):
+    event(db, "kept", NOW - 60 * DAY, "failed")
+    logged(db, "kept-d0", NOW - 40 * DAY)  # its delivery is still there
+    logged(db, "long-gone", NOW - 40 * DAY)
+    logged(db, "long-gone", NOW - 10 * DAY)
+    pass_at(db)
+    assert sorted((r["delivery"], r["at"]) for r in run(db.all("SELECT delivery, at FROM tickwork_operator_log"))) == [
+        ("kept-d0", NOW - 40 * DAY), ("long-gone", NOW - 10 * DAY)]
+
+
+def test_moment_claims_go_once_no_calendar_can_be_owed_them(db):
+    fill(db, "INSERT INTO tickwork_moments (action, at, run) VALUES ('a', ?1, 'r')", [(NOW - HOUR,), (NOW + HOUR,)])
+    pass_at(db)
+    assert [m["at"] for m in run(db.all("SELECT at FROM tickwork_moments"))] == [NOW + HOUR]
+
+
+def test_a_pass_deletes_1000_rows_a_delete_ten_deletes_a_tick_and_the_next_tick_carries_on(db):
+    runs_at(db, *[NOW - 40 * DAY] * 12_500)
+    assert pass_at(db) == 10_000
+    assert count(db, "tickwork_runs") == 2_500
+    assert pass_at(db, now=NOW + MINUTE) == 2_500  # the pass did not complete: no hour's wait
+    assert count(db, "tickwork_runs") == 0
+
+
+def test_a_completed_pass_comes_again_after_an_hour_and_not_before(db):
+    pass_at(db)
+    runs_at(db, NOW - 40 * DAY)
+    assert pass_at(db, now=NOW + 59 * MINUTE) == 0
+    assert pass_at(db, now=NOW + HOUR) == 1
+
+
+def test_a_crashed_owners_lease_holds_off_others_until_it_lapses(db):
+    run(db.all("UPDATE tickwork_app SET housekeeping_owner = 'crashed', housekeeping_until = ?1", (NOW + 5 * MINUTE,)))
+    runs_at(db, NOW - 40 * DAY)
+    assert pass_at(db, owner="tick-2") == 0
+    assert pass_at(db, now=NOW + 5 * MINUTE, owner="tick-2") == 1
+
+
+def test_only_its_owner_finishes_or_gives_back_the_pass(db):
+    run(db.all("UPDATE tickwork_app SET housekeeping_owner = 'other', housekeeping_until = ?1", (NOW + 5 * MINUTE,)))
+    from tickwork.housekeeping_store import HousekeepingStore
+
+    run(HousekeepingStore(db).finish("intruder", True, NOW))
+    [app] = run(db.all("SELECT housekeeping_owner, housekeeping_done_at FROM tickwork_app"))
+    assert app == {"housekeeping_owner": "other", "housekeeping_done_at": None}
+
+
+def test_a_pass_stops_before_a_delete_the_budget_or_the_statements_left_cannot_take(db):
+    runs_at(db, NOW - 40 * DAY)
+    assert pass_at(db, budget=0) == 0
+    assert pass_at(db, room=1) == 0
+    assert pass_at(db) == 1
+
+
+def test_housekeeping_is_the_ticks_last_step_once_an_hour(db):
+    census = every(15)
+    runs_at(db, NOW - 40 * DAY)
+    ticks(db, [census], NOW)
+    assert [r["tick_at"] for r in run(db.all("SELECT tick_at FROM tickwork_runs"))] == [NOW]  # the old one went
