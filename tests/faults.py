@@ -14,10 +14,12 @@ class Faulty(Database):
     """Wraps a database. The calls that `fails` picks (by call number from 1, a batch being one
     call, and its statements) raise; with `landed`, only after they committed."""
 
-    def __init__(self, inner: Database, fails: Callable[[int, Sequence[str]], bool], landed=False):
+    def __init__(self, inner: Database, fails: Callable[[int, Sequence[str]], bool], landed=False,
+                 says: str = "D1_ERROR"):
         self.inner = inner
         self.fails = fails
         self.landed = landed
+        self.says = says
         self.calls = 0
         self.failed: list[int] = []
 
@@ -41,10 +43,10 @@ class Faulty(Database):
         if failing:
             self.failed.append(self.calls)
             if not self.landed:
-                raise D1Error(f"D1_ERROR: call {self.calls} failed before it ran")
+                raise D1Error(f"{self.says}: call {self.calls} failed before it ran")
         result = await send()
         if failing:
-            raise D1Error(f"D1_ERROR: call {self.calls} timed out after it committed")
+            raise D1Error(f"{self.says}: call {self.calls} timed out after it committed")
         return result
 
 

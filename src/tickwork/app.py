@@ -10,12 +10,13 @@ from .grid import Every
 from .model import Action, Schedule
 from .once import Once
 from .pulses import Pulse
+from .purge import purge_action
 from .timing import Timing
 
 
 def timing_of(entry: dict) -> Timing:
     kind = entry["kind"]
-    if kind == "schedule":
+    if kind in ("schedule", "purge"):
         return Every(entry["every_ms"])
     if kind == "calendar":
         cron = CronCalendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
@@ -25,6 +26,13 @@ def timing_of(entry: dict) -> Timing:
     if kind == "once":
         return Once(entry["at_ms"])
     raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
+
+
+def action_of_entry(entry: dict) -> Action:
+    """A declared entry's action: the app's, imported now; a purge's, tickwork's own."""
+    if entry["kind"] == "purge":
+        return purge_action(entry["table"], entry["column"], entry["format"], entry["after_ms"])
+    return getattr(importlib.import_module(entry["module"]), entry["action"])
 
 
 def action_key(action: Action) -> str:
@@ -71,7 +79,7 @@ class App:
             Schedule(
                 name=entry["name"],
                 timing=timing_of(entry),
-                action=getattr(importlib.import_module(entry["module"]), entry["action"]),
+                action=action_of_entry(entry),
                 source=entry["source"],
             )
             for entry in manifest.SCHEDULES

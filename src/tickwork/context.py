@@ -31,6 +31,8 @@ class _Run:
     items: object = None  # the Items of the run's store: schedules handed over from inside a run
     outbox: list | None = None  # what the run emits, committed with its end if it succeeds
     writes: list | None = None  # a consumer's own statements, committed with its handled record
+    db: object = None  # the run's store, for tickwork's own actions (a purge)
+    counts: dict | None = None  # what tickwork's own actions report for the run record
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -44,8 +46,9 @@ def _current(what: str) -> _Run:
 
 
 @contextmanager
-def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None):
-    token = _run.set(_Run(now, call, items, outbox, writes))
+def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None,
+            db=None, counts: dict | None = None):
+    token = _run.set(_Run(now, call, items, outbox, writes, db, counts))
     try:
         yield
     finally:
@@ -116,6 +119,11 @@ class Handled:
         if run.writes is None:
             raise NotInRun("handled.write is for queue consumers: a run commits its own writes")
         run.writes.append((sql, params))
+
+
+def current_run():
+    """The run under way, for tickwork's own actions."""
+    return _current("a purge")
 
 
 def emitted() -> list:

@@ -203,13 +203,14 @@ FROM j WHERE true
 ON CONFLICT (id) DO NOTHING
 """
 
-ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended")
+ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches")
 
 # Runs' ends, written again after an error, so each only while its record is still `running`.
 RECORD_ENDS = f"""
 {ENDS}
 UPDATE tickwork_runs AS r
-SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended
+SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended,
+    items = j.items, batches = j.batches
 FROM j WHERE r.id = j.run AND r.outcome = 'running'
 """
 
@@ -374,6 +375,8 @@ class End:
     kind: str | None
     detail: str | None
     ended: int
+    items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
+    batches: str | None = None
 
 
 @dataclass(frozen=True)

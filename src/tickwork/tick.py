@@ -52,6 +52,7 @@ class RunReport:
     started_at: int | None = None
     ended_at: int | None = None
     call: Call = Call()
+    items: int | None = None  # what a purge run deleted
 
     @property
     def duration_ms(self) -> int | None:
@@ -364,7 +365,8 @@ class _Tick:
     async def run_one(self, claim: Claim, started: int, limit: int, ends: Ends) -> RunReport:
         schedule = self.due[claim.name]
         emitted: list = []
-        outcome, code, kind, detail = await self.call(schedule, claim.call, limit, emitted)
+        counts: dict = {}
+        outcome, code, kind, detail = await self.call(schedule, claim.call, limit, emitted, counts)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = self.overran(schedule, (
@@ -376,9 +378,10 @@ class _Tick:
                 log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
             else:
                 rows = self.outbox.rows(emitted, claim.run, self.sender, ended)
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended), rows))
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts), rows))
         return RunReport(
-            claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call
+            claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call,
+            counts.get("items"),
         )
 
     async def read_back(self, claims: list[Claim], error: Exception, until: int) -> Claimed:
@@ -417,8 +420,8 @@ class _Tick:
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 await self.sleep(pause)
 
-    async def call(self, schedule: Schedule, call: Call, limit: int, emitted: list):
-        with running(self.now, call, self.items, outbox=emitted):
+    async def call(self, schedule: Schedule, call: Call, limit: int, emitted: list, counts: dict):
+        with running(self.now, call, self.items, outbox=emitted, db=self.store.db, counts=counts):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()

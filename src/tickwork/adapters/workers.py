@@ -159,4 +159,5 @@ def items(app: App, env) -> Items:
 def describe(run) -> str:
     took = "" if run.duration_ms is None else f" in {run.duration_ms} ms"
     why = f" ({run.code})" if run.code else ""
+    why += "" if run.items is None else f", {run.items} records purged"
     return f"tickwork: {run.schedule} due {iso(run.due_at)}: {run.outcome}{why}{took}"

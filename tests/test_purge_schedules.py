@@ -1,0 +1,83 @@
+"""Purge schedules (schedules document, "The purge schedule"): each run deletes an app table's
+rows older than `after` at the tick's time, at most 20 batches of 500, the next hour carrying on;
+the run record keeps the rows deleted and each batch's count; an unreachable store is a failed
+run with `unavailable`, and what was deleted stays deleted."""
+
+import json
+
+import pytest
+from faults import Faulty
+from helpers import open_store, run, runs, ticks
+
+from tickwork import Schedule
+from tickwork.grid import Every
+from tickwork.model import Code, Outcome
+from tickwork.purge import purge_action
+from tickwork.times import DAY, HOUR, utc
+
+NOW = utc("2026-06-01 12:00")
+
+
+def purge_of(format="epoch_ms", after=30 * DAY):
+    return Schedule("chores_done.purge", Every(HOUR), purge_action("chores_done", "done_at", format, after))
+
+
+def chores(db, *moments, format="epoch_ms"):
+    run(db.all("CREATE TABLE IF NOT EXISTS chores_done (id INTEGER PRIMARY KEY, done_at)"))
+    shape = {"epoch_ms": lambda ms: ms, "epoch_s": lambda ms: ms // 1000,
+             "iso": lambda ms: __import__("tickwork.times", fromlist=["iso"]).iso(ms)}[format]
+    run(db.batch([("INSERT INTO chores_done (done_at) VALUES (?1)", (shape(ms),)) for ms in moments]))
+
+
+def left(db):
+    return run(db.all("SELECT COUNT(*) AS n FROM chores_done"))[0]["n"]
+
+
+@pytest.mark.parametrize("format", ["epoch_ms", "epoch_s", "iso"])
+def test_a_purge_deletes_the_rows_older_than_after_at_the_ticks_time(format):
+    db = open_store()
+    chores(db, NOW - 31 * DAY, NOW - 30 * DAY - HOUR, NOW - 29 * DAY, format=format)
+    purge = purge_of(format)
+    ticks(db, [purge], NOW - HOUR, NOW)
+    assert left(db) == 1
+    [record] = runs(db, "chores_done.purge")
+    assert (record["outcome"], record["items"], json.loads(record["batches"])) == (Outcome.SUCCEEDED, 2, [2])
+
+
+def test_a_run_deletes_at_most_20_batches_of_500_and_the_next_hour_carries_on():
+    db = open_store()
+    chores(db, *[NOW - 40 * DAY] * 10_300)
+    purge = purge_of()
+    ticks(db, [purge], NOW - HOUR, NOW)
+    assert left(db) == 300
+    first = runs(db, "chores_done.purge")[0]
+    assert (first["items"], json.loads(first["batches"])) == (10_000, [500] * 20)
+    ticks(db, [purge], NOW + HOUR)
+    assert left(db) == 0
+    assert runs(db, "chores_done.purge")[1]["items"] == 300
+
+
+def the_third_batch(call, sqls, seen=[]):
+    if any("chores_done" in sql for sql in sqls):
+        seen.append(call)
+        return len(seen) == 3
+    return False
+
+
+def test_an_unreachable_store_is_a_failed_run_unavailable_and_what_was_deleted_stays_deleted():
+    db = open_store()
+    chores(db, *[NOW - 40 * DAY] * 1_200)
+    purge = purge_of()
+    ticks(db, [purge], NOW - HOUR)
+    ticks(Faulty(db, the_third_batch, says="D1_ERROR: Network connection lost"), [purge], NOW)
+    assert left(db) == 200
+    [record] = runs(db, "chores_done.purge")
+    assert (record["outcome"], record["code"], record["items"]) == (Outcome.FAILED, "unavailable", 1_000)
+
+
+def test_anything_else_the_store_refuses_is_an_internal_fault():
+    db = open_store()
+    purge = purge_of()  # the app's table was never created
+    ticks(db, [purge], NOW - HOUR, NOW)
+    [record] = runs(db, "chores_done.purge")
+    assert (record["outcome"], record["code"]) == (Outcome.FAILED, Code.INTERNAL_FAULT)
