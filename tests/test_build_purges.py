@@ -3,6 +3,7 @@ checks the table and column against the app's migrations, applied to a scratch S
 and writes each purge as the hourly schedule `<table>.purge`."""
 
 import importlib.util
+import shutil
 
 import pytest
 from helpers import ROOT
@@ -316,3 +317,18 @@ def test_a_syntax_error_resumes_at_the_next_purge(tmp_path):
 
     assert codes(app(tmp_path, files)) == [("declaration.syntax_invalid", None, 2)]
 
+
+def test_the_example_app_purges_its_own_chores_done_table(tmp_path):
+    root = tmp_path / "example"
+    shutil.copytree(ROOT / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "migrations", root / "migrations")
+    for name in ("pyproject.toml", "wrangler.toml"):
+        shutil.copy(ROOT / name, root / name)
+
+    entries = manifest_of(build(root)).SCHEDULES
+
+    assert [entry for entry in entries if entry["kind"] == "purge"] == [{
+        "kind": "purge", "name": "chores_done.purge", "table": "chores_done", "column": "done_at",
+        "format": "epoch_ms", "after_ms": 30 * 86_400_000, "every_ms": 3_600_000,
+        "source": "src/app/domains/planning/schedules/chores_done.jadpo:3",
+    }]
