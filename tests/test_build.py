@@ -91,6 +91,7 @@ CENSUS = """\
 def test_the_example_app_builds_with_the_documents_own_schedule(tmp_path):
     root = tmp_path / "example"
     shutil.copytree(ROOT / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "migrations", root / "migrations")  # the app's tables, for its purge
     for name in ("pyproject.toml", "wrangler.toml"):
         shutil.copy(ROOT / name, root / name)
     built = build(root)

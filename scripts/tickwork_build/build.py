@@ -6,9 +6,11 @@ from pathlib import Path
 
 from .collect import collect
 from .declaration import NAME, Declaration
+from .migrations import schema_of
 from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
 from .problems import BuildFailed, Problem
 from .project import Project, load_project, resolve_store
+from .purges import Where, owners, schedule_name, validate_purge
 from .queues import Queues, check_queues
 from .schedules import Spec, validate_declaration
 
@@ -30,28 +32,28 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
     problems += trouble
     if store is None:  # handled records and the outbox live in D1 too
         problems += [_store_required(why_none, file, line, None) for file, line in queues.declared]
+    where = _where_tables_are(project, store, declarations)
+    if where is not None:
+        problems += [problem for schema in where.schemas.values() for problem in schema.problems]
     specs: list[Spec] = []
     seen: dict[str, Declaration] = {}
     for declaration in declarations:
-        if declaration.name in seen and NAME.fullmatch(declaration.name):  # a bad name is reported as such
-            first = seen[declaration.name]
-            problems.append(
-                Problem(
-                    "schedule.item_invalid",
-                    f"the name is declared twice; first at {first.file}:{first.line}",
-                    "give each schedule a name of its own",
-                    declaration.file,
-                    declaration.line,
-                    declaration.name,
-                )
+        if declaration.kind == "purge":
+            spec, trouble = validate_purge(declaration, where)
+            name = schedule_name(declaration, where)
+        else:
+            spec, trouble = validate_declaration(
+                declaration, modules.get(declaration.module), project.domain_module(declaration.domain)
             )
-        seen.setdefault(declaration.name, declaration)
-        spec, trouble = validate_declaration(
-            declaration, modules.get(declaration.module), project.domain_module(declaration.domain)
-        )
+            name = declaration.name if NAME.fullmatch(declaration.name) else None  # a bad name is reported as such
+        if name in seen:
+            problems.append(_declared_twice(name, seen[name], declaration))
+        if name is not None:
+            seen.setdefault(name, declaration)
         problems += trouble
         if store is None:
-            problems.append(_store_required(why_none, declaration.file, declaration.line, declaration.name))
+            problems.append(_store_required(why_none, declaration.file, declaration.line, declaration.name,
+                                            owners(declaration, where) if declaration.kind == "purge" else []))
         if spec is not None:
             specs.append(spec)
     problems += check_statements_per_tick(project)
@@ -59,12 +61,39 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
     return store, specs, problems, queues
 
 
-def _store_required(why: str, file: str, line: int, name: str | None) -> Problem:
-    return Problem(
-        "schedule.store_required", why,
-        'bind one D1 database in wrangler.toml, or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"',
-        file, line, name,
-    )
+def _where_tables_are(project: Project, store: str | None, declarations: list[Declaration]) -> Where | None:
+    """The tables of the store's database, or of each bound one while none is the store, as their
+    migrations make them; read only where a purge is declared."""
+    if not any(declaration.kind == "purge" for declaration in declarations):
+        return None
+    bindings = [b for b in project.d1_bindings if store is None or b["binding"] == store]
+    return Where(store, {binding["binding"]: schema_of(project, binding) for binding in bindings})
+
+
+def _declared_twice(name: str, first: Declaration, again: Declaration) -> Problem:
+    """A schedule name given twice: by two declarations, two purges of one table, or a declaration
+    and the purge whose schedule is `<table>.purge`."""
+    where = f"{first.file}:{first.line}"
+    if first.kind == again.kind == "purge":
+        table = name.removesuffix(".purge")
+        message, mend = (f"table `{table}` is purged twice; first at {where}",
+                         f"keep one purge of `{table}`: its schedule `{name}` is keyed by the table")
+    elif "purge" in (first.kind, again.kind):
+        message, mend = (f"`{name}` is both a declared schedule and a purge's schedule; first at {where}",
+                         f"rename the schedule: `{name}` is the name of the hourly purge of its table")
+    else:
+        message, mend = f"the name is declared twice; first at {where}", "give each schedule a name of its own"
+    return Problem("schedule.item_invalid", message, mend, again.file, again.line, again.name)
+
+
+def _store_required(why: str, file: str, line: int, name: str | None, owners: list[str] | None = None) -> Problem:
+    """With several databases and none named, a purge's mend names the one that holds its table."""
+    if owners and len(owners) == 1:
+        mend = (f'name the store in pyproject.toml: [tool.tickwork] store = "{owners[0]}", '
+                "the database whose migrations create the purged table")
+    else:
+        mend = 'bind one D1 database in wrangler.toml, or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"'
+    return Problem("schedule.store_required", why, mend, file, line, name)
 
 
 def build(root: Path) -> Built:

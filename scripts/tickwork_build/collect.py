@@ -1,5 +1,5 @@
-"""Finds every declaration of an app: `.jadpo` files under each domain, and Python decorators in
-every module of each domain's package."""
+"""Finds every declaration of an app: `.jadpo` files under each domain, and Python decorators and
+`purge(...)` calls in every module of each domain's package."""
 
 import importlib
 import sys
@@ -38,12 +38,22 @@ def collect(project: Project) -> tuple[list[Declaration], dict[str, ModuleType |
             found, trouble = _declared_in_python(project, domain, [m for m in imported.values() if m], used)
             declarations += found
             problems += trouble
+            declarations += _purges_in_python(project, domain, list(imported), used)  # made before a failure too
         problems += [_not_found(project, declared) for declared in MADE if id(declared) not in used]
     return declarations, modules, problems
 
 
 def _not_found(project: Project, declared) -> Problem:
-    """A decorator that ran on a function the Worker cannot find by name in a domain's module."""
+    """A decorator that ran on a function the Worker cannot find by name in a domain's module, or
+    a purge declared outside the domains' packages."""
+    if declared.kind == "purge":
+        return Problem(
+            "purge.place_invalid",
+            f"`purge(...)` is called in module `{declared.module}`, which is not a module of a domain's package",
+            "move the call to the top level of a module under src/app/domains/<domain>/",
+            project.relative(declared.file),
+            declared.line,
+        )
     return Problem(
         "schedule.run_invalid",
         f"`@{declared.kind}` decorates `{declared.action}`, which is not a function at the top level "
@@ -154,6 +164,19 @@ def _declared_in_python(project: Project, domain: str, modules: list[ModuleType]
                 items = tuple(Item(key, _written(given), declared.line) for key, given in declared.items.items())
                 found.append(Declaration(declared.kind, name, domain, module.__name__, file, declared.line, items))
     return sorted(found, key=lambda declaration: (declaration.file, declaration.line)), problems
+
+
+def _purges_in_python(project: Project, domain: str, modules: list[str], used: set[int]) -> list[Declaration]:
+    """The `purge(...)` calls the import of `modules` made; `used` gathers them."""
+    found = []
+    for declared in MADE:
+        if declared.kind == "purge" and declared.module in modules and id(declared) not in used:
+            used.add(id(declared))
+            table = declared.name if isinstance(declared.name, str) and NAME.fullmatch(declared.name) else "purge"
+            items = tuple(Item(key, _written(given), declared.line) for key, given in declared.items.items())
+            file = project.relative(declared.file)
+            found.append(Declaration("purge", table, domain, declared.module, file, declared.line, items))
+    return sorted(found, key=lambda declaration: (declaration.file, declaration.line))
 
 
 def _name(given: object) -> tuple[str, str]:

@@ -16,10 +16,10 @@ class Item:
 
 @dataclass(frozen=True)
 class Declaration:
-    kind: str  # "schedule", "calendar" or "pulse"
+    kind: str  # "schedule", "calendar", "pulse" or "purge"
     name: str
     domain: str
-    module: str  # where `run:` finds its action: the domain's module, or a decorator's own
+    module: str  # where `run:` finds its action: the domain's module, or a decorator's own (a purge's: where declared)
     file: str  # relative to the project
     line: int
     items: tuple[Item, ...] = field(default=())

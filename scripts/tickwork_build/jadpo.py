@@ -7,10 +7,13 @@
         run: queue_chore_census()
     }
 
+    /// rows of `todos` go 30 days after `created_at`: the hourly schedule `todos.purge`
+    purge todos { table: todos  column: created_at  format: epoch_ms  after: 30d }
+
 An item's value runs to the next `key:` or the closing brace, so items may share a line.
 
 A syntax error does not end the file: it is reported, and reading starts again at the next line
-that begins a declaration (`schedule`, `calendar` or `pulse`, then a name), so every syntax error
+that begins a declaration (`schedule`, `calendar`, `pulse` or `purge`, then a name), so every syntax error
 is reported and every declaration around them still checked. Such a line also ends a declaration
 whose `{` is never closed.
 """
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from .declaration import NAME, Declaration, Item
 from .problems import Problem
 
-KINDS = ("schedule", "calendar", "pulse")
+KINDS = ("schedule", "calendar", "pulse", "purge")
 
 SYNTAX = "declaration.syntax_invalid"
 

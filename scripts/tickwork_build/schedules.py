@@ -1,7 +1,8 @@
 """Validates declarations and turns them into what the Worker loads.
 
 Three kinds: `schedule` (`every:` and `run:`, nothing else), `calendar` (a cron expression in a
-zone) and `pulse` (a cycle from the Unix epoch split into shares). Each item is checked on its
+zone) and `pulse` (a cycle from the Unix epoch split into shares); a `purge` is read in
+`purges.py`, and is written as a Spec of kind "purge". Each item is checked on its
 own, so no bad item hides another's problem; what needs several items (intervals within the
 cycle, the Workers target) is checked on those that are valid. Each problem a user can cause
 carries its documented code.
@@ -173,11 +174,11 @@ class Spec(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["schedule", "calendar", "pulse"]
+    kind: Literal["schedule", "calendar", "pulse", "purge"]
     name: str
-    domain: str
-    module: str
-    action: str
+    domain: str | None = None  # a purge has none: the runtime supplies its action
+    module: str | None = None
+    action: str | None = None
     source: str
     every_ms: int | None = None
     cron: str | None = None
@@ -187,9 +188,19 @@ class Spec(BaseModel):
     repeated: str | None = None
     cycle_ms: int | None = None
     intervals: int | None = None
+    table: str | None = None  # a purge's: the app's table, the column holding each row's time,
+    column: str | None = None  # how it holds it (epoch_ms, epoch_s, iso), and the age rows go at
+    format: str | None = None
+    after_ms: int | None = None
 
     def manifest_entry(self) -> dict:
-        return self.model_dump(exclude_none=True)
+        entry = self.model_dump(exclude_none=True)
+        if self.kind == "purge":  # in the order a purge is declared, then its schedule's
+            return {key: entry[key] for key in PURGE_ENTRY}
+        return entry
+
+
+PURGE_ENTRY = ("kind", "name", "table", "column", "format", "after_ms", "every_ms", "source")
 
 
 def validate_declaration(

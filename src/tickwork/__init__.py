@@ -6,11 +6,11 @@ The core takes `now` as an argument and never imports `js`, `pyodide` or `worker
 
 from .consumers import consumer
 from .context import call, clock, handled, items
-from .declare import calendar, pulse, schedule
+from .declare import calendar, pulse, purge, schedule
 from .events import EventError, event
 from .model import ActionError, Schedule, ScheduleError
 
 __all__ = [
     "ActionError", "EventError", "Schedule", "ScheduleError", "calendar", "call", "clock", "consumer",
-    "event", "handled", "items", "pulse", "schedule",
+    "event", "handled", "items", "pulse", "purge", "schedule",
 ]

@@ -11,11 +11,15 @@
     @pulse(cycle=86400, intervals=24)
     async def sweep(): ...
 
-are `schedule tidy_up { every: 1h  run: tidy_up() }` and so on, in the function's domain.
+    purge("todos", column="created_at", format="epoch_ms", after="30d")
+
+are `schedule tidy_up { every: 1h  run: tidy_up() }` and so on, in the function's domain; the
+purge, a call at the top level of a domain's module, is
+`purge todos { table: todos  column: created_at  format: epoch_ms  after: 30d }`.
 Decorators stack: one action may have several entries, each named (`name=`) apart.
-The decorators only note the declaration on the function, its arguments as given; `make build`
-validates them with the `.jadpo` ones, so a bad argument is a problem with its code and the
-decorator's file:line, not an error on import.
+The decorators only note the declaration on the function, and `purge` in MADE, its arguments as
+given; `make build` validates them with the `.jadpo` ones, so a bad argument is a problem with
+its code and the declaration's file:line, not an error on import.
 """
 
 import sys
@@ -32,6 +36,7 @@ class Declared:
     file: str
     line: int
     action: str = ""  # the decorated function's module and qualified name
+    module: str = ""  # a purge's: the module whose code called `purge`
 
 
 # Every declaration made since the build last emptied it: the build finds declarations on the
@@ -78,3 +83,15 @@ def calendar(
 def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None):
     """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"."""
     return _declare("pulse", name, {"cycle": cycle, "intervals": intervals})
+
+
+def purge(table: str, *, column: str, format: str, after: str) -> None:
+    """Rows of the app's own `table` go once `column`, the row's time, is `after` (a duration such
+    as "30d", from a minute to a century) before the tick. `format` is how the column holds the
+    time: "epoch_ms", "epoch_s" or "iso" (ISO-8601 text). The build checks the table and column
+    against the app's migrations and gives the purge the hourly schedule `<table>.purge`."""
+    caller = sys._getframe(1)
+    items = {"table": table, "column": column, "format": format, "after": after}
+    given = {key: value for key, value in items.items() if value is not None}
+    module = caller.f_globals.get("__name__", "")
+    MADE.append(Declared("purge", table, given, caller.f_code.co_filename, caller.f_lineno, module=module))

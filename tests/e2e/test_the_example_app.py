@@ -23,6 +23,7 @@ def timings(tmp_path_factory):
     """The example app's schedules, as its built manifest declares them."""
     root = tmp_path_factory.mktemp("example")
     shutil.copytree(ROOT / "src", root / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "migrations", root / "migrations")  # the app's tables, for its purge
     for name in ("pyproject.toml", "wrangler.toml"):
         shutil.copy(ROOT / name, root / name)
     spec = importlib.util.spec_from_file_location("example_manifest", build(root).manifest)
