@@ -136,6 +136,10 @@ def connect(args) -> tuple[Database, Path | None]:
     persist = args.persist_to.resolve() if args.persist_to is not None else None
     if persist is not None and args.remote:
         raise OperatorError("--persist-to is for --local: a remote D1 has no state directory")
+    if args.local and not (persist or loaded.root / ".wrangler" / "state").is_dir():
+        # wrangler would make an empty database there, and answer that it has no tables
+        raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
+                            f"`make dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
 
 

@@ -3,7 +3,7 @@
 `wrangler d1 execute --command` binds no parameters, so each statement's `?N` (and bare `?`)
 are written into it as SQL literals: integers as integers, None as NULL, strings quoted with
 their quotes doubled; anything else is refused. A batch is one `--command` of the statements
-joined by `;`, which wrangler runs as one transaction: the first statement that fails rolls them
+joined by `;` (each on a line of its own, so no comment swallows one), which wrangler runs as one transaction: the first statement that fails rolls them
 all back and wrangler exits non-zero with `{"error": {"text": ...}}` on stdout.
 """
 
@@ -147,7 +147,7 @@ class WranglerD1(Database):
 
     async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
         try:
-            text = ";\n".join(inline(sql.strip().rstrip(";"), params) for sql, params in statements)
+            text = "\n;\n".join(inline(sql.strip().rstrip(";"), params) for sql, params in statements)
         except ValueError as error:
             raise WranglerError(f"a statement could not be written for wrangler: {error}") from None
         self.statements_run += len(statements)
