@@ -547,9 +547,12 @@ def test_every_operator_statement_inlines_and_runs_the_same_on_sqlite(app):
     run(store.status())
     run(store.deliveries(True, 5))
     change = run(store.change("pause", "census", "o'brien", NINE))
-    conn.commit()
     assert change.changed and "'o''brien'" in sent[-3]
-    assert [tuple(r) for r in conn.execute("SELECT who FROM tickwork_operator_log")] == [("o'brien",)]
+    for verb in ("resume", "run", "retry", "dismiss", "cancel"):
+        run(store.change(verb, "census", "alice", NINE))
+    conn.commit()
+    assert [tuple(r) for r in conn.execute("SELECT who, verb FROM tickwork_operator_log ORDER BY rowid")] == [
+        ("o'brien", "pause"), ("alice", "resume"), ("alice", "run")]
 
 
 class Done:

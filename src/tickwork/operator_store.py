@@ -78,7 +78,8 @@ WHERE delivery IN (SELECT value FROM json_each(?1)) ORDER BY at DESC
 
 SELECT_DELIVERY = "SELECT * FROM tickwork_deliveries WHERE id = ?1"
 
-# The changes. ?1 the schedule's name or the delivery's id; ?2 the log row's id; ?3 now; ?4 who.
+# The changes. The log row's ?1 is the schedule's name or the delivery's id, ?2 the row's id, ?3
+# now, ?4 who; the change's ?1 the same name or id, ?2 now, ?3 who.
 LOG_SCHEDULE = """
 INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
 SELECT ?2, ?3, ?4, '{verb}', name, {detail} FROM tickwork_schedules WHERE name = ?1 AND {when}
@@ -100,7 +101,7 @@ RESUME = f"UPDATE tickwork_schedules SET paused = 0 WHERE name = ?1 AND {RESUMAB
 # asked for and not yet made is not asked for again; a paused schedule's lease is never taken.
 RUNNABLE = f"{LIVE} AND paused = 0 AND run_requested_at IS NULL"
 REQUEST_RUN = f"""
-UPDATE tickwork_schedules SET run_requested_at = ?3, run_requested_by = ?4
+UPDATE tickwork_schedules SET run_requested_at = ?2, run_requested_by = ?3
 WHERE name = ?1 AND {RUNNABLE} RETURNING name
 """
 
@@ -108,7 +109,7 @@ WHERE name = ?1 AND {RUNNABLE} RETURNING name
 RETRIABLE = "state IN ('failed', 'outcome_unknown', 'pending')"
 RETRY = f"""
 UPDATE tickwork_deliveries
-SET state = 'pending', next_attempt_at = ?3, lease_run = NULL, lease_until = NULL, updated_at = ?3
+SET state = 'pending', next_attempt_at = ?2, lease_run = NULL, lease_until = NULL, updated_at = ?2
 WHERE id = ?1 AND {RETRIABLE} RETURNING id
 """
 # Set aside for good: a failed delivery (or one whose send may not have gone) is dismissed; one
@@ -118,7 +119,7 @@ DISMISSIBLE = "state IN ('failed', 'outcome_unknown')"
 CANCELLABLE = "state IN ('pending', 'outcome_unknown', 'failed')"
 SET_ASIDE = """
 UPDATE tickwork_deliveries
-SET state = '{state}', next_attempt_at = NULL, lease_run = NULL, lease_until = NULL, updated_at = ?3
+SET state = '{state}', next_attempt_at = NULL, lease_run = NULL, lease_until = NULL, updated_at = ?2
 WHERE id = ?1 AND {when} RETURNING id
 """
 
@@ -217,10 +218,9 @@ class OperatorStore:
         one batch: the log row only where the change happens."""
         statements = VERBS[verb]
         log_id = uuid.uuid4().hex
-        params = (key, log_id, now, who)
         _, changed, row = await self.db.batch([
-            (statements.log, params),
-            (statements.change, params[: _parameters(statements.change)]),
+            (statements.log, (key, log_id, now, who)),
+            (statements.change, (key, now, who)[: _parameters(statements.change)]),
             (statements.read, (key,)),
         ])
         return Change(bool(changed), _first(row))
