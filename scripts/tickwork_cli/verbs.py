@@ -88,7 +88,7 @@ def _schedule_item(row: dict, now: int, manifest: dict | None) -> dict:
                  "expired": _number(row.get("lease_until")) is not None and int(row["lease_until"]) <= now}
     last = None
     if row.get("last_run"):
-        at = _number(row.get("last_ended") or row.get("last_started") or row.get("last_tick_at"))
+        at = _number(row.get("last_tick_at"))  # the tick's time: clock.now inside the run
         last = {"run": row["last_run"], "outcome": row["last_outcome"], "code": row.get("last_code"),
                 "due": _instant(row.get("last_due"), now), "at": _instant(at, now),
                 "by_hand": row.get("last_by_hand")}
