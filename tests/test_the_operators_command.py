@@ -585,3 +585,10 @@ def test_a_wrangler_error_is_raised_with_its_text(tmp_path):
     short = WranglerD1(tmp_path, "DB", runner=lambda *a, **k: Done(0, '[{"results": [], "success": true}]'))
     with pytest.raises(WranglerError, match="1 result"):
         run(short.batch([("SELECT 1", ()), ("SELECT 2", ())]))
+
+
+def test_why_a_due_time_passed_less_than_the_threshold_ago_waits_for_the_next_tick(app):
+    app.tick([every(15)], NINE, NINE + 14 * MINUTE)
+    _, answer, _ = app.run("why", "census", now=NINE + 16 * MINUTE)
+    assert answer["next_due_why"].endswith("due now: the next tick makes it")
+    assert answer["last_due_what"].startswith("none yet")

@@ -14,13 +14,13 @@ from pathlib import Path
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.database import Database
 from tickwork.operator_store import OperatorStore
-from tickwork.times import MINUTE, duration_ms, from_datetime
+from tickwork.times import duration_ms, from_datetime
 
 from . import verbs
-from .verbs import KINDS, STATES, OperatorError
+from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .wrangler_d1 import WranglerD1, WranglerError
 
-DEFAULT_THRESHOLD = 3 * MINUTE
+DEFAULT_THRESHOLD = STOPPED_AFTER
 
 
 def _moment(text: str, now: int | None = None) -> int:

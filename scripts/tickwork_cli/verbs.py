@@ -11,6 +11,8 @@ from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.pulses import Pulse
 from tickwork.times import MINUTE, NEVER
 
+STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
+
 from . import words
 from .manifest import declared
 from .words import iso, relative, when
@@ -341,6 +343,9 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     due = int(state["due_at"])
     removed = _number(state.get("removed_at"))
     notes: list[str] = []
+    # Due, and no tick since, for longer than ticks may pause: ticks stopped before reaching it.
+    unreached = (removed is None and due < NEVER and due <= now and (last_tick is None or last_tick < due)
+                 and now - (last_tick or 0) > STOPPED_AFTER)
     if removed is not None:
         next_due = None
         if state.get("ended"):
@@ -353,7 +358,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     else:
         next_due = due
         reason = f"{when(due)} ({relative(due, now)}): {_due_reason(form, due, last is not None)}"
-        if due <= now and (last_tick is None or last_tick < due):
+        if unreached:
             reason += (f"; not reached: ticks stopped, the last tick was "
                        f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
         elif due <= now:
@@ -374,7 +379,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
         notes.append(f"a run asked for by hand by {state.get('run_requested_by')} at "
                      f"{when(int(state['run_requested_at']))} waits for the next tick")
 
-    if removed is None and due < NEVER and due <= now and (last_tick is None or last_tick < due):
+    if unreached:
         last_due = due
         what = (f"not reached because ticks stopped: the last tick was "
                 f"{when(last_tick) if last_tick else 'never'}"
