@@ -8,7 +8,7 @@ export WRANGLER_SEND_METRICS := false
 export WRANGLER_SEND_ERROR_REPORTS := false
 export WRANGLER_HIDE_BANNER := true
 
-.PHONY: build bundle vendor test dev tick bench setup clean
+.PHONY: build bundle vendor test dev tick bench setup clean tickwork
 
 $(VENV)/.installed: requirements/dev.txt .python-version
 	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
@@ -25,13 +25,21 @@ python_modules/.installed: pyproject.toml $(VENV)/.installed
 	$(PY) scripts/vendor.py
 	touch $@
 
-setup: $(VENV)/.installed node_modules/.installed python_modules/.installed
+# The operator's command (scripts/tickwork_cli/, README "Operating tickwork"): .venv/bin/tickwork
+# runs it with this checkout's scripts/ and src/ on the path, from wherever it is called.
+$(VENV)/bin/tickwork: $(VENV)/.installed
+	printf '%s\n' '#!/bin/sh' '# tickwork: the operator'"'"'s command, written by make (scripts/tickwork_cli/).' \
+		'export PYTHONPATH="$(CURDIR)/scripts:$(CURDIR)/src$${PYTHONPATH:+:$$PYTHONPATH}"' \
+		'exec "$(CURDIR)/$(PY)" -m tickwork_cli "$$@"' > $@
+	chmod +x $@
+
+setup: $(VENV)/.installed $(VENV)/bin/tickwork node_modules/.installed python_modules/.installed
 
 vendor: python_modules/.installed
 
 # Validates the app's declarations and lays out the Worker in build/app (see README), with its
 # packages vendored: wrangler.toml's [build] command, so `wrangler deploy` uploads them too.
-build: $(VENV)/.installed python_modules/.installed
+build: $(VENV)/.installed $(VENV)/bin/tickwork python_modules/.installed
 	$(PY) scripts/build.py
 
 # What `wrangler deploy` would upload, without the network: build/worker.
@@ -68,6 +76,10 @@ bench: bundle
 		echo "== $$bench"; \
 		case $$bench in *.py) $(PY) $$bench ;; *) node $$bench ;; esac || status=1; \
 	done; exit $$status
+
+# The operator's command from the project's root: make tickwork ARGS="schedules --local"
+tickwork: $(VENV)/bin/tickwork
+	@$(VENV)/bin/tickwork $(ARGS)
 
 clean:
 	rm -rf build .wrangler

@@ -1,0 +1,215 @@
+"""The command line: `tickwork VERB [NAME|ID] (--local | --remote | --sqlite FILE) [--json]`."""
+
+import argparse
+import asyncio
+import getpass
+import json
+import re
+import sqlite3
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.database import Database
+from tickwork.operator_store import OperatorStore
+from tickwork.times import duration_ms, from_datetime
+
+from . import verbs
+from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
+from .wrangler_d1 import WranglerD1, WranglerError
+
+DEFAULT_THRESHOLD = STOPPED_AFTER
+
+
+def _moment(text: str, now: int | None = None) -> int:
+    """An ISO time (UTC unless it says otherwise), epoch ms, or (with `now`) a duration ago:
+    `2h`, `1d`, `30m`."""
+    if now is not None:
+        ago = duration_ms(text)
+        if ago is not None:
+            return now - ago
+    if re.fullmatch(r"[0-9]{10,16}", text):
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"`{text}` is no time: write e.g. 2026-01-05T09:15Z, epoch milliseconds"
+            + (", or a duration ago such as 2h" if now is not None else "")) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return from_datetime(moment)
+
+
+def _threshold(text: str) -> int:
+    ms = duration_ms(text, bare_seconds=True)
+    if ms is None:
+        raise argparse.ArgumentTypeError(f"`{text}` is no duration: write e.g. 3m, 180 (seconds), 1h")
+    return ms
+
+
+def _limit(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,6}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"`{text}` is not a whole number from 1 to 999999")
+    return int(text)
+
+
+def parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    where = common.add_argument_group("where the app's D1 is (one of)")
+    place = where.add_mutually_exclusive_group(required=True)
+    place.add_argument("--local", action="store_true",
+                       help="the local D1 of `make dev` (wrangler d1 execute --local), in .wrangler/state "
+                            "or --persist-to")
+    place.add_argument("--remote", action="store_true",
+                       help="Cloudflare's D1 (wrangler d1 execute --remote): wrangler's login decides who may")
+    place.add_argument("--sqlite", metavar="FILE", type=Path, help="a SQLite file holding tickwork's tables")
+    where.add_argument("--persist-to", metavar="DIR", type=Path, help="with --local: wrangler's state directory")
+    where.add_argument("--project", metavar="DIR", type=Path, default=Path("."),
+                       help="the directory of wrangler.toml and pyproject.toml (default: here)")
+    common.add_argument("--json", action="store_true", help="answer in JSON on stdout")
+    common.add_argument("--now", metavar="TIME", type=_moment,
+                        help="the command's clock, for what-ifs and tests (default: the system's)")
+    changes = argparse.ArgumentParser(add_help=False)
+    changes.add_argument("--who", help="who makes the change, for the operator log (default: the OS user)")
+
+    top = argparse.ArgumentParser(
+        prog="tickwork",
+        description="Operate a tickwork app: its schedules, runs, deliveries and ticks.",
+        epilog="Exit status: 0 done; 1 an error (one line on stderr, nothing changed), or ticks "
+               "stopped for `status`; 2 a usage error.")
+    verbs_ = top.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    one = verbs_.add_parser("schedules", parents=[common], help="every schedule: timing, next due, last run, state")
+    one.add_argument("--name", metavar="GLOB", help="only names matching a glob (`chore_*`)")
+    one.add_argument("--kind", choices=[*KINDS, "schedule"], help="only this kind (schedule: every)")
+    one.add_argument("--state", choices=STATES, help="only schedules in this state")
+
+    one = verbs_.add_parser("history", parents=[common], help="a schedule's runs and skips, newest first")
+    one.add_argument("name")
+    one.add_argument("--failed", action="store_true", help="only failed runs")
+    one.add_argument("--since", metavar="TIME", help="ticks since a time, or a duration ago (2h, 1d)")
+    one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
+
+    one = verbs_.add_parser("why", parents=[common], help="where a schedule is declared, when it runs and why")
+    one.add_argument("name")
+
+    for verb, words in (("pause", "skip a schedule's due times from the next tick, keeping its timing"),
+                        ("resume", "let a paused schedule run again from the next tick"),
+                        ("run", "ask the next tick for a run of a schedule now, moving no due time")):
+        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("name")
+
+    one = verbs_.add_parser("deliveries", parents=[common], help="pending, failed and outcome_unknown deliveries")
+    one.add_argument("--all", action="store_true", help="every delivery kept, whatever its state")
+    one.add_argument("--limit", type=_limit, default=100, help="at most this many (default 100)")
+    for verb, words in (("retry", "send a failed, outcome_unknown or pending delivery again now"),
+                        ("dismiss", "set aside a failed or outcome_unknown delivery for good"),
+                        ("cancel", "never send a pending, outcome_unknown or failed delivery")):
+        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("id")
+
+    one = verbs_.add_parser("status", parents=[common], help="the last tick, its age, and the gaps; "
+                                                             "exits 1 when ticks stopped")
+    one.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
+                     help="how old the last tick may be (default 3m; 180 is seconds)")
+    return top
+
+
+def connect(args) -> tuple[Database, Path | None]:
+    """The database the flags name, and the project directory (for its manifest)."""
+    project = args.project.resolve()
+    if args.sqlite is not None:
+        if not args.sqlite.is_file():
+            raise OperatorError(f"no SQLite file {args.sqlite}")
+        return SQLiteDatabase(args.sqlite), project
+    from tickwork_build.problems import BuildFailed
+    from tickwork_build.project import load_project, resolve_store
+
+    try:
+        loaded = load_project(project)
+    except BuildFailed as failed:
+        raise OperatorError(str(failed.problems[0]).splitlines()[0]) from None
+    binding, reason = resolve_store(loaded)
+    if binding is None:
+        raise OperatorError(reason)
+    persist = args.persist_to.resolve() if args.persist_to is not None else None
+    if persist is not None and args.remote:
+        raise OperatorError("--persist-to is for --local: a remote D1 has no state directory")
+    if args.local and not (persist or loaded.root / ".wrangler" / "state").is_dir():
+        # wrangler would make an empty database there, and answer that it has no tables
+        raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
+                            f"`make dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
+    return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
+
+
+def _database_error(text: str) -> str:
+    """What a database error means to an operator."""
+    missing = re.search(r"no such table: (\w+)", text)
+    apply = "apply the migrations (npx wrangler d1 migrations apply DB --local, or --remote)"
+    if missing and missing.group(1).startswith("tickwork_"):
+        return f"the database has no tickwork tables (no such table: {missing.group(1)}): {apply}"
+    column = re.search(r"no such column: ([\w.]+)", text)
+    if column:
+        return f"the database's tickwork tables are older than this command (no such column: {column.group(1)}): {apply}"
+    return text
+
+
+async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answer:
+    store = OperatorStore(db)
+    if args.verb == "schedules":
+        return await verbs.schedules(store, now, project, args.name, args.kind, args.state)
+    if args.verb == "history":
+        since = None
+        if args.since is not None:
+            try:
+                since = _moment(args.since, now)
+            except argparse.ArgumentTypeError as error:
+                raise OperatorError(str(error)) from None
+        return await verbs.history(store, now, args.name, since, args.failed, args.limit)
+    if args.verb == "why":
+        return await verbs.why(store, now, args.name, project)
+    if args.verb in ("pause", "resume", "run"):
+        return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
+    if args.verb == "deliveries":
+        return await verbs.deliveries(store, now, args.all, args.limit)
+    if args.verb in ("retry", "dismiss", "cancel"):
+        return await verbs.change_delivery(store, now, args.verb, args.id, args.who or _user())
+    return await verbs.status(store, now, args.threshold)
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"
+
+
+def main(argv: list[str] | None = None, now: int | None = None, stdout=None, stderr=None) -> int:
+    """Runs one verb; `now` (epoch ms) is the command's clock, the system's by default."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    args = parser().parse_args(argv)
+    if args.now is not None:
+        now = args.now
+    now = int(time.time() * 1000) if now is None else now
+    db = None
+    try:
+        db, project = connect(args)
+        answer = asyncio.run(_run(args, db, project, now))
+    except OperatorError as error:
+        print(f"tickwork {args.verb}: {error}", file=stderr)
+        return 1
+    except WranglerError as error:
+        print(f"tickwork {args.verb}: wrangler: {_database_error(str(error))}", file=stderr)
+        return 1
+    except sqlite3.Error as error:
+        print(f"tickwork {args.verb}: {_database_error(str(error))}", file=stderr)
+        return 1
+    finally:
+        if isinstance(db, SQLiteDatabase):
+            db.close()
+    if args.json:
+        print(json.dumps(answer.data, indent=2, ensure_ascii=False), file=stdout)
+    else:
+        print("\n".join(answer.lines), file=stdout)
+    return answer.code

@@ -1,0 +1,522 @@
+"""What each verb reads or changes, and what it answers: data for --json, lines for a person.
+
+Every verb takes the command's clock (`now`, epoch ms) as an argument.
+"""
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tickwork.operator_store import FROM_STATES, OperatorStore
+from tickwork.pulses import Pulse
+from tickwork.times import MINUTE, NEVER
+
+STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
+
+from . import words
+from .manifest import declared
+from .words import iso, relative, when
+
+
+class OperatorError(Exception):
+    """One line for stderr: an unknown name, a change that cannot be made; nothing changed."""
+
+
+@dataclass
+class Answer:
+    data: object
+    lines: list[str] = field(default_factory=list)
+    code: int = 0
+
+
+def _number(value) -> int | None:
+    return None if value is None else int(value)
+
+
+def _instant(ms, now: int) -> dict | None:
+    ms = _number(ms)
+    if ms is None:
+        return None
+    return {"ms": ms, "utc": iso(ms), "relative": relative(ms, now)}
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    return [line(headers), *(line(r) for r in rows)]
+
+
+def _clip(text: str | None, most: int = 80) -> str:
+    if not text:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
+def _overdue(row: dict, manifest: dict | None) -> int | None:
+    if row.get("timing"):
+        try:
+            return json.loads(row["timing"]).get("overdue_ms")
+        except (ValueError, AttributeError):
+            return None
+    return ((manifest or {}).get(row["name"]) or {}).get("overdue_ms")
+
+
+def _form(row: dict) -> str:
+    return row.get("form") or f"every {int(row['every_ms'])}"
+
+
+def _last_tick_line(app: dict | None, now: int) -> str:
+    last = _number((app or {}).get("last_tick"))
+    if last is None:
+        return "last tick: none yet"
+    return f"last tick {when(last)} ({relative(last, now)})"
+
+
+# -- schedules ---------------------------------------------------------------------------------
+
+STATES = ("active", "paused", "running", "removed", "failing", "declared", "handed-over")
+KINDS = ("every", "calendar", "pulse", "once")
+
+
+def _schedule_item(row: dict, now: int, manifest: dict | None) -> dict:
+    form = _form(row)
+    removed = _number(row.get("removed_at"))
+    due = _number(row["due_at"])
+    lease = None
+    if row.get("lease_run"):
+        lease = {"run": row["lease_run"], "started": _instant(row.get("lease_started"), now),
+                 "until": _instant(row.get("lease_until"), now),
+                 "expired": _number(row.get("lease_until")) is not None and int(row["lease_until"]) <= now}
+    last = None
+    if row.get("last_run"):
+        at = _number(row.get("last_tick_at"))  # the tick's time: clock.now inside the run
+        last = {"run": row["last_run"], "outcome": row["last_outcome"], "code": row.get("last_code"),
+                "due": _instant(row.get("last_due"), now), "at": _instant(at, now),
+                "by_hand": row.get("last_by_hand")}
+    requested = None
+    if row.get("run_requested_at") is not None:
+        requested = {"at": _instant(row["run_requested_at"], now), "by": row.get("run_requested_by")}
+    return {
+        "name": row["name"],
+        "handed_over": row.get("action") is not None,
+        "action": row.get("action"),
+        "kind": words.kind_of(form),
+        "timing": words.timing(form, _overdue(row, manifest)),
+        "form": form,
+        "next_due": None if removed is not None or due >= NEVER else _instant(due, now),
+        "paused": bool(row["paused"]),
+        "removed": _instant(removed, now),
+        "ended": row.get("ended"),
+        "running": lease,
+        "last_run": last,
+        "run_requested": requested,
+    }
+
+
+def _in_state(item: dict, state: str) -> bool:
+    return {
+        "active": item["removed"] is None,
+        "paused": item["paused"] and item["removed"] is None,
+        "running": item["running"] is not None,
+        "removed": item["removed"] is not None,
+        "failing": (item["last_run"] or {}).get("outcome") == "failed",
+        "declared": not item["handed_over"],
+        "handed-over": item["handed_over"],
+    }[state]
+
+
+def _state_words(item: dict) -> str:
+    notes = []
+    if item["removed"]:
+        what = f"ended ({item['ended']})" if item["ended"] else "removed"
+        notes.append(f"{what} {item['removed']['relative']}")
+    if item["paused"]:
+        notes.append("paused")
+    if item["running"]:
+        lease = item["running"]
+        started = lease["started"]["relative"] if lease["started"] else "?"
+        until = lease["until"]
+        verb = "lapsed" if lease["expired"] else "until"
+        notes.append(f"running since {started}, lease {verb} {when(until['ms'])} ({until['relative']})")
+    if item["run_requested"]:
+        notes.append(f"run asked for by {item['run_requested']['by']}")
+    return "; ".join(notes) or "-"
+
+
+async def schedules(store: OperatorStore, now: int, project: Path | None, name: str | None = None,
+                    kind: str | None = None, state: str | None = None) -> Answer:
+    app, rows = await store.schedules(name)
+    manifest = declared(project) if project else None
+    items = [_schedule_item(row, now, manifest) for row in rows]
+    if kind:
+        items = [i for i in items if i["kind"] == ("every" if kind == "schedule" else kind)]
+    if state:
+        items = [i for i in items if _in_state(i, state)]
+    data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items}
+    lines = [_last_tick_line(app, now)]
+    for title, group in (("Declared", [i for i in items if not i["handed_over"]]),
+                         ("Handed over at run time", [i for i in items if i["handed_over"]])):
+        if not group:
+            continue
+        table = []
+        for i in group:
+            due = i["next_due"]
+            last = i["last_run"]
+            last_words = "-"
+            if last:
+                last_words = last["outcome"] + (f" ({last['code']})" if last["code"] else "")
+                last_words += f" {last['at']['relative']}" if last["at"] else ""
+            table.append([i["name"], i["kind"], i["timing"],
+                          f"{when(due['ms'])} ({due['relative']})" if due else "-", last_words, _state_words(i)])
+        lines += ["", f"{title}:"]
+        lines += ["  " + line for line in _table(["NAME", "KIND", "TIMING", "NEXT DUE", "LAST RUN", "STATE"], table)]
+    if not items:
+        lines.append("no schedules" + (" match" if name or kind or state else " yet: no tick has seen one"))
+    return Answer(data, lines)
+
+
+# -- history -----------------------------------------------------------------------------------
+
+def _call_words(run: dict) -> str:
+    if run.get("n") is not None:
+        return f"share {run['i']} of {run['n']}"
+    if run.get("at") is not None:
+        return f"at {when(int(run['at']))}" + (f" ({run['dst']})" if run.get("dst") else "")
+    return ""
+
+
+def _run_item(run: dict, now: int) -> dict:
+    started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
+    return {
+        "id": run["id"], "due": _instant(run["due_at"], now), "tick": _instant(run["tick_at"], now),
+        "started": _instant(started, now), "ended": _instant(ended, now),
+        "took_ms": ended - started if started is not None and ended is not None else None,
+        "outcome": run["outcome"], "code": run.get("code"), "kind": run.get("kind"), "detail": run.get("detail"),
+        "at": _instant(run.get("at"), now), "dst": run.get("dst"), "n": _number(run.get("n")),
+        "i": _number(run.get("i")), "by_hand": run.get("by_hand"),
+    }
+
+
+def _log_item(row: dict, now: int) -> dict:
+    return {"id": row["id"], "at": _instant(row["at"], now), "who": row["who"], "verb": row["verb"],
+            "schedule": row.get("schedule"), "delivery": row.get("delivery"), "detail": row.get("detail")}
+
+
+async def history(store: OperatorStore, now: int, name: str, since: int | None = None, failed: bool = False,
+                  limit: int = 20) -> Answer:
+    state, runs, log = await store.history(name, since, failed, limit)
+    if state is None:
+        raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
+    items = [_run_item(run, now) for run in runs]
+    logged = [] if failed else [_log_item(row, now) for row in log]
+    data = {"schedule": name, "runs": items, "operator_log": logged}
+    lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
+             + (f" since {when(since)}" if since is not None else "") + ", newest first"]
+    if items:
+        table = []
+        for i, run in zip(items, runs):
+            took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
+            table.append([
+                when(i["due"]["ms"]), when(i["started"]["ms"]) if i["started"] else "-", took, i["outcome"],
+                i["code"] or "", i["kind"] or "", _call_words(run),
+                i["by_hand"] or "", _clip(i["detail"], 60),
+            ])
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "BY HAND", "DETAIL"], table)
+    if logged:
+        lines += ["", "Operator log:"]
+        lines += [f"  {when(i['at']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
+                  for i in logged]
+    return Answer(data, lines)
+
+
+# -- why ---------------------------------------------------------------------------------------
+
+SKIPS = {
+    "paused": "skipped: the schedule was paused",
+    "running": "skipped: the run before it still held the lease",
+    "overdue": "skipped: the call was later than its `overdue:` allows",
+    "coalesced": "skipped: another calendar of the same action made the call for this moment",
+    "expired": "skipped: its `expires` had passed, so it ended",
+}
+
+
+def _rule(form: str, state: dict, overdue: int | None) -> str:
+    kind, _, rest = form.partition(" ")
+    if kind == "every":
+        return (f"runs fall on a grid counted in UTC from the first tick that saw it "
+                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
+    if kind == "calendar":
+        expression, zone = (p.strip() for p in rest.split("|")[:2])
+        text = (f"called at each moment of `{expression}` read in {zone}; a missed moment is called late, "
+                f"at the next tick, and only the latest one is owed")
+        return text + (f"; a call more than {words.span(overdue)} late is skipped `overdue`" if overdue else "")
+    if kind == "pulse":
+        cycle, _, n = rest.partition("/")
+        return (f"the cycle of {words.span(int(cycle))} counted from the Unix epoch, in {n} shares; one call a "
+                f"share, while no call runs; a missed share is not made up")
+    if kind == "once":
+        return f"called once, at {when(int(rest))} or at the first tick after it"
+    return form
+
+
+def _due_reason(form: str, due: int, has_run: bool) -> str:
+    kind, _, rest = form.partition(" ")
+    if kind == "every":
+        return ("the first grid time after the last tick that dealt with it" if has_run
+                else "one interval after the first tick that saw it")
+    if kind == "calendar":
+        expression, zone = (p.strip() for p in rest.split("|")[:2])
+        return f"the next moment of `{expression}` in {zone}"
+    if kind == "pulse":
+        cycle, _, n = rest.partition("/")
+        pulse = Pulse(int(cycle), int(n))
+        return f"the start of share {pulse.share(due) % pulse.intervals} of {n}"
+    if kind == "once":
+        return "the moment it was handed over for"
+    return ""
+
+
+def _gap_around(gaps: list[dict], moment: int) -> dict | None:
+    for gap in gaps:
+        if int(gap["from_tick"]) < moment <= int(gap["to_tick"]):
+            return gap
+    return None
+
+
+def _gap_words(gap: dict) -> str:
+    start, end = int(gap["from_tick"]), int(gap["to_tick"])
+    return f"no tick from {when(start)} to {when(end)} ({words.short(end - start)})"
+
+
+def _what_happened(run: dict, gaps: list[dict]) -> str:
+    outcome, code = run["outcome"], run.get("code")
+    started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
+    if outcome == "succeeded":
+        text = "ran: succeeded" + (f" in {words.short(ended - started)}" if started is not None and ended else "")
+    elif outcome == "running":
+        text = f"running since {when(started)}"
+    elif outcome == "skipped":
+        text = SKIPS.get(code, f"skipped: {code}")
+    elif code == "action_gone":
+        text = "failed: its action is no longer in the app, so it ended"
+    else:
+        text = f"ran and failed: {code}" + (f" ({run['kind']})" if run.get("kind") else "")
+        text += f": {_clip(run.get('detail'), 120)}" if run.get("detail") else ""
+    text += f", by the tick at {when(int(run['tick_at']))}"
+    if run.get("by_hand"):
+        text += f", a run asked for by hand by {run['by_hand']}"
+    late = int(run["tick_at"]) - int(run["due_at"])
+    gap = _gap_around(gaps, int(run["due_at"]))
+    if gap is not None:
+        text += f"; late by {words.short(late)}: ticks had stopped ({_gap_words(gap)})"
+    elif late >= 2 * MINUTE:
+        text += f"; late by {words.short(late)}"
+    return text
+
+
+async def why(store: OperatorStore, now: int, name: str, project: Path | None) -> Answer:
+    state, last, lease, app, gaps = await store.explain(name)
+    manifest = declared(project) if project else None
+    entry = (manifest or {}).get(name)
+    if state is None and entry is None:
+        raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
+    if state is not None and state.get("action") is not None:
+        where = f"handed over at run time: calls {state['action']}"
+    elif entry is not None:
+        where = entry.get("source") or "unknown"
+    elif manifest is None:
+        where = "unknown: the project has no build/app/tickwork_manifest.py (make build writes it)"
+    else:
+        where = "not declared in the current build (build/app/tickwork_manifest.py)"
+    last_tick = _number((app or {}).get("last_tick"))
+    ticks = _last_tick_line(app, now)
+    if state is None:
+        never = "never seen by a tick yet: the first tick after the deploy that declares it seeds it"
+        data = {"schedule": name, "declared": where, "rule": None, "next_due": None, "next_due_why": never,
+                "last_due": None, "last_due_what": never, "last_tick": _instant(last_tick, now)}
+        return Answer(data, [name, f"  declared   {where}", f"  next due   {never}", f"  {ticks}"])
+
+    form = _form(state)
+    overdue = _overdue(state, manifest)
+    rule = f"{words.timing(form, overdue)}: {_rule(form, state, overdue)}"
+    due = int(state["due_at"])
+    removed = _number(state.get("removed_at"))
+    notes: list[str] = []
+    # Due, and no tick since, for longer than ticks may pause: ticks stopped before reaching it.
+    unreached = (removed is None and due < NEVER and due <= now and (last_tick is None or last_tick < due)
+                 and now - (last_tick or 0) > STOPPED_AFTER)
+    if removed is not None:
+        next_due = None
+        if state.get("ended"):
+            reason = f"none: it ended ({state['ended']}) at {when(removed)}"
+        else:
+            reason = (f"none: no longer declared since {when(removed)} (a deploy removed it); "
+                      f"its state and runs are kept")
+    elif due >= NEVER:
+        next_due, reason = None, "never: nothing is left to call"
+    else:
+        next_due = due
+        reason = f"{when(due)} ({relative(due, now)}): {_due_reason(form, due, last is not None)}"
+        if unreached:
+            reason += (f"; not reached: ticks stopped, the last tick was "
+                       f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
+        elif due <= now:
+            reason += "; due now: the next tick makes it"
+        if state["paused"]:
+            notes.append("paused: the tick that finds it due skips it (recorded `paused`) and moves it on "
+                         "along its grid; `tickwork resume` lets it run again")
+    lease_until = _number(state.get("lease_until"))
+    if state.get("lease_run"):
+        started = when(_number((lease or {}).get("started_at")))
+        if lease_until is not None and lease_until <= now:
+            notes.append(f"the run {state['lease_run']} (started {started}) held its lease past "
+                         f"{when(lease_until)}: the next tick records it failed `lease_expired`")
+        else:
+            notes.append(f"a run ({state['lease_run']}, started {started}) holds the lease until "
+                         f"{when(lease_until)} ({relative(lease_until, now)})")
+    if state.get("run_requested_at") is not None:
+        notes.append(f"a run asked for by hand by {state.get('run_requested_by')} at "
+                     f"{when(int(state['run_requested_at']))} waits for the next tick")
+
+    if unreached:
+        last_due = due
+        what = (f"not reached because ticks stopped: the last tick was "
+                f"{when(last_tick) if last_tick else 'never'}"
+                + (f" ({relative(last_tick, now)})" if last_tick else ""))
+        if last is not None:
+            what += f"; before that, {when(int(last['due_at']))}: {_what_happened(last, gaps)}"
+    elif last is not None:
+        last_due = int(last["due_at"])
+        what = _what_happened(last, gaps)
+    else:
+        last_due = None
+        what = (f"none yet: first seen by the tick at {when(int(state['first_tick']))}"
+                + (f", first due at {when(due)}" if next_due is not None else ""))
+    gap_items = [{"from": _instant(g["from_tick"], now), "to": _instant(g["to_tick"], now)} for g in gaps]
+    data = {
+        "schedule": name, "declared": where, "rule": rule, "next_due": _instant(next_due, now),
+        "next_due_why": reason, "notes": notes, "last_due": _instant(last_due, now), "last_due_what": what,
+        "last_run": _run_item(last, now) if last else None, "paused": bool(state["paused"]),
+        "last_tick": _instant(last_tick, now), "gaps": gap_items,
+    }
+    lines = [name, f"  declared   {where}", f"  rule       {rule}", f"  next due   {reason}"]
+    lines += [f"  note       {note}" for note in notes]
+    lines.append(f"  last due   {when(last_due) + ': ' if last_due is not None else ''}{what}")
+    lines.append(f"  {ticks}")
+    if gaps:
+        lines.append(f"  gaps       {_gap_words(gaps[0])}" + (f" and {len(gaps) - 1} before" if len(gaps) > 1 else ""))
+    return Answer(data, lines)
+
+
+# -- pause, resume, run ------------------------------------------------------------------------
+
+async def change_schedule(store: OperatorStore, now: int, verb: str, name: str, who: str) -> Answer:
+    change = await store.change(verb, name, who, now)
+    row = change.row
+    if row is None:
+        raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
+    if not change.changed:
+        if row.get("removed_at") is not None:
+            what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
+            raise OperatorError(f"`{name}` is {what} since {when(int(row['removed_at']))}: "
+                                f"there is nothing to {verb}")
+        if verb == "run" and row["paused"]:
+            raise OperatorError(f"`{name}` is paused and a paused schedule's lease is never taken: "
+                                f"`tickwork resume {name}` first")
+    due = int(row["due_at"])
+    data = {"verb": verb, "schedule": name, "changed": change.changed, "who": who, "at": _instant(now, now),
+            "paused": bool(row["paused"]), "next_due": _instant(due, now)}
+    if verb == "run":
+        data["run_requested"] = {"at": _instant(row.get("run_requested_at"), now), "by": row.get("run_requested_by")}
+    if not change.changed:
+        if verb == "run":
+            line = (f"a run of {name} asked for by {row.get('run_requested_by')} at "
+                    f"{when(_number(row.get('run_requested_at')))} already waits for the next tick; nothing changed")
+        else:
+            line = f"{name} is already {'paused' if row['paused'] else 'running on its timing'}; nothing changed"
+        return Answer(data, [line])
+    line = {
+        "pause": (f"paused {name}: from the next tick, each due time is skipped (recorded `paused`) and its "
+                  f"timing kept; next due {when(due)} ({relative(due, now)})"),
+        "resume": (f"resumed {name}: it runs again from the next tick, on the timing it kept; "
+                   f"next due {when(due)} ({relative(due, now)})"),
+        "run": f"asked for a run of {name}: the next tick makes it, as a run by hand, moving no due time",
+    }[verb]
+    return Answer(data, [line + f" (logged as {who})"])
+
+
+# -- deliveries --------------------------------------------------------------------------------
+
+def _delivery_item(row: dict, now: int, log: list[dict]) -> dict:
+    return {
+        "id": row["id"], "state": row["state"], "event": row["event"], "event_name": row["event_name"],
+        "queue": row["queue"], "attempts": int(row["attempts"]), "next_attempt": _instant(row.get("next_attempt_at"), now),
+        "lease_until": _instant(row.get("lease_until"), now), "last_error": row.get("last_error"),
+        "body": row["body"], "body_length": int(row["body_length"]), "run": row.get("run"),
+        "emitted": _instant(row["emitted_at"], now), "updated": _instant(row["updated_at"], now),
+        "operator_log": [_log_item(entry, now) for entry in log if entry["delivery"] == row["id"]],
+    }
+
+
+async def deliveries(store: OperatorStore, now: int, every_state: bool = False, limit: int = 100) -> Answer:
+    rows, log = await store.deliveries(every_state, limit)
+    items = [_delivery_item(row, now, log) for row in rows]
+    lines = [f"{len(items)} deliver{'y' if len(items) == 1 else 'ies'}"
+             + ("" if every_state else " pending, failed or outcome_unknown")]
+    for i in items:
+        head = (f"{i['id']}  {i['state']}  {i['event_name']} -> {i['queue']}  {i['attempts']} attempt"
+                f"{'' if i['attempts'] == 1 else 's'}, emitted {i['emitted']['relative']}")
+        if i["next_attempt"] and i["state"] in ("pending", "outcome_unknown"):
+            head += f", next attempt {i['next_attempt']['relative']}"
+        lines += ["", head, f"    body   {_clip(i['body'], 100)}"]
+        if i["last_error"]:
+            lines.append(f"    error  {_clip(i['last_error'], 100)}")
+        for entry in i["operator_log"]:
+            lines.append(f"    log    {when(entry['at']['ms'])} {entry['who']} {entry['verb']} ({entry['detail']})")
+    return Answer({"deliveries": items}, lines)
+
+
+async def change_delivery(store: OperatorStore, now: int, verb: str, id: str, who: str) -> Answer:
+    change = await store.change(verb, id, who, now)
+    row = change.row
+    if row is None:
+        raise OperatorError(f"no delivery `{id}`: `tickwork deliveries` lists them")
+    if not change.changed:
+        allowed = ", ".join(FROM_STATES[verb][:-1]) + f" or {FROM_STATES[verb][-1]}"
+        raise OperatorError(f"delivery `{id}` is {row['state']}: only a {allowed} delivery can be {_done(verb)}")
+    data = {"verb": verb, "delivery": id, "changed": True, "who": who, "at": _instant(now, now),
+            "state": row["state"]}
+    line = {
+        "retry": f"delivery {id} is pending again: the next tick's sweep sends it",
+        "dismiss": f"dismissed delivery {id}: it is never sent again",
+        "cancel": f"cancelled delivery {id}: it is never sent",
+    }[verb]
+    return Answer(data, [line + f" (logged as {who})"])
+
+
+def _done(verb: str) -> str:
+    return {"retry": "retried", "dismiss": "dismissed", "cancel": "cancelled"}[verb]
+
+
+# -- status ------------------------------------------------------------------------------------
+
+async def status(store: OperatorStore, now: int, threshold: int) -> Answer:
+    app, gaps = await store.status()
+    last = _number((app or {}).get("last_tick"))
+    stopped = last is None or now - last > threshold
+    data = {"last_tick": _instant(last, now), "age_ms": None if last is None else now - last,
+            "threshold_ms": threshold, "stopped": stopped,
+            "gaps": [{"from": _instant(g["from_tick"], now), "to": _instant(g["to_tick"], now),
+                      "recorded": _instant(g["recorded_at"], now)} for g in gaps]}
+    if last is None:
+        lines = ["TICKS STOPPED: no tick has been recorded yet"]
+    elif stopped:
+        lines = [f"TICKS STOPPED: the last tick was {when(last)}, {words.short(now - last)} ago, "
+                 f"over the threshold of {words.short(threshold)}"]
+    else:
+        lines = [f"ticking: the last tick was {when(last)} ({relative(last, now)})"]
+    if gaps:
+        lines += ["", "Gaps in the ticks, latest first:"]
+        lines += [f"  {_gap_words(g)}" for g in gaps]
+    return Answer(data, lines, 1 if stopped else 0)

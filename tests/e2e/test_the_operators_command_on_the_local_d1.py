@@ -1,0 +1,100 @@
+"""The operator's command against the local host's D1, through `wrangler d1 execute --local`."""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+from helpers import ROOT
+
+from tickwork.times import utc
+from tickwork_cli.wrangler_d1 import QUIET, WranglerD1, WranglerError
+
+NOON = utc("2026-01-05 12:00")
+
+
+def tickwork(host, *argv, now=None):
+    """`tickwork ARGV --local --persist-to STATE`, run from the host's project as an operator would."""
+    env = {**os.environ, **QUIET, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT / 'src'}"}
+    command = [sys.executable, "-m", "tickwork_cli", *argv, "--local", "--persist-to", str(host.state)]
+    if now is not None:
+        command += ["--now", str(now)]
+    return subprocess.run(command, cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
+
+
+def answer(done):
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_schedules_lists_the_example_apps_schedules_from_the_local_d1(host):
+    host.tick(NOON)
+    found = {s["name"]: s for s in answer(tickwork(host, "schedules", "--json", now=NOON + 60_000))["schedules"]}
+    assert found["chore_census"]["timing"] == "every 15 minutes"
+    assert found["chore_census"]["next_due"]["relative"] == "in 14 min"
+    assert found["weekly_report"]["timing"] == "0 9 * * 1 in Europe/Berlin"
+    assert found["sweep"]["timing"] == "pulse: 60 shares of 1 hour"
+    text = tickwork(host, "schedules", now=NOON + 60_000).stdout
+    assert "last tick 2026-01-05 12:00 UTC (1 min ago)" in text
+
+
+def test_history_and_why_read_the_runs_the_worker_recorded(host):
+    host.tick(NOON)
+    host.tick(utc("2026-01-06 12:00"))
+    history = answer(tickwork(host, "history", "always_fails", "--json", now=utc("2026-01-06 12:01")))
+    [failed] = history["runs"]
+    assert (failed["outcome"], failed["code"], failed["kind"]) == ("failed", "internal_fault", "raised")
+    why = answer(tickwork(host, "why", "chore_census", "--json", now=utc("2026-01-06 12:01")))
+    assert why["declared"] == "src/app/domains/planning/schedules/chore_census.jadpo:3"
+    assert why["last_due_what"].startswith("ran: succeeded")
+
+
+def test_pause_and_resume_change_the_local_d1_with_their_log_rows(host):
+    host.tick(NOON)
+    done = tickwork(host, "pause", "chore_census", "--who", "alice", now=NOON + 60_000)
+    assert done.returncode == 0 and done.stdout.startswith("paused chore_census"), done.stderr
+    assert host.d1("SELECT paused FROM tickwork_schedules WHERE name = 'chore_census'") == [{"paused": 1}]
+    host.tick(utc("2026-01-05 12:15"))
+    assert host.d1("SELECT outcome, code FROM tickwork_runs WHERE schedule = 'chore_census'") == [
+        {"outcome": "skipped", "code": "paused"}]
+    assert answer(tickwork(host, "resume", "chore_census", "--who", "bob", "--json", now=NOON))["changed"]
+    assert host.d1("SELECT who, verb FROM tickwork_operator_log ORDER BY at, verb") == [
+        {"who": "bob", "verb": "resume"}, {"who": "alice", "verb": "pause"}]
+    done = tickwork(host, "run", "no_such_schedule")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr == "tickwork run: no schedule named `no_such_schedule`: `tickwork schedules` lists them\n"
+
+
+def test_status_reports_ticking_and_a_stop(host):
+    host.tick(NOON)
+    done = tickwork(host, "status", now=NOON + 2 * 60_000)
+    assert (done.returncode, done.stdout) == (0, "ticking: the last tick was 2026-01-05 12:00 UTC (2 min ago)\n")
+    done = tickwork(host, "status", now=NOON + 10 * 60_000)
+    assert done.returncode == 1 and done.stdout.startswith("TICKS STOPPED: the last tick was 2026-01-05 12:00 UTC")
+
+
+def test_a_batch_through_wrangler_is_one_transaction_a_failing_statement_changes_nothing(host):
+    host.tick(NOON)
+    db = WranglerD1(host.project, "DB", persist_to=host.state)
+    change = [("UPDATE tickwork_schedules SET paused = 1 WHERE name = ?1", ("chore_census",)),
+              ("SELECT * FROM tickwork_no_such_table", ())]
+    try:
+        asyncio.run(db.batch(change))
+    except WranglerError as error:
+        assert "no such table: tickwork_no_such_table" in str(error)
+    else:
+        raise AssertionError("the failing batch did not fail")
+    assert host.d1("SELECT paused FROM tickwork_schedules WHERE name = 'chore_census'") == [{"paused": 0}]
+    rows = asyncio.run(db.batch([("SELECT ?1 AS a, ?2 AS b", ("it's", None)), ("SELECT ?1 AS c", (-7,))]))
+    assert rows == [[{"a": "it's", "b": None}], [{"c": -7}]]
+
+
+def test_a_local_d1_without_tickworks_tables_is_one_clear_line(host, tmp_path):
+    empty = tmp_path / "empty-state"
+    empty.mkdir()
+    env = {**os.environ, **QUIET, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT / 'src'}"}
+    done = subprocess.run([sys.executable, "-m", "tickwork_cli", "status", "--local", "--persist-to", str(empty)],
+                          cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1 and done.stderr.count("\n") == 1
+    assert "the database has no tickwork tables (no such table: tickwork_app)" in done.stderr
