@@ -12,7 +12,7 @@ from helpers import open_store, run, runs, ticks
 from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome
-from tickwork.purge import purge_action
+from tickwork.purging import purge_action
 from tickwork.times import DAY, HOUR, utc
 
 NOW = utc("2026-06-01 12:00")
@@ -23,7 +23,9 @@ def purge_of(format="epoch_ms", after=30 * DAY):
 
 
 def chores(db, *moments, format="epoch_ms"):
-    run(db.all("CREATE TABLE IF NOT EXISTS chores_done (id INTEGER PRIMARY KEY, done_at)"))
+    """Rows of a table of the app's own, its time held as `format` says."""
+    run(db.all("DROP TABLE IF EXISTS chores_done"))  # the example app's, made anew for each format
+    run(db.all("CREATE TABLE chores_done (id INTEGER PRIMARY KEY, done_at)"))
     shape = {"epoch_ms": lambda ms: ms, "epoch_s": lambda ms: ms // 1000,
              "iso": lambda ms: __import__("tickwork.times", fromlist=["iso"]).iso(ms)}[format]
     run(db.batch([("INSERT INTO chores_done (done_at) VALUES (?1)", (shape(ms),)) for ms in moments]))
@@ -77,7 +79,8 @@ def test_an_unreachable_store_is_a_failed_run_unavailable_and_what_was_deleted_s
 
 def test_anything_else_the_store_refuses_is_an_internal_fault():
     db = open_store()
-    purge = purge_of()  # the app's table was never created
+    run(db.all("DROP TABLE chores_done"))  # the app's table is gone
+    purge = purge_of()
     ticks(db, [purge], NOW - HOUR, NOW)
     [record] = runs(db, "chores_done.purge")
     assert (record["outcome"], record["code"]) == (Outcome.FAILED, Code.INTERNAL_FAULT)

@@ -263,7 +263,7 @@ def test_why_a_due_time_not_reached_because_ticks_stopped(app):
 
 def test_why_a_run_made_late_after_a_gap_names_the_gap(app):
     app.tick([every(15)], NINE, NINE + 15 * MINUTE, NINE + 52 * MINUTE)
-    app.rows("INSERT INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?1)",
+    app.rows("INSERT OR IGNORE INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?1)",
              NINE + 52 * MINUTE, NINE + 15 * MINUTE)
     _, answer, _ = app.run("why", "census", now=NINE + 53 * MINUTE)
     assert answer["last_due"]["utc"] == "2026-03-02T09:30:00.000Z"
@@ -446,7 +446,7 @@ def test_status_without_any_tick_is_stopped(app):
 
 def test_status_lists_the_recorded_gaps(app):
     app.tick([every(15)], NINE, NINE + 20 * MINUTE)
-    app.rows("INSERT INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?1)",
+    app.rows("INSERT OR IGNORE INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?1)",
              NINE + 20 * MINUTE, NINE)
     code, answer, _ = app.run("status", now=NINE + 21 * MINUTE)
     assert [(g["from"]["utc"], g["to"]["utc"]) for g in answer["gaps"]] == [

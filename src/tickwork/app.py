@@ -10,7 +10,7 @@ from .grid import Every
 from .model import Action, Schedule
 from .once import Once
 from .pulses import Pulse
-from .purge import purge_action
+from .purging import purge_action
 from .timing import Timing
 
 
