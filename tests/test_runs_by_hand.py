@@ -84,3 +84,13 @@ def test_a_paused_schedule_asked_for_by_hand_runs_once_it_is_resumed(db):
     run(db.all("UPDATE tickwork_schedules SET paused = 0"))
     ticks(db, [census], NINE + 2 * MINUTE)
     assert census.action.at == [NINE + 2 * MINUTE]
+
+
+def test_a_one_off_moment_run_by_hand_before_its_moment_is_made_once(db):
+    from test_schedules_handed_over import MADE, handed, send_statement
+
+    MADE.clear()
+    id = run(handed(db, NINE).once(send_statement, {"order": 1}, NINE + 60 * MINUTE))
+    ask(db, name=id)
+    ticks(db, [], NINE + MINUTE, NINE + 61 * MINUTE)
+    assert [m["at"] for m in MADE] == [NINE + 60 * MINUTE]

@@ -226,3 +226,11 @@ def test_a_one_off_moment_made_is_done_and_handing_it_over_again_makes_no_second
     ticks(db, [], SUNDAY + 3 * HOUR)
     assert again == id and len(made) == 1
     assert state(db, id).removed_at == SUNDAY + HOUR
+
+
+def test_an_occurrence_owed_from_before_expires_is_made_late_then_the_schedule_ends(db, made):
+    id = run(handed(db, SUNDAY).calendar(send_statement, {"customer": "c1"}, "0 * * * *",
+                                         expires=SUNDAY + 90 * MINUTE))
+    ticks(db, [], SUNDAY + 3 * HOUR, SUNDAY + 4 * HOUR)  # no tick between 12:00 and 15:00
+    assert [m["at"] for m in made] == [SUNDAY + HOUR]
+    assert state(db, id).removed_at is not None

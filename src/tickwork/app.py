@@ -61,6 +61,7 @@ class App:
     consumers: dict = field(default_factory=dict)  # queue name: its Consumer
 
     queues_bound: bool = False  # producers or consumers in wrangler.toml
+    retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
 
     @property
     def has_queues(self) -> bool:
@@ -94,4 +95,5 @@ class App:
         return cls(
             manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None),
             dict(getattr(manifest, "PRODUCERS", {})), consumers, getattr(manifest, "QUEUES_BOUND", False),
+            getattr(manifest, "RETENTION_MS", cls.retention),
         )

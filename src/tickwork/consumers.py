@@ -96,11 +96,13 @@ async def consume(db: Database, consumer: Consumer, messages: list[Message], now
         if what.key in done:
             message.ack()  # delivered again: the consumer dealt with it already
             continue
-        await _one(store, consumer, message, what, now, outbox, clock or (lambda: now))
+        if await _one(store, consumer, message, what, now, outbox, clock or (lambda: now)):
+            done.add(what.key)  # sent twice in one batch: the second is acked without a call
 
 
 async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: Received, now: int,
-               outbox: Outbox | None, clock) -> None:
+               outbox: Outbox | None, clock) -> bool:
+    """Calls the consumer and commits what it did; True once the delivery is handled."""
     emitted: list = []
     writes: list = []
     try:
@@ -116,24 +118,25 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
         except Exception:
             log.exception("%s: the failure of %s could not be recorded", consumer.queue, what.key)
         message.retry()
-        return
+        return False
     rows = outbox.rows(emitted, None, _sender(what.key), clock()) if outbox and emitted else []
     try:
         await store.db.batch(list(writes) + store.handling(what.key, clock()) + OutboxStore.emitting(rows))
     except Exception as error:
         if what.key in await _handled_meanwhile(store, what.key):
             message.ack()  # another delivery of it was handled first: this one's work is undone
-            return
+            return True
         log.error("%s: %s was handled but could not be recorded (%s); the queue retries it",
                   consumer.queue, what.key, error)
         message.retry()
-        return
+        return False
     message.ack()
     if rows:
         try:
             await outbox.send(Outbox.deliveries(rows), _sender(what.key))
         except Exception:
             log.exception("%s: what the consumer emitted was kept but not sent; the sweep sends it", consumer.queue)
+    return True
 
 
 async def _handled_meanwhile(store: OutboxStore, key: str) -> set[str]:

@@ -17,8 +17,8 @@ class Ends:
         may_write_now: Callable[[int, int], bool],
     ):
         """`write` records a batch of ends; `expected` is how many runs will end;
-        `may_write_now(queued, after)` says whether a batch of `queued` ends may go now and leave
-        room for one more of the `after` still running."""
+        `may_write_now(queued, after)` says whether the `queued` ends may go now and leave room
+        for one more batch of the `after` still running."""
         self.write = write
         self.outstanding = expected
         self.may_write_now = may_write_now
@@ -33,7 +33,7 @@ class Ends:
 
     async def _write_queued(self) -> None:
         while self.queue:
-            if self.outstanding and not self.may_write_now(len(self.queue), self.outstanding):
+            if self.outstanding and not self.may_write_now(self.queue, self.outstanding):
                 return  # the last run's end takes these along
             batch, self.queue = self.queue, []
             try:

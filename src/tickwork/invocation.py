@@ -8,13 +8,16 @@ writes 6 (259,200 rows a month), and the invocation's wall time is the minute le
 All ticks of an invocation share its statement cap and its budget.
 """
 
+import logging
 from typing import Awaitable, Callable
 
 from .app import App
 from .database import Database
 from .outbox import Outbox
 from .tick import FIRST_READ, WORKER_TICK_BUDGET, TickReport, tick
-from .times import MINUTE, SECOND
+from .times import MINUTE, SECOND, iso
+
+log = logging.getLogger("tickwork")
 
 MARK = 10 * SECOND
 
@@ -50,8 +53,11 @@ async def cron_invocation(
         left = cap - (db.statements_run - before)
         if spent >= WORKER_TICK_BUDGET or left < FIRST_READ:
             break
-        reports.append(await tick(
-            db, app.schedules, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
-            max_statements=left, outbox=outbox,
-        ))
+        try:
+            reports.append(await tick(
+                db, app.schedules, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
+                max_statements=left, outbox=outbox, retention=app.retention,
+            ))
+        except Exception:  # D1 failed the tick's first read: what is due stays due for the next
+            log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))
     return reports

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 
 from .database import Database, Statement
-from .schedule_store import chunks, json_rows
+from .schedule_store import json_chunks, json_rows
 
 EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at")
 
@@ -123,7 +123,7 @@ class OutboxStore:
         """The statements that keep emitted events and their deliveries: rows of
         [event id, name, body, run, queue, delivery id, sender, lease_until, at]."""
         statements: list[Statement] = []
-        for chunk in map(json.dumps, chunks(rows)):
+        for chunk in json_chunks(rows):
             statements += [(RECORD_EVENTS, (chunk,)), (RECORD_DELIVERIES, (chunk,))]
         return statements
 
@@ -135,7 +135,7 @@ class OutboxStore:
     async def sent(self, outcomes: list[Sent], now: int) -> None:
         """Records what sends came to, in one batch."""
         rows = [[s.id, s.sender, s.state, s.lease_until, s.next_attempt, s.error] for s in outcomes]
-        await self.db.batch([(RECORD_SENT, (json.dumps(chunk), now)) for chunk in chunks(rows)])
+        await self.db.batch([(RECORD_SENT, (chunk, now)) for chunk in json_chunks(rows)])
 
     async def handled_already(self, deliveries: list[str]) -> set[str]:
         rows = await self.db.all(HANDLED_ALREADY, (json.dumps(deliveries),))

@@ -84,8 +84,8 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
-# A schedule handed over at run time, in one statement: a new row, or one cancelled or expired
-# coming back under its id, owing nothing from before. One going on, or a one-off moment already
+# A schedule handed over at run time, in one statement: a new row, or one cancelled, expired or
+# ended for want of its action coming back under its id, owing nothing from before. One going on, or a one-off moment already
 # made (`done`), is left as it is: a hand-over retried after the call makes no second call.
 HAND_OVER = """
 INSERT INTO tickwork_schedules
@@ -93,7 +93,7 @@ INSERT INTO tickwork_schedules
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)
 ON CONFLICT (name) DO UPDATE
 SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL
-WHERE ended IN ('cancelled', 'expired')
+WHERE ended IN ('cancelled', 'expired', 'action_gone')
 """
 
 CANCEL = """
@@ -129,7 +129,7 @@ UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at =
     ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN 'done' ELSE ended END,
     removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END
 FROM j
-WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0
+WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
   AND (s.lease_until IS NULL OR s.lease_until <= ?3)
 RETURNING lease_run AS run
 """
@@ -165,7 +165,7 @@ UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run,
     ended = CASE WHEN j.reason IN {ENDING} THEN j.reason ELSE ended END,
     removed_at = CASE WHEN j.reason IN {ENDING} THEN ?2 ELSE removed_at END
 FROM j
-WHERE s.name = j.name AND s.due_at = j.due AND CASE j.reason
+WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND CASE j.reason
     WHEN '{Code.EXPIRED}' THEN 1
     WHEN '{Code.ACTION_GONE}' THEN 1
     WHEN '{Code.PAUSED}' THEN s.paused = 1
@@ -214,7 +214,7 @@ SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_
 FROM j WHERE r.id = j.run AND r.outcome = 'running'
 """
 
-# ?1 holds ENDS or CLAIMS rows: both begin with the schedule's name and the run.
+# ?1 holds rows that begin with the schedule's name and the run: ENDS rows, or [name, run].
 GIVE_BACK_LEASES = """
 WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run FROM json_each(?1))
 UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
@@ -334,6 +334,23 @@ def chunks(items: list) -> list[list]:
     return [items[start : start + ROWS_PER_STATEMENT] for start in range(0, len(items), ROWS_PER_STATEMENT)]
 
 
+# D1 takes a string of 2,000,000 bytes at most: rows of any size go in JSON lists of at most this.
+JSON_BYTES = 1_000_000
+
+
+def json_chunks(rows: list) -> list[str]:
+    """`rows` as JSON lists of at most JSON_BYTES each (one row alone may be more)."""
+    found, part, size = [], [], 2
+    for row in rows:
+        length = len(json.dumps(row).encode()) + 1
+        if part and size + length > JSON_BYTES:
+            found.append(json.dumps(part))
+            part, size = [], 2
+        part.append(row)
+        size += length
+    return found + ([json.dumps(part)] if part else [])
+
+
 @dataclass(frozen=True)
 class Claim:
     """A due slot a tick means to take: a run's lease, or, with a `reason`, a skip."""
@@ -410,9 +427,8 @@ class ScheduleStore:
 
     async def named(self, names: list[str], tick: int) -> dict[str, State]:
         """The rows of the declared `names`; every other row is marked removed at `tick`."""
-        listed = json.dumps(names)
-        statements = [(SELECT_NAMED, (json.dumps(chunk),)) for chunk in chunks(names)]
-        results = await self.db.batch(statements + [(MARK_REMOVED, (listed, tick))])
+        statements = [(SELECT_NAMED, (chunk,)) for chunk in json_chunks(names)]
+        results = await self.db.batch(statements + [(MARK_REMOVED, (json.dumps(names), tick))])
         return {row["name"]: State.from_row(row) for rows in results[:-1] for row in rows}
 
     async def reconcile(
@@ -428,9 +444,9 @@ class ScheduleStore:
         seals the declared set as reconciled, in one transaction."""
         seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
-        statements = [(SEED, (json.dumps(chunk), tick)) for chunk in chunks(seeds)]
-        statements += [(REBASE, (json.dumps(chunk),)) for chunk in chunks(rebases)]
-        statements += [(DECLARED_AGAIN, (json.dumps(chunk),)) for chunk in chunks(again)]
+        statements = [(SEED, (chunk, tick)) for chunk in json_chunks(seeds)]
+        statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
+        statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
         if fingerprint is not None:
             statements.append((SEAL, (fingerprint,)))
         if statements:
@@ -473,8 +489,9 @@ class ScheduleStore:
     async def coalesce(self, claims: list["Claim"], tick: int) -> None:
         """Gives back leases whose moment another calendar of the action made, recorded."""
         statements: list = []
-        for chunk in map(json.dumps, chunks([c.row() for c in claims])):
-            statements += [(GIVE_BACK_LEASES, (chunk,)), (RECORD_COALESCED, (chunk, tick))]
+        for part in chunks(claims):
+            leases = json.dumps([[c.name, c.run] for c in part])
+            statements += [(GIVE_BACK_LEASES, (leases,)), (RECORD_COALESCED, (json.dumps([c.row() for c in part]), tick))]
         await self.db.batch(statements)
 
     @staticmethod

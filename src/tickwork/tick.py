@@ -22,7 +22,7 @@ from .model import (
     Schedule,
 )
 from .ends import Ends
-from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State
+from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, json_chunks
 from .app import action_of, timing_of
 from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
@@ -103,9 +103,12 @@ RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 # A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
 GAP = 3 * MINUTE
 
-# A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more.
+# A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more;
+# a reconcile after a deploy, beside reading the declared rows, marking the removed, seeding,
+# rebasing, declaring again, sealing and reading the due rows again.
 FIRST_READ = 2
 EXPIRE = 2
+RECONCILE = 6
 # The sweep: its claim, and what the sends came to. Ends with events: the events and
 # deliveries, and what their sends came to, beside the two statements of the ends.
 SWEEP = 2
@@ -163,12 +166,16 @@ class _Tick:
         """The statements the tick may still make; None without a cap."""
         return None if self.cap is None else self.cap - (self.store.db.statements_run - self.before)
 
+    def fits(self, statements: int) -> bool:
+        room = self.room()
+        return room is None or room >= statements
+
     async def run(self) -> TickReport:
         most = None
         if self.cap is not None:  # no more rows than the statements left could claim
             most = max(self.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, earliest_lease = await self.due_states(most)
-        if earliest_lease is not None and earliest_lease <= self.now:
+        if earliest_lease is not None and earliest_lease <= self.now and self.fits(EXPIRE):
             await self.store.expire_leases(self.now)
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
         due = [(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None]
@@ -223,12 +230,18 @@ class _Tick:
         fingerprint = _fingerprint(self.schedules)
         if reached.fingerprint == fingerprint:
             return reached.due, reached.earliest_lease
+        room = self.room()
+        names = [schedule.name for schedule in self.schedules]
+        if room is not None and room < len(json_chunks(names)) + RECONCILE:
+            log.warning("the declared schedules changed, and reconciling them takes more statements "
+                        "than this tick has left; a later tick does it")
+            return [], reached.earliest_lease
         await self.reconcile(fingerprint)
         return await self.store.due(self.now, most), reached.earliest_lease
 
     async def note_gap(self, previous: int | None) -> None:
         """Ticks stopped: the app's tick before this one is longer ago than the threshold."""
-        if previous is None or self.now - previous <= GAP:
+        if previous is None or self.now - previous <= GAP or not self.fits(1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
                     iso(previous), (self.now - previous) // MINUTE)
@@ -275,7 +288,12 @@ class _Tick:
         if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
             if held or state.paused:
                 return None  # the request waits for the lease, or for the schedule's resume
-            return Claim(schedule.name, state.due_at, state.due_at, _run_id(), call,
+            # for the moment last due (a calendar's latest occurrence); a one-off moment still
+            # ahead is made now, once: its due time then moves past it
+            call = replace(self.owing.owed(timing, 0), input=call.input)
+            ahead = call.at is not None and call.at > self.now
+            next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
+            return Claim(schedule.name, state.due_at, next_due, _run_id(), call,
                          requested=requested, by_hand=by_hand or "operator")
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
@@ -284,8 +302,13 @@ class _Tick:
             reason, following = Code.ACTION_GONE, NEVER
             detail = f"`{state.action}` is no longer an action of the app; the schedule has ended"
         elif state.expires_at is not None and call.at >= state.expires_at:
-            reason, following = Code.EXPIRED, NEVER
-            detail = f"it expired at {iso(state.expires_at)}; the schedule has ended"
+            last = timing.owed(state.due_at, state.expires_at - 1)
+            last_at = state.due_at if last.at is None else last.at
+            if state.due_at <= last_at < state.expires_at:  # owed from before it expired: made, then done
+                call, following = replace(last, at=last_at, input=call.input), NEVER
+            else:
+                reason, following = Code.EXPIRED, NEVER
+                detail = f"it expired at {iso(state.expires_at)}; the schedule has ended"
         elif state.paused:
             reason = Code.PAUSED
         elif held:
@@ -343,6 +366,10 @@ class _Tick:
             statements = self.store.ending([_noted(end, late) for end in ends])
             return self.store.db.batch(statements + OutboxStore.emitting(emitted))
 
+        room = self.room()
+        if room is not None and _ends_cost(batch) > room:  # ends must be kept: past the cap, said so
+            log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends),
+                        _ends_cost(batch), _ends_cost(batch) - room)
         await self.must_land(_names(ends), "ends", lease_until, write)
         if emitted:
             try:
@@ -350,10 +377,10 @@ class _Tick:
             except Exception:
                 log.exception("what %s emitted was kept but not sent; the sweep sends it", _names(ends))
 
-    def may_write_now(self, queued: int, after: int) -> bool:
+    def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
         room = self.room()
-        return room is None or room - self.flush * _chunks(queued) >= self.flush * _chunks(after)
+        return room is None or room - _ends_cost(queued) >= self.flush * _chunks(after)
 
     def skipped(self, claim: Claim) -> RunReport:
         log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
@@ -464,6 +491,14 @@ def _fingerprint(schedules: list[Schedule]) -> str:
 
     declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in schedules))
     return hashlib.sha256(declared.encode()).hexdigest()
+
+
+def _ends_cost(batch: list) -> int:
+    """The statements a batch of ends costs: the ends, the events and deliveries kept with them,
+    and what their sends came to."""
+    emitted = [row for _, rows in batch for row in rows]
+    events = len(json_chunks(emitted))
+    return ENDS * _chunks(len(batch)) + 2 * events + events
 
 
 def _names(items) -> str:

@@ -1,5 +1,5 @@
 """Regressions found in the review of issues 8 and 9. Each fails on a defect still open, marked
-`xfail(strict=True)` so the suite stays green; remove the mark once the defect is mended."""
+`xfail(strict=True)` while it stood; all are mended now."""
 
 from helpers import Inputs, calendar, state, ticks
 
@@ -11,8 +11,6 @@ from tickwork.times import MINUTE, utc
 NINE = utc("2026-03-02 09:00")
 
 
-@pytest.mark.xfail(strict=True, reason="GIVE_BACK_LEASES reads the run at $[1] of a CLAIMS row, "
-                   "where the due time is; the run is $[3]: a coalesced calendar keeps its lease")
 def test_a_calendar_whose_moment_another_calendar_made_gives_its_lease_back(db):
     shared = Inputs()
     thirds = calendar("*/3 * * * *", name="thirds", action=shared)
@@ -33,8 +31,6 @@ async def counting_shipper():
     __import__("tickwork").handled.write("INSERT INTO shipments (order_id) VALUES (?1)", 7)
 
 
-@pytest.mark.xfail(strict=True, reason="consume() reads the handled records once per batch: a second "
-                   "message of one delivery in the same batch calls the consumer again")
 def test_a_delivery_sent_twice_into_one_batch_calls_its_consumer_once():
     from test_the_outbox import Message, sent_to_ourselves
     from tickwork.consumers import Consumer, consume
@@ -62,8 +58,6 @@ def _emitting(name, count, pad=0):
     return Schedule(name, Every(MINUTE), emit)
 
 
-@pytest.mark.xfail(strict=True, reason="ENDS_WITH_EVENTS counts 5 statements a batch of ends, but the "
-                   "events and deliveries take 2 per 200 emitted and their sends 1 per 200: max_statements exceeded")
 def test_a_tick_whose_runs_emit_many_events_stays_within_its_statement_cap():
     from test_the_outbox import Queue, outbox
     from helpers import open_store, ticks
@@ -76,9 +70,6 @@ def test_a_tick_whose_runs_emit_many_events_stays_within_its_statement_cap():
     assert db.statements_run - before <= 10
 
 
-@pytest.mark.xfail(strict=True, reason="the events of a batch of ends go in one JSON parameter per 200 "
-                   "events; bodies of up to 128 KB each pass D1's 2,000,000-byte string limit: the end "
-                   "is retried until its lease lapses and the run's success and events are lost")
 def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
     import sqlite3
 
@@ -100,8 +91,6 @@ def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
     assert len(deliveries(db)) == 20
 
 
-@pytest.mark.xfail(strict=True, reason="TAKE_LEASES does not require the row not ended: a cancel that "
-                   "commits between a tick's first read and its claim batch is followed by the call")
 def test_no_call_is_made_after_a_cancel_that_committed_before_the_claim():
     from helpers import open_store, run
 
@@ -142,8 +131,6 @@ async def _remind():
     REMINDED.append(__import__("tickwork").call.input)
 
 
-@pytest.mark.xfail(strict=True, reason="a run by hand of a calendar not yet due is called with `at` = its "
-                   "next (future) occurrence, which the scheduled call then makes again: two calls for one at")
 def test_a_calendar_run_by_hand_makes_no_second_call_for_one_at(db):
     from helpers import calendar, run, ticks
 
@@ -156,8 +143,6 @@ def test_a_calendar_run_by_hand_makes_no_second_call_for_one_at(db):
     assert all(at is None or at <= made["now"] for at, made in zip(ats, hourly.action.made))
 
 
-@pytest.mark.xfail(strict=True, reason="the reconcile after a deploy (SELECT_NAMED, MARK_REMOVED, SEED chunks) "
-                   "and the lapsed-lease expiry and gap record are made without checking the tick's room")
 def test_a_reconciling_tick_stays_within_its_statement_cap(db):
     from helpers import every
 
@@ -168,8 +153,6 @@ def test_a_reconciling_tick_stays_within_its_statement_cap(db):
     assert db.statements_run - before <= 10
 
 
-@pytest.mark.xfail(strict=True, reason="cron_invocation does not catch a tick that raises: one D1 fault on "
-                   "the first read of the :00 tick loses the ticks at :10 to :50 too")
 def test_a_tick_that_d1_failed_leaves_the_invocations_other_marks_ticking():
     from faults import Faulty, at_call
     from helpers import every, open_store, run
