@@ -69,3 +69,14 @@ def test_a_consumer_is_an_async_action_without_parameters(tmp_path):
 def test_events_and_consumers_need_a_d1_store_for_the_outbox_and_handled_records(tmp_path):
     found = codes(project(tmp_path, {}, databases=QUEUES, actions=EMITS_AND_CONSUMES))
     assert [code for code, _, _ in found] == ["schedule.store_required"] * 2
+
+
+def test_the_retention_is_a_setting_written_for_the_worker(tmp_path):
+    manifest = manifest_of(project(tmp_path, {}, tool='retention = "90d"\n'))
+    assert manifest.RETENTION_MS == 90 * 86_400_000
+
+
+def test_a_retention_that_is_not_a_duration_from_a_day_to_a_century_is_refused(tmp_path):
+    for wrong in ('"12h"', '"forever"', "30"):
+        found = codes(project(tmp_path / wrong.strip('"'), {}, tool=f"retention = {wrong}\n"))
+        assert [code for code, _, _ in found] == ["settings.retention_invalid"]

@@ -12,7 +12,8 @@ import { PythonWorker } from './python.mjs';
 import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
-SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst
+SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
+       items, batches
 FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
@@ -39,6 +40,8 @@ export function runRecord(row) {
     n: row.n ?? null,
     i: row.i ?? null,
     dst: row.dst ?? null,
+    items: row.items ?? null,
+    batches: row.batches == null ? null : JSON.parse(row.batches),
     id: row.id,
   };
 }
@@ -54,7 +57,8 @@ export function describeRun(run) {
     run.dst ?? '',
   ].filter(Boolean).join(', ');
   const call = input ? ` [${input}]` : '';
-  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${took}${detail}`;
+  const purged = run.items == null ? '' : `, ${run.items} record${run.items === 1 ? '' : 's'} purged`;
+  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${purged}${took}${detail}`;
 }
 
 // One line per queue batch: how many messages, and what became of them.

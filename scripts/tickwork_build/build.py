@@ -4,6 +4,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from tickwork.times import DAY, LONGEST, duration_ms
+
 from .collect import collect
 from .declaration import NAME, Declaration
 from .migrations import schema_of
@@ -57,6 +59,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
         if spec is not None:
             specs.append(spec)
     problems += check_statements_per_tick(project)
+    problems += check_retention(project)
     problems += cron_trigger_problems(project.root / "wrangler.toml")
     return store, specs, problems, queues
 
@@ -111,9 +114,29 @@ def build(root: Path) -> Built:
     shutil.copytree(
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
-    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues)
+    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project))
     ensure_cron_trigger(project.root / "wrangler.toml")
     return Built(project, store, specs, project.statements_per_tick, manifest)
+
+
+def retention_ms(project: Project) -> int | None:
+    value = project.retention
+    ms = duration_ms(value) if isinstance(value, str) else None
+    return ms if ms is not None and DAY <= ms <= LONGEST else None
+
+
+def check_retention(project: Project) -> list[Problem]:
+    if retention_ms(project) is not None:
+        return []
+    return [
+        Problem(
+            "settings.retention_invalid",
+            f"retention = {project.retention!r} is not a duration from a day to a century",
+            'write how long run records and what operators dealt with are kept, e.g. retention = "30d"',
+            "pyproject.toml",
+            _line_of(project.root / "pyproject.toml", "retention"),
+        )
+    ]
 
 
 def check_statements_per_tick(project: Project) -> list[Problem]:

@@ -11,7 +11,8 @@ MANIFEST = "tickwork_manifest.py"
 MINUTE_CRON = "* * * * *"
 
 
-def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int, queues=None) -> str:
+def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
+                    retention_ms: int | None = None) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
@@ -19,6 +20,7 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
         f"STATEMENTS_PER_TICK = {statements_per_tick!r}",
         f"PRODUCERS = {dict(queues.producers) if queues else {}!r}",
         f"QUEUES_BOUND = {bool(queues and queues.bound)!r}",
+        f"RETENTION_MS = {retention_ms or 30 * 86_400_000!r}",
         "",
         "SCHEDULES = (",
     ]
@@ -34,11 +36,12 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
 
 
 def write_manifest(
-    directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int, queues=None
+    directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
+    retention_ms: int | None = None,
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
-    path.write_text(manifest_source(store, specs, statements_per_tick, queues))
+    path.write_text(manifest_source(store, specs, statements_per_tick, queues, retention_ms))
     return path
 
 

@@ -32,6 +32,7 @@ class Project:
     d1_bindings: tuple[dict, ...]
     queue_producers: tuple[dict, ...] = ()  # wrangler.toml's [[queues.producers]]
     queue_consumers: tuple[dict, ...] = ()  # and [[queues.consumers]]
+    retention: object = "30d"  # [tool.tickwork] retention: how long run records are kept, as written
 
     @property
     def app_package(self) -> str:
@@ -73,6 +74,7 @@ def load_project(root: Path) -> Project:
         app=root / settings.get("app", "src/app"),
         store=settings.get("store"),
         statements_per_tick=settings.get("d1_statements_per_tick", DEFAULT_STATEMENTS_PER_TICK),
+        retention=settings.get("retention", "30d"),
         # wrangler itself refuses a database without a binding name; the build leaves them out
         d1_bindings=tuple(b for b in d1 if isinstance(b, dict) and isinstance(b.get("binding"), str))
         if isinstance(d1, list) else (),
