@@ -98,3 +98,28 @@ def test_a_local_d1_without_tickworks_tables_is_one_clear_line(host, tmp_path):
                           cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 1 and done.stderr.count("\n") == 1
     assert "the database has no tickwork tables (no such table: tickwork_app)" in done.stderr
+
+
+def test_a_run_asked_for_by_hand_racing_ticks_on_the_workers_runtime_runs_once(host):
+    from concurrent.futures import ThreadPoolExecutor
+
+    host.tick(NOON)
+    done = tickwork(host, "run", "tidy_up", "--who", "alice", now=NOON + 60_000)
+    assert done.returncode == 0, done.stderr
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: host.tick(NOON + 120_000), range(4)))
+    assert all(answer["ok"] for answer in answers), answers
+    assert host.d1("SELECT by_hand, due_at FROM tickwork_runs WHERE schedule = 'tidy_up'") == [
+        {"by_hand": "alice", "due_at": NOON + 3_600_000}]  # once, and its grid not moved
+
+
+def test_status_reports_a_stop_the_ticks_recorded(host):
+    host.tick(NOON)
+    host.tick(NOON + 10 * 60_000)  # ten minutes without ticks: the gap is recorded
+    done = tickwork(host, "status", "--json", now=NOON + 20 * 60_000)
+    assert done.returncode == 1
+    assert [gap["from"]["ms"] for gap in answer_of(done)["gaps"]] == [NOON]
+
+
+def answer_of(done):
+    return json.loads(done.stdout)
