@@ -4,6 +4,7 @@
 ALTER TABLE tickwork_app ADD COLUMN housekeeping_owner TEXT;     -- the tick doing a pass
 ALTER TABLE tickwork_app ADD COLUMN housekeeping_until INTEGER;  -- when a crashed owner loses it
 ALTER TABLE tickwork_app ADD COLUMN housekeeping_done_at INTEGER;  -- when the last pass completed
+ALTER TABLE tickwork_app ADD COLUMN housekeeping_next INTEGER NOT NULL DEFAULT 0;  -- where it carries on
 
 -- What a pass looks up, oldest first.
 CREATE INDEX tickwork_runs_by_tick ON tickwork_runs (tick_at);

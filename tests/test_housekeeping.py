@@ -141,3 +141,13 @@ def test_housekeeping_is_the_ticks_last_step_once_an_hour(db):
     runs_at(db, NOW - 40 * DAY)
     ticks(db, [census], NOW)
     assert [r["tick_at"] for r in run(db.all("SELECT tick_at FROM tickwork_runs"))] == [NOW]  # the old one went
+
+
+def test_a_pass_given_little_room_each_tick_carries_on_where_it_stopped_and_completes(db):
+    runs_at(db, NOW - 40 * DAY)
+    event(db, "old", NOW - 25 * HOUR, "succeeded")
+    for minute in range(8):  # room for one delete a tick, however many statements it takes
+        pass_at(db, now=NOW + minute * MINUTE, room=4)
+    assert (count(db, "tickwork_runs"), count(db, "tickwork_events")) == (0, 0)
+    [app] = run(db.all("SELECT housekeeping_done_at, housekeeping_next FROM tickwork_app"))
+    assert app["housekeeping_done_at"] is not None and app["housekeeping_next"] == 0

@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // scripts/bench/scale.py on the host: the bundled Worker's tickwork on Pyodide 0.28.2, its store
 // Miniflare's local D1, reached as the Worker reaches it (`self.env.<binding>` through the
-// workers-runtime-sdk's wrappers). One in-memory D1 database per N (100, 10,000, 100,000) and
-// one for the month's rows written, each migrated as `wrangler d1 migrations apply` would.
+// workers-runtime-sdk's wrappers). One D1 database per N (100, 10,000, 100,000) and one for the
+// month's rows written, in a temporary directory, each migrated as `wrangler d1 migrations apply`
+// would.
 // Prints one JSON line per measurement, then exits non-zero naming the goals missed.
 //
 //   node scripts/bench/scale_in_host.mjs [--bundle build/worker] [--sizes 100,10000,100000]
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Miniflare } from 'miniflare';
 
-import { D1Database, ExecutionContext } from '../host/bindings.mjs';
+import { ExecutionContext } from '../host/bindings.mjs';
 import { Platform } from '../host/platform.mjs';
 import { PythonWorker, SESSION } from '../host/python.mjs';
 
@@ -22,30 +24,34 @@ const { values } = parseArgs({
   },
 });
 const sizes = values.sizes.split(',').map(Number);
+const ROOT = path.resolve(new URL('../..', import.meta.url).pathname);
 const bindings = [...sizes.map((n) => `DB_${n}`), 'DB_MONTH'];
 
-// One attempt, in a fresh Miniflare and Pyodide: every database empty, the figures from scratch.
-// Returns scale.py's {results, missed}.
+function wranglerToml() {
+  const database = (binding, k) => `
+[[d1_databases]]
+binding = "${binding}"
+database_name = "bench-${binding.toLowerCase()}"
+database_id = "00000000-0000-0000-0000-${String(k).padStart(12, '0')}"
+migrations_dir = ${JSON.stringify(path.join(ROOT, 'migrations'))}
+`;
+  return `name = "tickwork-bench-scale"
+main = "entry.py"
+compatibility_date = "2026-04-21"
+compatibility_flags = ["python_workers"]
+${bindings.map(database).join('')}`;
+}
+
+// One attempt, in a fresh Miniflare and Pyodide, its state in a fresh temporary directory: every
+// database empty, the figures from scratch. Returns scale.py's {results, missed}.
 async function attempt() {
-  // No persistence: the databases live in memory and go with the Miniflare instance.
-  const mf = new Miniflare({
-    modules: true,
-    script: 'export default { fetch() { return new Response(null, { status: 404 }); } };',
-    d1Databases: bindings,
-    log: undefined,
-  });
+  const dir = mkdtempSync(path.join(tmpdir(), 'tickwork-bench-scale-'));
+  let platform;
   try {
-    await mf.ready;
-    const wrangler = await import('wrangler');
-    const env = {};
-    const databases = {};
-    for (const binding of bindings) {
-      const db = await mf.getD1Database(binding);
-      env[binding] = new D1Database(db);
-      databases[binding] = { db, migrationsDir: 'migrations', migrationsTable: 'd1_migrations' };
-    }
-    const splitSql = wrangler.unstable_splitSqlQuery;
-    await new Platform({ mf, config: {}, splitSql, env, databases, queues: [] }).migrate();
+    writeFileSync(path.join(dir, 'wrangler.toml'), wranglerToml());
+    platform = await Platform.start({ configPath: path.join(dir, 'wrangler.toml'), persistTo: path.join(dir, 'state') });
+    await platform.migrate();
+    const env = platform.env;
 
     const worker = await PythonWorker.load({
       bundleDir: values.bundle,
@@ -58,7 +64,8 @@ async function attempt() {
     const bench = worker.pyodide.pyimport('tickwork_bench_scale');
     return JSON.parse(await bench.host_main(new ExecutionContext(), env, sizes));
   } finally {
-    await mf.dispose();
+    await platform?.dispose();
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -31,11 +31,13 @@ async def housekeeping(
 ) -> int:
     """One pass, or as much of it as this tick may make. Returns the rows deleted."""
     store = HousekeepingStore(db)
-    if not await store.take(owner, lease_until, now):
+    start = await store.take(owner, lease_until, now)
+    if start is None:
         return 0
-    deleted, deletes, completed = 0, 0, True
+    deleted, deletes, completed, at = 0, 0, True, start
     try:
-        for delete in DELETES:
+        for at in range(min(start, len(DELETES) - 1), len(DELETES)):
+            delete = DELETES[at]
             while True:
                 left = room()
                 if deletes == MOST_DELETES or budget_left() <= 0 or (left is not None and left < len(delete.statements) + 1):
@@ -52,7 +54,7 @@ async def housekeeping(
         completed = False
         log.exception("housekeeping failed; the next tick carries on")
     try:
-        await store.finish(owner, completed, clock())
+        await store.finish(owner, completed, clock(), at)
     except Exception:
         log.exception("housekeeping's lease could not be given back; it lapses at its end")
     return deleted

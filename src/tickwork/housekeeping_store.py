@@ -15,12 +15,15 @@ TAKE = """
 UPDATE tickwork_app SET housekeeping_owner = ?1, housekeeping_until = ?2
 WHERE id = 1 AND (housekeeping_owner IS NULL OR housekeeping_until <= ?3)
   AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?3 - 3600000)
-RETURNING housekeeping_owner
+RETURNING housekeeping_next
 """
 
+# A pass that did not complete keeps where it stopped (?4, the kind of delete it was at): the
+# next tick carries on from there, however few statements each tick has left for it.
 FINISH = """
 UPDATE tickwork_app SET housekeeping_owner = NULL, housekeeping_until = NULL,
-    housekeeping_done_at = CASE WHEN ?2 THEN ?3 ELSE housekeeping_done_at END
+    housekeeping_done_at = CASE WHEN ?2 THEN ?3 ELSE housekeeping_done_at END,
+    housekeeping_next = CASE WHEN ?2 THEN 0 ELSE ?4 END
 WHERE id = 1 AND housekeeping_owner = ?1
 """
 
@@ -106,11 +109,13 @@ class HousekeepingStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def take(self, owner: str, until: int, now: int) -> bool:
-        return bool(await self.db.all(TAKE, (owner, until, now)))
+    async def take(self, owner: str, until: int, now: int) -> int | None:
+        """Takes the pass's lease: the kind of delete to carry on from, or None if not taken."""
+        rows = await self.db.all(TAKE, (owner, until, now))
+        return int(rows[0]["housekeeping_next"]) if rows else None
 
-    async def finish(self, owner: str, completed: bool, now: int) -> None:
-        await self.db.all(FINISH, (owner, completed, now))
+    async def finish(self, owner: str, completed: bool, now: int, next: int = 0) -> None:
+        await self.db.all(FINISH, (owner, completed, now, next))
 
     async def delete(self, delete: Delete, retention_cutoff: int, events_cutoff: int, now: int) -> int:
         """Runs one delete; returns how many rows its counted statement removed."""
