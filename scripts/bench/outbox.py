@@ -27,6 +27,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
+from bench_common import Counters, migrated_sqlite  # noqa: E402
 from tickwork import Schedule, event  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.database import Database  # noqa: E402
@@ -94,24 +95,6 @@ class Sent:
         self.largest_count = max(self.largest_count, len(bodies))
         self.largest_bytes = max(self.largest_bytes, size)
         await self.binding.send_batch(bodies)
-
-
-class Counters:
-    """What a database adapter counted over one stretch."""
-
-    FIELDS = ("statements_run", "round_trips", "rows_written", "rows_read")
-
-    def __init__(self, db: Database):
-        self.db = db
-        self.before = {f: getattr(db, f, None) for f in self.FIELDS}
-
-    def taken(self) -> dict:
-        names = {"statements_run": "statements"}
-        return {
-            names.get(f, f): getattr(self.db, f) - before
-            for f, before in self.before.items()
-            if before is not None
-        }
 
 
 def emitting(count: int, first: int = 0):
@@ -361,17 +344,8 @@ async def measure(fresh, sweep_dbs: dict[int, Database], bindings, store: str, c
 
 
 async def main() -> list[dict]:
-    from tickwork.adapters.sqlite import SQLiteDatabase
-
-    migrations = Path(__file__).resolve().parents[2] / "migrations"
-
-    def opened() -> SQLiteDatabase:
-        db = SQLiteDatabase()
-        db.apply_migrations(migrations)
-        return db
-
-    dbs = {n: opened() for n in DELIVERED}
-    results = await measure(opened, dbs, lambda key: Recorder(), "cpython_sqlite", chunk=max(DELIVERED),
+    dbs = {n: migrated_sqlite() for n in DELIVERED}
+    results = await measure(migrated_sqlite, dbs, lambda key: Recorder(), "cpython_sqlite", chunk=max(DELIVERED),
                             emit_rounds=EMIT_ROUNDS, sweep_rounds=SWEEP_ROUNDS)
     results.append(await plans(dbs[max(DELIVERED)], "cpython_sqlite"))
     return results

@@ -28,6 +28,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
+from bench_common import Counters, migrated_sqlite  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.app import action_key, timing_of  # noqa: E402
@@ -104,24 +105,6 @@ async def populate(db: Database, items: int, chunk: int) -> None:
     for first in range(0, items, chunk):
         last = min(first + chunk, items) - 1
         await db.all(FIXTURE, (first, last, key, calendars, len(ZONES), T0 - HOUR))
-
-
-class Counters:
-    """What a database adapter counted over one stretch."""
-
-    FIELDS = ("statements_run", "round_trips", "rows_written", "rows_read")
-
-    def __init__(self, db: Database):
-        self.db = db
-        self.before = {f: getattr(db, f, None) for f in self.FIELDS}
-
-    def taken(self) -> dict:
-        names = {"statements_run": "statements"}
-        return {
-            names.get(f, f): getattr(self.db, f) - before
-            for f, before in self.before.items()
-            if before is not None
-        }
 
 
 class Clock:
@@ -351,16 +334,7 @@ SIZES = (100, 10_000, 100_000, 1_000_000)
 
 
 async def main() -> list[dict]:
-    from tickwork.adapters.sqlite import SQLiteDatabase
-
-    migrations = Path(__file__).resolve().parents[2] / "migrations"
-
-    def opened() -> SQLiteDatabase:
-        db = SQLiteDatabase()
-        db.apply_migrations(migrations)
-        return db
-
-    return await measure({n: opened() for n in SIZES}, opened(), "cpython_sqlite", chunk=max(SIZES))
+    return await measure({n: migrated_sqlite() for n in SIZES}, migrated_sqlite(), "cpython_sqlite", chunk=max(SIZES))
 
 
 async def host_main(ctx, js_env, sizes) -> str:
