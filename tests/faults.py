@@ -69,3 +69,36 @@ def first_with(statement: str):
 
 def every_call_with(statement: str):
     return lambda call, sqls: statement in sqls
+
+
+class Meanwhile(Database):
+    """Wraps a database: before the first call that sends `statement` (a constant of the store),
+    `meanwhile()` is awaited, so that another tick's work lands between what a tick read and
+    what it writes, in that order every time."""
+
+    def __init__(self, inner: Database, statement: str, meanwhile):
+        self.inner = inner
+        self.statement = statement
+        self.meanwhile = meanwhile
+        self.happened = False
+
+    @property
+    def statements_run(self) -> int:
+        return self.inner.statements_run
+
+    @property
+    def round_trips(self) -> int:
+        return self.inner.round_trips
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        await self._before([sql])
+        return await self.inner.all(sql, params)
+
+    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        await self._before([sql for sql, _ in statements])
+        return await self.inner.batch(statements)
+
+    async def _before(self, sqls) -> None:
+        if not self.happened and self.statement in sqls:
+            self.happened = True
+            await self.meanwhile()

@@ -119,8 +119,10 @@ CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "mom
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease. Taking it also moves the due time on, so a second tick with the same due time finds
-# nothing to take. The runs it returns are the leases this tick won. A schedule handed over that
-# never comes due again (a one-off moment) is `done` with its last call.
+# nothing to take. A run asked for by hand moves no due time, so a claim answering a request also
+# needs that request still there, and consumes it: one request, one run. The runs it returns are
+# the leases this tick won. A schedule handed over that never comes due again (a one-off moment)
+# is `done` with its last call.
 TAKE_LEASES = f"""
 {CLAIMS}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due,
@@ -131,6 +133,7 @@ UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at =
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
   AND (s.lease_until IS NULL OR s.lease_until <= ?3)
+  AND (j.requested IS NULL OR s.run_requested_at = j.requested)
 RETURNING lease_run AS run
 """
 
