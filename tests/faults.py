@@ -102,3 +102,38 @@ class Meanwhile(Database):
         if not self.happened and self.statement in sqls:
             self.happened = True
             await self.meanwhile()
+
+
+class Killed(BaseException):
+    """The worker is gone: nothing of the tick runs on (no `except Exception` catches it)."""
+
+
+class KilledAfter(Database):
+    """Wraps a database: the first call that sends `statement` lands, and the worker dies right
+    after it, before any other call it would make."""
+
+    def __init__(self, inner: Database, statement: str):
+        self.inner = inner
+        self.statement = statement
+        self.dead = False
+
+    @property
+    def statements_run(self) -> int:
+        return self.inner.statements_run
+
+    @property
+    def round_trips(self) -> int:
+        return self.inner.round_trips
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        return await self._call([sql], lambda: self.inner.all(sql, params))
+
+    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        return await self._call([sql for sql, _ in statements], lambda: self.inner.batch(statements))
+
+    async def _call(self, sqls, send):
+        if self.dead:
+            raise Killed("the worker was killed")
+        result = await send()
+        self.dead = self.statement in sqls
+        return result

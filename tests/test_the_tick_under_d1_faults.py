@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 import pytest
-from faults import Faulty, at_call, every_call_with, first_with
+from faults import Faulty, Killed, KilledAfter, at_call, every_call_with, first_with
 from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, ticks
 
 from tickwork import Schedule, clock, event
@@ -87,6 +87,19 @@ def test_calendars_sharing_an_action_still_make_the_moment_when_the_lease_write_
     assert action.at == [utc("2026-03-02 10:00")]
     outcomes = sorted((r["outcome"], r["code"]) for name in "ab" for r in runs(db, name))
     assert outcomes == [(Outcome.SKIPPED, Code.COALESCED), (Outcome.SUCCEEDED, None)]
+
+
+def test_a_kill_right_after_the_claim_batch_leaves_every_claimed_due_time_with_a_record():
+    entries = scenario()
+    db = seeded(entries)
+    with pytest.raises(Killed):
+        ticks(KilledAfter(db, TAKE_LEASES), entries, utc("2026-03-02 10:00"))
+    ticks(db, entries, utc("2026-03-02 10:20"))  # past the leases of the killed tick
+    ten = utc("2026-03-02 10:00")
+    records = {s.name: [(r["due_at"], r["code"]) for r in runs(db, s.name)] for s in entries}
+    assert records["hourly"] == records["sweep"] == [(ten, Code.LEASE_EXPIRED)]
+    assert sorted(records["a"] + records["b"]) == [(ten, Code.COALESCED), (ten, Code.LEASE_EXPIRED)]
+    assert [s.name for s in entries if state(db, s.name).lease_run is not None] == []
 
 
 def test_a_skip_whose_write_answered_an_error_is_logged_as_it_is(caplog):

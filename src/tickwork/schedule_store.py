@@ -159,6 +159,28 @@ WHERE j.moment IS NULL OR EXISTS (
 RETURNING id
 """
 
+COALESCED_DETAIL = "another calendar of the action made the call for this moment"
+
+# Then, in the same batch, a leased run whose moment another calendar of the action made (in
+# this batch or before) is recorded `coalesced` and its lease given back: whatever becomes of the
+# tick after the batch, that due time has its record and no lease is left to lapse unrecorded.
+RECORD_COALESCED = f"""
+{CLAIMS}
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
+SELECT j.run, s.name, j.due, ?2, 'skipped', '{Code.COALESCED}', '{COALESCED_DETAIL}', j.at, j.n, j.i, j.dst
+FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
+WHERE j.moment IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
+RETURNING id
+"""
+
+GIVE_BACK_COALESCED = f"""
+{CLAIMS}
+UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
+FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.code = '{Code.COALESCED}')
+"""
+
 # A skip moves the due time on while the row is as the tick saw it for the skip's reason, and
 # marks the row with the skip's record, which the same batch then writes: only where the mark is
 # this skip's, so of two racing ticks one records it.
@@ -188,22 +210,15 @@ RETURNING id
 """
 
 # After a claim batch answered an error, whether it landed (a timeout after commit): whose lease
-# each row holds, and whether each run's or skip's record exists. Both are written only there.
+# each row holds, and whether each run's or skip's record exists, and is a coalesced skip. All are
+# written only there.
 READ_BACK = f"""
 {CLAIMS}
 SELECT j.run AS run,
        (SELECT lease_run FROM tickwork_schedules WHERE name = j.name) IS j.run AS leased,
-       EXISTS (SELECT 1 FROM tickwork_runs WHERE id = j.run) AS recorded
+       EXISTS (SELECT 1 FROM tickwork_runs WHERE id = j.run) AS recorded,
+       EXISTS (SELECT 1 FROM tickwork_runs WHERE id = j.run AND code = '{Code.COALESCED}') AS coalesced
 FROM j
-"""
-
-# Leased runs whose moment another calendar of the action made: the leases go back, recorded.
-RECORD_COALESCED = f"""
-{CLAIMS}
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
-SELECT j.run, j.name, j.due, ?2, 'skipped', '{Code.COALESCED}', j.detail, j.at, j.n, j.i, j.dst
-FROM j WHERE true
-ON CONFLICT (id) DO NOTHING
 """
 
 ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches")
@@ -377,11 +392,13 @@ class Claim:
 
 @dataclass(frozen=True)
 class Claimed:
-    """What a claim batch won: the runs whose lease it took, and the runs and skips it recorded.
-    A lease taken but not recorded lost its moment to another calendar of the action."""
+    """What a claim batch won: the runs whose lease it took, the runs and skips it recorded, and
+    the leases it gave back recorded `coalesced`, their moment made by another calendar of the
+    action."""
 
     leased: set[str]
     recorded: set[str]
+    coalesced: set[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -460,18 +477,22 @@ class ScheduleStore:
         await self.db.batch([(FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
 
     async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
-        """Takes the leases of the due runs and records their starts, and moves the due times of
-        the skips on and records them, all in one transaction: what each claim won is what the
-        returned rows witness."""
+        """Takes the leases of the due runs and records their starts (or, for a moment another
+        calendar of the action made, the coalesced skip, its lease given back), and moves the due
+        times of the skips on and records them, all in one transaction: what each claim won is
+        what the returned rows witness."""
         leases = [c.row() for c in claims if c.reason is None]
         skips = [c.row() for c in claims if c.reason is not None]
         statements: list = []
         for rows in chunks(leases):
             chunk = json.dumps(rows)
             statements.append((TAKE_LEASES, (chunk, lease_until, tick)))
-            if any(row[8] is not None for row in rows):  # calendars sharing an action
+            moments = any(row[8] is not None for row in rows)  # calendars sharing an action
+            if moments:
                 statements.append((CLAIM_MOMENTS, (chunk,)))
             statements.append((RECORD_STARTS, (chunk, tick, started)))
+            if moments:
+                statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
         for chunk in map(json.dumps, chunks(skips)):
             statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
         if not statements:
@@ -481,21 +502,17 @@ class ScheduleStore:
         def returned(*kinds: str) -> set[str]:
             return {v for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows for v in row.values()}
 
-        return Claimed(returned(TAKE_LEASES), returned(RECORD_STARTS, RECORD_SKIPS))
+        return Claimed(returned(TAKE_LEASES), returned(RECORD_STARTS, RECORD_SKIPS), returned(RECORD_COALESCED))
 
     async def read_back(self, claims: list["Claim"]) -> "Claimed":
         """What a claim batch that answered an error did: nothing, or all of it."""
         statements = [(READ_BACK, (json.dumps(chunk),)) for chunk in chunks([c.row() for c in claims])]
         rows = [row for rows in await self.db.batch(statements) for row in rows]
-        return Claimed({row["run"] for row in rows if row["leased"]}, {row["run"] for row in rows if row["recorded"]})
 
-    async def coalesce(self, claims: list["Claim"], tick: int) -> None:
-        """Gives back leases whose moment another calendar of the action made, recorded."""
-        statements: list = []
-        for part in chunks(claims):
-            leases = json.dumps([[c.name, c.run] for c in part])
-            statements += [(GIVE_BACK_LEASES, (leases,)), (RECORD_COALESCED, (json.dumps([c.row() for c in part]), tick))]
-        await self.db.batch(statements)
+        def where(column: str) -> set[str]:
+            return {row["run"] for row in rows if row[column]}
+
+        return Claimed(where("leased"), where("recorded"), where("coalesced"))
 
     @staticmethod
     def ending(ends: list["End"]) -> list:

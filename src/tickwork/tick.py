@@ -22,7 +22,7 @@ from .model import (
     Schedule,
 )
 from .ends import Ends
-from .schedule_store import ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, json_chunks
+from .schedule_store import COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, json_chunks
 from .app import action_of, timing_of
 from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
@@ -118,8 +118,8 @@ ENDS_WITH_EVENTS = 5
 
 def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     """The most statements a tick's claims cost, whoever wins them: per chunk of rows, leases
-    and starts (and moments), a batch of their ends (`flush`), skips and their records,
-    coalesced skips."""
+    and starts, a batch of their ends (`flush`), moments with the coalesced skips and their
+    leases given back, skips and their records."""
     leases = [c for c in claims if c.reason is None]
     moments = [c for c in leases if c.moment is not None]
     skips = len(claims) - len(leases)
@@ -340,18 +340,12 @@ class _Tick:
         except Exception as error:
             claimed = await self.read_back(claims, error, lease_until)
         reports = [self.skipped(c) for c in claims if c.reason is not None and c.run in claimed.recorded]
-        leases = [c for c in claims if c.reason is None and c.run in claimed.leased]
-        coalesced = [
-            replace(c, detail="another calendar of the action made the call for this moment")
-            for c in leases if c.run not in claimed.recorded
+        reports += [
+            self.skipped(replace(c, reason=Code.COALESCED, detail=COALESCED_DETAIL))
+            for c in claims if c.reason is None and c.run in claimed.coalesced
         ]
-        if coalesced:
-            await self.must_land(
-                _names(coalesced), "coalesced skips", lease_until,
-                lambda late: self.store.coalesce(coalesced, self.now),
-            )
-            reports += [self.skipped(replace(c, reason=Code.COALESCED)) for c in coalesced]
-        runs = [c for c in leases if c.run in claimed.recorded]
+        won = (claimed.leased & claimed.recorded) - claimed.coalesced
+        runs = [c for c in claims if c.reason is None and c.run in won]
         ends = Ends(lambda batch: self.write_ends(batch, lease_until), len(runs), self.may_write_now)
         reports += await asyncio.gather(*(self.run_one(c, started, limit, ends) for c in runs))
         await ends.done()
