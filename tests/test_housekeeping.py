@@ -31,6 +31,14 @@ def event(db, id, emitted_at, *states, updated_at=None):
          [(f"{id}-d{k}", emitted_at) for k, state in enumerate(states) if state == "succeeded"])
 
 
+def handled(db, delivery, at):
+    fill(db, "INSERT INTO tickwork_handled (delivery, handled_at) VALUES (?1, ?2)", [(delivery, at)])
+
+
+def handled_records(db):
+    return sorted(r["delivery"] for r in run(db.all("SELECT delivery FROM tickwork_handled")))
+
+
 def logged(db, delivery, at, schedule=None):
     fill(db, "INSERT INTO tickwork_operator_log (id, at, who, verb, delivery, schedule) VALUES (?1, ?2, 'ada', 'dismiss', ?3, ?4)",
          [(f"log-{delivery}-{at}", at, delivery, schedule)])
@@ -55,13 +63,29 @@ def test_run_records_go_30_days_old_and_not_before(db):
     assert [r["id"] for r in run(db.all("SELECT id FROM tickwork_runs"))] == ["r1"]
 
 
-def test_an_event_every_delivery_of_which_succeeded_goes_24_hours_after_it_was_emitted_with_its_records(db):
+def test_an_event_every_delivery_of_which_succeeded_goes_24_hours_after_it_was_emitted_with_its_deliveries(db):
     event(db, "old", NOW - 25 * HOUR, "succeeded", "succeeded")
     event(db, "young", NOW - 23 * HOUR, "succeeded")
     event(db, "unreceived", NOW - 25 * HOUR)  # nothing received it
     pass_at(db)
     assert [e["id"] for e in run(db.all("SELECT id FROM tickwork_events"))] == ["young"]
-    assert (count(db, "tickwork_deliveries"), count(db, "tickwork_handled")) == (1, 1)
+    assert [d["id"] for d in run(db.all("SELECT id FROM tickwork_deliveries"))] == ["young-d0"]
+
+
+def test_a_handled_record_stays_14_days_after_it_was_handled_whatever_became_of_its_event(db):
+    event(db, "gone-long-ago", NOW - 15 * DAY, "succeeded")
+    event(db, "gone-yesterday", NOW - 13 * DAY, "succeeded")
+    event(db, "kept", NOW - 15 * DAY, "succeeded", "failed")
+    pass_at(db)
+    assert [e["id"] for e in run(db.all("SELECT id FROM tickwork_events"))] == ["kept"]
+    assert handled_records(db) == ["gone-yesterday-d0"]  # a queue redelivers for 14 days at most
+
+
+def test_handled_records_of_messages_tickwork_did_not_send_go_14_days_after_they_were_handled(db):
+    handled(db, "message:old", NOW - 14 * DAY - MINUTE)
+    handled(db, "message:young", NOW - 14 * DAY + MINUTE)
+    pass_at(db)
+    assert handled_records(db) == ["message:young"]
 
 
 @pytest.mark.parametrize("state", ["pending", "running", "failed", "outcome_unknown"])
@@ -79,7 +103,19 @@ def test_a_delivery_set_aside_goes_30_days_after_the_operators_last_action_then_
     pass_at(db)
     assert [e["id"] for e in run(db.all("SELECT id FROM tickwork_events"))] == ["kept"]
     assert [d["id"] for d in run(db.all("SELECT id FROM tickwork_deliveries"))] == ["kept-d0"]
-    assert count(db, "tickwork_handled") == 0
+
+
+def test_a_set_aside_deliverys_handled_record_goes_by_its_own_age_not_with_the_delivery(db):
+    # dismissed, then a message of it still in the queue was handled: a repeat may yet come
+    event(db, "recent", NOW - 60 * DAY, "dismissed")
+    logged(db, "recent-d0", NOW - 31 * DAY)
+    handled(db, "recent-d0", NOW - 10 * DAY)
+    event(db, "old", NOW - 60 * DAY, "cancelled")
+    logged(db, "old-d0", NOW - 29 * DAY)  # its delivery stays, a retention from the operator's action
+    handled(db, "old-d0", NOW - 15 * DAY)
+    pass_at(db)
+    assert [d["id"] for d in run(db.all("SELECT id FROM tickwork_deliveries"))] == ["old-d0"]
+    assert handled_records(db) == ["recent-d0"]
 
 
 def test_operator_log_rows_past_the_retention_go_once_their_delivery_is_gone(db):

@@ -12,7 +12,8 @@ from tickwork.consumers import Consumer, consume
 from tickwork.grid import Every
 from tickwork.outbox import SEND_WINDOW, Outbox
 from tickwork.outbox_store import OutboxStore
-from tickwork.times import MINUTE, utc
+from tickwork.housekeeping import housekeeping
+from tickwork.times import DAY, MINUTE, utc
 
 order_placed = event("order_placed", queue="EVENTS")
 NINE = utc("2026-03-02 09:00")
@@ -199,6 +200,17 @@ def test_a_message_delivered_twice_is_handled_once(shop):
     body = sent_to_ourselves(shop)
     consumed(shop, [Message(body, id="m-1")])
     [again] = consumed(shop, [Message(body, id="m-2")])
+    assert again.acked
+    assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 1}]
+
+
+def test_a_message_redelivered_days_after_its_event_went_is_still_handled_once(shop):
+    body = sent_to_ourselves(shop)
+    consumed(shop, [Message(body, id="m-1")])
+    later = NINE + 4 * DAY  # a queue's default retention: it may redeliver until then
+    run(housekeeping(shop, later, "tick", later + 2 * MINUTE, lambda: MINUTE, lambda: None, lambda: later))
+    assert run(shop.all("SELECT COUNT(*) AS n FROM tickwork_events")) == [{"n": 0}]  # gone after 24 hours
+    [again] = consumed(shop, [Message(body, id="m-2")], now=later)
     assert again.acked
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 1}]
 

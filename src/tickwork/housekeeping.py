@@ -16,6 +16,9 @@ log = logging.getLogger("tickwork")
 
 RETENTION = 30 * DAY  # run records, what operators dealt with; [tool.tickwork] retention
 EVENTS_KEPT = DAY  # an event every delivery of which succeeded
+# A handled record: as long as a queue keeps and may redeliver a message (its retention, 4 days
+# by default, 14 at most), so a repeat is recognised however late it comes.
+HANDLED_KEPT = 14 * DAY
 MOST_DELETES = 10
 
 
@@ -43,7 +46,7 @@ async def housekeeping(
                 if deletes == MOST_DELETES or budget_left() <= 0 or (left is not None and left < len(delete.statements) + 1):
                     completed = False
                     break
-                count = await store.delete(delete, now - retention, now - EVENTS_KEPT, now)
+                count = await store.delete(delete, now - retention, now - EVENTS_KEPT, now, now - HANDLED_KEPT)
                 deletes += 1
                 deleted += count
                 if count < ROWS_A_DELETE:

@@ -1,7 +1,8 @@
 """Housekeeping's statements: the pass's lease on the app's row, and each delete, 1,000 rows at a
 time, oldest first, through an index. What could still be needed is never deleted: a delivery
 that could still run (`pending`, `running`, `failed`, `outcome_unknown`) and its event stay
-however old, and a handled record goes only with its delivery (or its delivery's event)."""
+however old, and a handled record stays as long as a queue can redeliver its message, whatever
+became of its delivery."""
 
 from dataclasses import dataclass
 
@@ -27,7 +28,8 @@ UPDATE tickwork_app SET housekeeping_owner = NULL, housekeeping_until = NULL,
 WHERE id = 1 AND housekeeping_owner = ?1
 """
 
-# ?1 the retention's cutoff (runs, operator actions), ?2 the events' (24 hours), ?3 now.
+# ?1 the retention's cutoff (runs, operator actions), ?2 the events' (24 hours), ?3 now, ?4 the
+# handled records' (14 days).
 RUNS = """
 DELETE FROM tickwork_runs WHERE id IN (
     SELECT id FROM tickwork_runs WHERE tick_at < ?1 AND outcome != 'running' ORDER BY tick_at LIMIT 1000)
@@ -42,27 +44,22 @@ DELETE FROM tickwork_moments WHERE rowid IN (
 """
 
 # Deliveries an operator dismissed or cancelled, 30 days after the last action logged on them,
-# with their handled records, before the events: an event whose last such delivery goes is then
-# deleted in the same pass.
+# before the events: an event whose last such delivery goes is then deleted in the same pass.
 SET_ASIDE = """
 SELECT id FROM tickwork_deliveries AS d
 WHERE d.state IN ('dismissed', 'cancelled') AND d.updated_at < ?1
   AND NOT EXISTS (SELECT 1 FROM tickwork_operator_log AS l WHERE l.delivery = d.id AND l.at >= ?1)
 LIMIT 1000
 """
-SET_ASIDE_HANDLED = f"DELETE FROM tickwork_handled WHERE delivery IN ({SET_ASIDE})"
 SET_ASIDE_DELIVERIES = f"DELETE FROM tickwork_deliveries WHERE id IN ({SET_ASIDE})"
 
 # Events 24 hours old whose every delivery left succeeded (or that nothing received), with their
-# deliveries and handled records, in one batch: the same events each time, the oldest.
+# deliveries, in one batch: the same events each time, the oldest.
 DELIVERED = """
 SELECT e.id FROM tickwork_events AS e
 WHERE e.emitted_at < ?2
   AND NOT EXISTS (SELECT 1 FROM tickwork_deliveries AS d WHERE d.event = e.id AND d.state != 'succeeded')
 ORDER BY e.emitted_at LIMIT 1000
-"""
-DELIVERED_HANDLED = f"""
-DELETE FROM tickwork_handled WHERE delivery IN (SELECT id FROM tickwork_deliveries WHERE event IN ({DELIVERED}))
 """
 DELIVERED_DELIVERIES = f"DELETE FROM tickwork_deliveries WHERE event IN ({DELIVERED})"
 DELIVERED_EVENTS = f"DELETE FROM tickwork_events WHERE id IN ({DELIVERED})"
@@ -84,6 +81,15 @@ DELETE FROM tickwork_schedules WHERE name IN (
 """
 
 
+# Handled records past the time a queue can keep and redeliver a message, the consumer's dedupe
+# window: a repeat is recognised by its handled record alone, whether its event is kept or not.
+# Records of messages tickwork did not send (`message:<id>`) go the same way.
+HANDLED = """
+DELETE FROM tickwork_handled WHERE delivery IN (
+    SELECT delivery FROM tickwork_handled WHERE handled_at < ?4 ORDER BY handled_at LIMIT 1000)
+"""
+
+
 @dataclass(frozen=True)
 class Delete:
     """One delete of a pass: its statements, run as one batch; `counted` the one whose rows say
@@ -94,14 +100,16 @@ class Delete:
     counted: int = -1
 
 
-# In the order a pass takes them: deliveries set aside before the events they may free.
+# In the order a pass takes them: deliveries set aside before the events they may free. A pass
+# keeps where it stopped by position here: a new kind goes at the end.
 DELETES = (
     Delete("run records", (RUNS,)),
     Delete("moment claims", (MOMENTS,)),
-    Delete("deliveries set aside", (SET_ASIDE_HANDLED, SET_ASIDE_DELIVERIES)),
-    Delete("delivered events", (DELIVERED_HANDLED, DELIVERED_DELIVERIES, DELIVERED_EVENTS)),
+    Delete("deliveries set aside", (SET_ASIDE_DELIVERIES,)),
+    Delete("delivered events", (DELIVERED_DELIVERIES, DELIVERED_EVENTS)),
     Delete("operator log rows", (OPERATOR_LOG,)),
     Delete("ended schedules handed over", (ENDED_ITEMS,)),
+    Delete("handled records", (HANDLED,)),
 )
 
 
@@ -117,13 +125,14 @@ class HousekeepingStore:
     async def finish(self, owner: str, completed: bool, now: int, next: int = 0) -> None:
         await self.db.all(FINISH, (owner, completed, now, next))
 
-    async def delete(self, delete: Delete, retention_cutoff: int, events_cutoff: int, now: int) -> int:
+    async def delete(self, delete: Delete, retention_cutoff: int, events_cutoff: int, now: int,
+                     handled_cutoff: int) -> int:
         """Runs one delete; returns how many rows its counted statement removed."""
-        params = (retention_cutoff, events_cutoff, now)
+        params = (retention_cutoff, events_cutoff, now, handled_cutoff)
         statements = [(sql + "RETURNING 1", params[: _arity(sql)]) for sql in delete.statements]
         results = await self.db.batch(statements)
         return len(results[delete.counted])
 
 
 def _arity(sql: str) -> int:
-    return max((n for n in (1, 2, 3) if f"?{n}" in sql), default=0)
+    return max((n for n in (1, 2, 3, 4) if f"?{n}" in sql), default=0)
