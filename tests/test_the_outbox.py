@@ -3,6 +3,7 @@ emits is delivered after it, never before it succeeded; a send that may not have
 queue is sent again; the sweep sends what is left; consumers dedupe on the delivery's id."""
 
 import asyncio
+import logging
 
 import pytest
 from helpers import open_store, run, ticks
@@ -213,6 +214,19 @@ def test_a_message_redelivered_days_after_its_event_went_is_still_handled_once(s
     [again] = consumed(shop, [Message(body, id="m-2")], now=later)
     assert again.acked
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 1}]
+
+
+def test_a_handled_batch_that_timed_out_after_it_committed_is_acked_and_says_so(shop, caplog):
+    from faults import Faulty, first_with
+
+    from tickwork.outbox_store import RECORD_HANDLED
+
+    body = sent_to_ourselves(shop)
+    with caplog.at_level(logging.WARNING, logger="tickwork"):
+        [message] = consumed(Faulty(shop, first_with(RECORD_HANDLED), landed=True), [Message(body)])
+    assert message.acked and not message.retried
+    assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 1}]
+    assert "timed out after it committed" in caplog.text and "acked" in caplog.text
 
 
 def test_two_deliveries_of_one_message_handled_at_once_do_the_work_once(shop):

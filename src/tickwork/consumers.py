@@ -124,7 +124,11 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
         await store.db.batch(list(writes) + store.handling(what.key, clock()) + OutboxStore.emitting(rows))
     except Exception as error:
         if what.key in await _handled_meanwhile(store, what.key):
-            message.ack()  # another delivery of it was handled first: this one's work is undone
+            log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
+                        "is handled: that batch landed all the same (a timeout after commit), or another "
+                        "delivery of it was handled first and this one's work was undone; acked",
+                        consumer.queue, error, what.key)
+            message.ack()
             return True
         log.error("%s: %s was handled but could not be recorded (%s); the queue retries it",
                   consumer.queue, what.key, error)
