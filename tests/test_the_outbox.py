@@ -125,6 +125,23 @@ def test_a_send_that_raised_is_outcome_unknown_and_sent_again_by_a_later_ticks_s
     assert [(d["state"], d["attempts"]) for d in deliveries(db)] == [("succeeded", 2)]
 
 
+def test_the_sweep_does_not_start_once_the_ticks_budget_is_spent():
+    db, queue = open_store(), Queue(failures=1)
+    place = placing({"order": 7})
+    tick_with(db, place, queue, NINE)
+    tick_with(db, place, queue, NINE + MINUTE)  # outcome_unknown: the sweep's from 10 s later
+    readings = iter([0.0])
+
+    def spent_after_the_first_step():
+        return next(readings, 15 * 60.0)  # the tick's start, then past its 14 minutes
+
+    at = NINE + MINUTE + 30_000
+    ticks(db, [place], at, outbox=outbox(db, queue, at=at), monotonic=spent_after_the_first_step)
+    assert queue.sent == [] and deliveries(db)[0]["state"] == "outcome_unknown"
+    tick_with(db, place, queue, at + 10_000)  # the next tick's sweep sends it
+    assert [m["body"] for m in queue.messages] == [{"order": 7}]
+
+
 class Killed(Outbox):
     """The Worker dies between the commit and the send."""
 

@@ -204,8 +204,8 @@ class _Tick:
         if not self.sweeps():
             return
         room = self.room()
-        if room is not None and room < SWEEP:
-            return
+        if (room is not None and room < SWEEP) or self.budget - self.elapsed() <= 0:
+            return  # each step starts only while the tick's statements and budget last
         try:
             await self.outbox.sweep(self.now, self.sender)
         except Exception:
