@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import selectors
 
 import pytest
 from helpers import (
@@ -251,6 +252,45 @@ def test_a_run_past_its_ticks_budget_is_failed_deadline_exceeded_and_gives_its_l
     ]
     assert runs(db)[0]["code"] == Code.DEADLINE_EXCEEDED
     assert state(db).lease_run is None and state(db).lease_until is None
+
+
+class VirtualTime(asyncio.SelectorEventLoop):
+    """An event loop whose clock jumps to its next timer instead of waiting for it: a 15-minute
+    timeout passes at once, and exactly."""
+
+    def __init__(self):
+        loop = self
+
+        class Skipping(selectors.DefaultSelector):
+            def select(self, timeout=None):
+                ready = super().select(0)
+                if not ready and timeout:
+                    loop.seconds += timeout
+                return ready
+
+        self.seconds = 0.0
+        super().__init__(Skipping())
+
+    def time(self):
+        return self.seconds
+
+
+def test_a_run_is_stopped_at_15_minutes_when_its_ticks_budget_is_larger(db):
+    async def never_ends():
+        await asyncio.Event().wait()
+
+    census = Schedule("census", Every(30 * MINUTE), never_ends)
+    ticks(db, [census], utc("2026-03-02 09:00"))
+    loop = VirtualTime()
+    try:
+        loop.run_until_complete(tick(db, [census], utc("2026-03-02 09:30"), budget=60 * MINUTE, monotonic=loop.time))
+    finally:
+        loop.close()
+    [record] = runs(db)
+    assert (record["outcome"], record["code"], record["kind"]) == (Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE)
+    assert record["ended_at"] - record["started_at"] == 15 * MINUTE
+    assert "stopped after 900000 ms" in record["detail"]
+    assert state(db).lease_run is None
 
 
 def test_a_timeout_the_action_raises_itself_is_a_failure_not_a_deadline(db):
