@@ -2,9 +2,14 @@
 boundary, what goes and what stays; its lease; 1,000 rows a delete, ten deletes a tick."""
 
 import pytest
+from faults import Faulty, Killed, KilledAfter
 from helpers import every, open_store, run, ticks
 
 from tickwork.housekeeping import housekeeping
+from tickwork.housekeeping_store import DELETES, FINISH, TAKE
+from tickwork.outbox import Outbox
+from tickwork.outbox_store import SWEEP
+from tickwork.schedule_store import RECORD_ENDS
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 NOW = utc("2026-06-01 12:00")
@@ -149,11 +154,15 @@ def test_a_completed_pass_comes_again_after_an_hour_and_not_before(db):
     assert pass_at(db, now=NOW + HOUR) == 1
 
 
-def test_a_crashed_owners_lease_holds_off_others_until_it_lapses(db):
-    run(db.all("UPDATE tickwork_app SET housekeeping_owner = 'crashed', housekeeping_until = ?1", (NOW + 5 * MINUTE,)))
+def test_a_crashed_owners_lease_holds_off_others_for_the_rest_of_its_ticks_budget_and_a_minute(db):
     runs_at(db, NOW - 40 * DAY)
-    assert pass_at(db, owner="tick-2") == 0
-    assert pass_at(db, now=NOW + 5 * MINUTE, owner="tick-2") == 1
+    seconds = iter([0.0])  # the tick begins at 0 s; its pass starts 2 minutes later
+
+    with pytest.raises(Killed):  # the pass's lease taken, the worker dies before any delete
+        ticks(KilledAfter(db, TAKE), [every(15)], NOW, budget=5 * MINUTE, monotonic=lambda: next(seconds, 120.0))
+    lapses = NOW + 5 * MINUTE + MINUTE  # from the tick's start: its budget, then a minute
+    assert pass_at(db, now=lapses - 1, owner="tick-2") == 0
+    assert pass_at(db, now=lapses, owner="tick-2") == 1
 
 
 def test_only_its_owner_finishes_or_gives_back_the_pass(db):
@@ -172,11 +181,37 @@ def test_a_pass_stops_before_a_delete_the_budget_or_the_statements_left_cannot_t
     assert pass_at(db) == 1
 
 
-def test_housekeeping_is_the_ticks_last_step_once_an_hour(db):
-    census = every(15)
+class Queue:
+    def __init__(self):
+        self.sent = []
+
+    async def send_batch(self, bodies):
+        self.sent += bodies
+
+
+def test_housekeeping_is_the_ticks_last_step_after_its_runs_and_the_sweep(db):
     runs_at(db, NOW - 40 * DAY)
-    ticks(db, [census], NOW)
-    assert [r["tick_at"] for r in run(db.all("SELECT tick_at FROM tickwork_runs"))] == [NOW]  # the old one went
+    event(db, "unsent", NOW - HOUR, "pending")
+    run(db.all("UPDATE tickwork_deliveries SET next_attempt_at = ?1", (NOW - MINUTE,)))
+    calls, queue = [], Queue()
+    recording = Faulty(db, lambda call, sqls: calls.append(sqls) and False)
+    ticks(recording, [every(15)], NOW, outbox=Outbox(recording, {"Q": queue}, frozenset(), lambda: NOW))
+    took = next(k for k, sqls in enumerate(calls) if TAKE in sqls)
+    before = {sql for sqls in calls[:took] for sql in sqls}
+    assert RECORD_ENDS in before and SWEEP in before and len(queue.sent) == 1  # the run ended, the sweep sent
+    passes = {TAKE, FINISH} | {sql + "RETURNING 1" for delete in DELETES for sql in delete.statements}
+    assert {sql for sqls in calls[took:] for sql in sqls} <= passes  # nothing of the tick after it
+    assert [r["id"] for r in run(db.all("SELECT id FROM tickwork_runs WHERE tick_at < ?1", (NOW,)))] == []
+
+
+def test_housekeeping_passes_at_most_once_an_hour_once_a_pass_completes(db):
+    census = every(15)
+    ticks(db, [census], NOW)  # a pass completes
+    runs_at(db, NOW - 40 * DAY)
+    ticks(db, [census], NOW + 59 * MINUTE)
+    assert count(db, "tickwork_runs WHERE tick_at < %d" % NOW) == 1
+    ticks(db, [census], NOW + HOUR)
+    assert count(db, "tickwork_runs WHERE tick_at < %d" % NOW) == 0
 
 
 def test_a_pass_given_little_room_each_tick_carries_on_where_it_stopped_and_completes(db):
