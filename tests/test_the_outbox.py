@@ -11,10 +11,11 @@ from helpers import open_store, run, ticks
 from tickwork import EventError, Schedule, call, event, handled
 from tickwork.consumers import Consumer, consume
 from tickwork.grid import Every
-from tickwork.outbox import SEND_WINDOW, Outbox
-from tickwork.outbox_store import OutboxStore
+from tickwork.operator_store import OperatorStore
+from tickwork.outbox import SEND_WINDOW, Outbox, envelope
+from tickwork.outbox_store import Delivery, OutboxStore
 from tickwork.housekeeping import housekeeping
-from tickwork.times import DAY, MINUTE, utc
+from tickwork.times import DAY, HOUR, MINUTE, utc
 
 order_placed = event("order_placed", queue="EVENTS")
 NINE = utc("2026-03-02 09:00")
@@ -140,6 +141,35 @@ def test_the_sweep_does_not_start_once_the_ticks_budget_is_spent():
     assert queue.sent == [] and deliveries(db)[0]["state"] == "outcome_unknown"
     tick_with(db, place, queue, at + 10_000)  # the next tick's sweep sends it
     assert [m["body"] for m in queue.messages] == [{"order": 7}]
+
+
+def set_aside(db, at):
+    """Two deliveries whose sends raised (`outcome_unknown`): one dismissed, one cancelled."""
+    queue = Queue(failures=1)
+    place = placing({"order": 1}, {"order": 2})
+    ticks(db, [place], at - MINUTE, at, outbox=outbox(db, queue, at=at))
+    dismissed, cancelled = sorted(deliveries(db), key=lambda d: d["body"])
+    operator = OperatorStore(db)
+    assert run(operator.change("dismiss", dismissed["id"], "ada", at)).changed
+    assert run(operator.change("cancel", cancelled["id"], "ada", at)).changed
+    return queue, [dismissed, cancelled]
+
+
+def test_a_delivery_dismissed_or_cancelled_is_never_sent_again():
+    db = open_store()
+    queue, _ = set_aside(db, NINE)
+    for at in (NINE + MINUTE, NINE + 2 * HOUR, NINE + 2 * DAY):  # past every backoff and lease
+        ticks(db, [], at, outbox=outbox(db, queue, at=at))
+    assert queue.sent == []
+    assert [d["state"] for d in sorted(deliveries(db), key=lambda d: d["body"])] == ["dismissed", "cancelled"]
+
+
+def test_a_message_of_a_delivery_dismissed_or_cancelled_is_acked_without_calling_the_consumer(shop):
+    _, set_apart = set_aside(shop, NINE)
+    messages = [Message(envelope(Delivery(d["id"], "EVENTS", d["name"], d["body"])), id=d["id"]) for d in set_apart]
+    consumed(shop, messages, now=NINE + MINUTE)
+    assert [(m.acked, m.retried) for m in messages] == [(True, False)] * 2
+    assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 0}]
 
 
 class Killed(Outbox):

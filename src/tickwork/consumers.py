@@ -10,8 +10,8 @@ once and safe to repeat.
 
 A consumer that returns leaves a handled record for the message's delivery, committed in one
 batch with what it wrote through `handled.write` and what it emitted, so a crash between the two
-cannot make a repeat do the work twice; a message whose delivery has one is acked without
-calling the consumer. One that raises is retried by the queue, with its delay; once the queue's
+cannot make a repeat do the work twice; a message whose delivery has one (or was set aside by an
+operator) is acked without calling the consumer. One that raises is retried by the queue, with its delay; once the queue's
 `max_retries` are spent, its delivery is `failed` with the error.
 """
 
@@ -94,10 +94,13 @@ async def consume(db: Database, consumer: Consumer, messages: list[Message], now
         return
     for message, what in read:
         if what.key in done:
+            if done[what.key]:
+                log.info("%s: %s was set aside by an operator; acked without calling the consumer",
+                         consumer.queue, what.key)
             message.ack()  # delivered again: the consumer dealt with it already
             continue
         if await _one(store, consumer, message, what, now, outbox, clock or (lambda: now)):
-            done.add(what.key)  # sent twice in one batch: the second is acked without a call
+            done[what.key] = False  # sent twice in one batch: the second is acked without a call
 
 
 async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: Received, now: int,
@@ -143,11 +146,11 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
     return True
 
 
-async def _handled_meanwhile(store: OutboxStore, key: str) -> set[str]:
+async def _handled_meanwhile(store: OutboxStore, key: str) -> dict[str, bool]:
     try:
         return await store.handled_already([key])
     except Exception:
-        return set()
+        return {}
 
 
 def _sender(key: str) -> str:

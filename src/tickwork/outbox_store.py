@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from .database import Database, Statement
 from .schedule_store import json_chunks, json_rows
 
+SET_ASIDE_STATES = "('dismissed', 'cancelled')"
+
 EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at")
 
 # With a run's end, in its batch: only where that end landed as `succeeded`. Outside a run
@@ -62,16 +64,22 @@ SET state = j.state, lease_until = j.lease_until, next_attempt_at = j.next_attem
 FROM j WHERE d.id = j.id AND d.state = 'running' AND d.lease_run = j.sender
 """
 
-HANDLED_ALREADY = "SELECT delivery FROM tickwork_handled WHERE delivery IN (SELECT value FROM json_each(?1))"
+# The messages a consumer is done with: handled already (by delivery id, or message id), or of
+# a delivery an operator set aside (dismissed or cancelled), which never runs again.
+HANDLED_ALREADY = f"""
+SELECT delivery, 0 AS set_aside FROM tickwork_handled WHERE delivery IN (SELECT value FROM json_each(?1))
+UNION ALL
+SELECT id, 1 FROM tickwork_deliveries WHERE id IN (SELECT value FROM json_each(?1)) AND state IN {SET_ASIDE_STATES}
+"""
 
 # No ON CONFLICT: of two consumers handling one delivery at once, the second's batch fails
 # whole, its own writes with it.
 RECORD_HANDLED = "INSERT INTO tickwork_handled (delivery, handled_at) VALUES (?1, ?2)"
 
-DELIVERY_SUCCEEDED = """
+DELIVERY_SUCCEEDED = f"""
 UPDATE tickwork_deliveries
 SET state = 'succeeded', lease_run = NULL, lease_until = NULL, last_error = NULL, updated_at = ?2
-WHERE id = ?1 AND state NOT IN ('dismissed', 'cancelled')
+WHERE id = ?1 AND state NOT IN {SET_ASIDE_STATES}
 """
 
 # A consumer that raised: the queue retries the message; the delivery keeps waiting on it (its
@@ -137,9 +145,13 @@ class OutboxStore:
         rows = [[s.id, s.sender, s.state, s.lease_until, s.next_attempt, s.error] for s in outcomes]
         await self.db.batch([(RECORD_SENT, (chunk, now)) for chunk in json_chunks(rows)])
 
-    async def handled_already(self, deliveries: list[str]) -> set[str]:
+    async def handled_already(self, deliveries: list[str]) -> dict[str, bool]:
+        """Of `deliveries`, those a consumer is done with, each True where an operator set it aside."""
         rows = await self.db.all(HANDLED_ALREADY, (json.dumps(deliveries),))
-        return {row["delivery"] for row in rows}
+        done: dict[str, bool] = {}
+        for row in rows:
+            done[row["delivery"]] = done.get(row["delivery"], False) or bool(row["set_aside"])
+        return done
 
     @staticmethod
     def handling(delivery: str, now: int) -> list[Statement]:
