@@ -398,7 +398,7 @@ class Claimed:
 
     leased: set[str]
     recorded: set[str]
-    coalesced: set[str] = frozenset()
+    coalesced: set[str]
 
 
 @dataclass(frozen=True)
@@ -496,7 +496,7 @@ class ScheduleStore:
         for chunk in map(json.dumps, chunks(skips)):
             statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
         if not statements:
-            return Claimed(set(), set())
+            return Claimed(set(), set(), set())
         results = await self.db.batch(statements)
 
         def returned(*kinds: str) -> set[str]:

@@ -418,7 +418,7 @@ class _Tick:
                 "landed could not be read back: if it did not, they stay due; if it did, their "
                 "runs' records end lease_expired at %s", names, error, iso(until),
             )
-            return Claimed(set(), set())
+            return Claimed(set(), set(), set())
         landed = "landed; the tick goes on" if claimed.leased | claimed.recorded else "did not land; they stay due"
         log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed)
         return claimed
