@@ -222,3 +222,11 @@ def test_a_pass_given_little_room_each_tick_carries_on_where_it_stopped_and_comp
     assert (count(db, "tickwork_runs"), count(db, "tickwork_events")) == (0, 0)
     [app] = run(db.all("SELECT housekeeping_done_at, housekeeping_next FROM tickwork_app"))
     assert app["housekeeping_done_at"] is not None and app["housekeeping_next"] == 0
+
+
+def test_handled_records_are_looked_up_by_their_age_through_an_index_not_a_scan(db):
+    from tickwork.housekeeping_store import HANDLED
+
+    plan = [row["detail"] for row in run(db.all(f"EXPLAIN QUERY PLAN {HANDLED}", (None, None, None, NOW)))]
+    assert any("USING COVERING INDEX tickwork_handled_by_at" in step for step in plan), plan
+    assert not any(step.startswith("SCAN tickwork_handled") for step in plan), plan

@@ -85,8 +85,8 @@ DELETE FROM tickwork_schedules WHERE name IN (
 # window: a repeat is recognised by its handled record alone, whether its event is kept or not.
 # Records of messages tickwork did not send (`message:<id>`) go the same way.
 HANDLED = """
-DELETE FROM tickwork_handled WHERE delivery IN (
-    SELECT delivery FROM tickwork_handled WHERE handled_at < ?4 ORDER BY handled_at LIMIT 1000)
+DELETE FROM tickwork_handled WHERE rowid IN (
+    SELECT rowid FROM tickwork_handled WHERE handled_at < ?4 ORDER BY handled_at LIMIT 1000)
 """
 
 
