@@ -32,6 +32,7 @@ from .database import Database
 from .model import Action, ScheduleError
 from .schedule_store import ScheduleStore
 from .times import LONGEST, MINUTE, NEVER, duration_ms
+from .zones import is_zone
 
 _LARGEST_INPUT = 64 * 1024  # D1 takes 100 KB a statement
 
@@ -150,13 +151,9 @@ def _cron(expression: object) -> str:
 
 
 def _zone(zone: object) -> str:
-    from zoneinfo import ZoneInfo
-
-    try:
-        ZoneInfo(zone)
-    except Exception:  # not found, not a key, not a string
-        raise ScheduleError("schedule.zone_invalid", f"{zone!r} is not an IANA time zone",
-                            "name a zone such as `Europe/Berlin` or `America/New_York`") from None
+    if not is_zone(zone):
+        raise ScheduleError("schedule.zone_invalid", f"{zone!r} is not an IANA time zone of the vendored tzdata",
+                            "name a zone such as `Europe/Berlin` or `America/New_York`")
     return zone
 
 
