@@ -105,6 +105,43 @@ def test_a_body_over_a_queue_messages_size_is_refused_when_emitted_and_the_run_k
     assert [m["body"] for m in queue.messages] == [{"order": 1}]
 
 
+def emitting(body):
+    """What emitting `body` in a run comes to: the error's code, or None where it was kept."""
+    refused = []
+
+    async def place():
+        try:
+            await order_placed.emit(body)
+        except EventError as error:
+            refused.append(error.code)
+
+    db, queue = open_store(), Queue()
+    ticks(db, [Schedule("place", Every(MINUTE), place)], NINE, NINE + MINUTE, outbox=outbox(db, queue))
+    return db, queue, refused
+
+
+def nested(depth):
+    body = []
+    for _ in range(depth):
+        body = [body]
+    return body
+
+
+@pytest.mark.parametrize("body", [nested(10_000), nested(101), {"name": "\ud800"}], ids=["10000-deep", "101-deep", "surrogate"])
+def test_a_body_nested_too_deep_or_not_unicode_is_refused_as_body_invalid_and_the_run_goes_on(body):
+    db, queue, refused = emitting(body)
+    assert refused == ["event.body_invalid"]
+    assert run(db.all("SELECT outcome FROM tickwork_runs")) == [{"outcome": "succeeded"}]
+
+
+def test_a_body_is_measured_in_the_utf8_bytes_it_is_kept_and_sent_in():
+    db, queue, refused = emitting({"note": "é" * 60_000})  # 120,011 bytes as JSON; 360,011 escaped
+    assert refused == []
+    assert [m["body"] for m in queue.messages] == [{"note": "é" * 60_000}]
+    [row] = run(db.all("SELECT length(CAST(body AS BLOB)) AS bytes FROM tickwork_events"))
+    assert row["bytes"] == 120_011
+
+
 def test_a_delivery_to_a_queue_the_app_consumes_waits_on_its_consumer():
     db, queue = open_store(), Queue()
     place = placing({"order": 7})
