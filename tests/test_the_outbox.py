@@ -142,6 +142,13 @@ def test_a_body_is_measured_in_the_utf8_bytes_it_is_kept_and_sent_in():
     assert row["bytes"] == 120_011
 
 
+def test_batches_are_measured_in_the_utf8_bytes_they_are_sent_in():
+    db, queue = open_store(), Queue()
+    place = placing({"note": "é" * 60_000}, {"note": "ü" * 60_000})  # 240,022 bytes of JSON in all
+    ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
+    assert [len(batch) for batch in queue.sent] == [2]
+
+
 def test_a_delivery_to_a_queue_the_app_consumes_waits_on_its_consumer():
     db, queue = open_store(), Queue()
     place = placing({"order": 7})
