@@ -286,9 +286,13 @@ def test_an_input_is_measured_in_the_utf8_bytes_it_is_kept_in(db, made):
     assert row["bytes"] == 64_002
 
 
-def test_an_input_with_characters_beyond_ascii_keeps_the_id_it_had_when_kept_escaped(db):
-    id = run(handed(db, SUNDAY).once(send_statement, {"customer": "Zoë"}, SUNDAY + HOUR))
-    assert id == "send_statement@a8cd624d82353239690790a20f33bf4f"
+# The ids these inputs had while inputs were kept ASCII-escaped: DEL is ASCII, yet was escaped.
+@pytest.mark.parametrize("input, kept_id", [
+    ({"customer": "Zoë"}, "send_statement@a8cd624d82353239690790a20f33bf4f"),
+    ({"note": "rub\x7fout"}, "send_statement@2510236cfe1b8c5bc8f12d78e9ab15cf"),
+], ids=["beyond-ascii", "delete-character"])
+def test_an_input_keeps_the_id_it_had_when_kept_escaped(db, input, kept_id):
+    assert run(handed(db, SUNDAY).once(send_statement, input, SUNDAY + HOUR)) == kept_id
 
 
 def test_an_occurrence_owed_from_before_expires_later_than_overdue_allows_is_not_made(db, made):

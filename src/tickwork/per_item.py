@@ -96,7 +96,7 @@ class Items:
     async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None) -> str:
         key = _action(action)
         body = _input(input)
-        kept_escaped = body if body.isascii() else ascii_json(input)  # as ids were derived before
+        kept_escaped = ascii_json(input)  # ids are derived as before: every non-ASCII and DEL escaped
         expires = None if expires is None else _moment("expires", expires)
         timing = timing_of(entry)
         now = self.now()
