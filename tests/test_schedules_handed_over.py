@@ -5,10 +5,11 @@ build's codes, nothing written."""
 
 import asyncio
 import functools
+import os
 import sys
 
 import pytest
-from helpers import calendar, every, open_store, run, runs, state, tick_at, ticks
+from helpers import calendar, every, nested, open_store, run, runs, state, tick_at, ticks
 
 from tickwork import ScheduleError, call, clock, items
 from tickwork.per_item import Items
@@ -38,13 +39,6 @@ async def takes(customer):
 def made():
     MADE.clear()
     yield MADE
-
-
-def nested(depth):
-    value = []
-    for _ in range(depth):
-        value = [value]
-    return value
 
 
 def handed(db, moment):
@@ -276,6 +270,46 @@ def test_cancelling_what_is_not_an_id_raises_id_invalid(db, id):
     with pytest.raises(ScheduleError) as raised:
         run(handed(db, SUNDAY).cancel(id))
     assert raised.value.code == "schedule.id_invalid"
+
+
+def test_an_input_nested_100_deep_is_kept(db, made):
+    run(handed(db, SUNDAY).once(send_statement, nested(100), SUNDAY + HOUR))
+    ticks(db, [], SUNDAY + HOUR)
+    assert made[0]["input"] == nested(100)
+
+
+# A thread stack about as shallow as Pyodide's: json.dumps of a value 5,000 deep overflows it,
+# which there is a fatal error of the interpreter, not a RecursionError.
+SHALLOW_STACK = f"""
+import asyncio, threading
+from helpers import nested, open_store
+from test_schedules_handed_over import send_statement
+from tickwork import ScheduleError
+from tickwork.per_item import Items
+
+codes = []
+def hand_over():
+    try:
+        asyncio.run(Items(open_store(), lambda: {SUNDAY}).once(send_statement, nested(5_000), {SUNDAY + HOUR}))
+    except ScheduleError as error:
+        codes.append(error.code)
+threading.stack_size(256 * 1024)
+thread = threading.Thread(target=hand_over)
+thread.start()
+thread.join()
+print(codes)
+"""
+
+
+def test_an_input_nested_thousands_deep_is_refused_before_it_is_encoded_on_a_stack_as_shallow_as_pyodides():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    paths = os.pathsep.join(str(root / part) for part in ("src", "scripts", "tests"))
+    done = subprocess.run([sys.executable, "-c", SHALLOW_STACK], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": paths}, cwd=root)
+    assert (done.returncode, done.stdout.strip()) == (0, "['schedule.input_invalid']"), done.stderr[-2000:]
 
 
 def test_an_input_is_measured_in_the_utf8_bytes_it_is_kept_in(db, made):

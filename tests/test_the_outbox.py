@@ -5,7 +5,7 @@ queue is sent again; the sweep sends what is left; consumers dedupe on the deliv
 import asyncio
 
 import pytest
-from helpers import open_store, run, ticks
+from helpers import nested, open_store, run, ticks
 
 from tickwork import EventError, Schedule, call, event, handled
 from tickwork.consumers import Consumer, consume
@@ -106,7 +106,7 @@ def test_a_body_over_a_queue_messages_size_is_refused_when_emitted_and_the_run_k
 
 
 def emitting(body):
-    """What emitting `body` in a run comes to: the error's code, or None where it was kept."""
+    """What emitting `body` in a run comes to: the store, the queue, and the codes of the errors emit raised."""
     refused = []
 
     async def place():
@@ -118,13 +118,6 @@ def emitting(body):
     db, queue = open_store(), Queue()
     ticks(db, [Schedule("place", Every(MINUTE), place)], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     return db, queue, refused
-
-
-def nested(depth):
-    body = []
-    for _ in range(depth):
-        body = [body]
-    return body
 
 
 @pytest.mark.parametrize("body", [nested(10_000), nested(101), {"name": "\ud800"}], ids=["10000-deep", "101-deep", "surrogate"])

@@ -2,14 +2,10 @@
 sent: compact UTF-8 text, keys sorted, measured in the bytes it takes there."""
 
 import json
-import re
 
 # Nested at most this deep, so every runtime reads it back (Pyodide's stack is shallower than
 # CPython's, and a tick reads each due input).
 DEEPEST = 100
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
-_NOT_A_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
 class NotJSON(ValueError):
@@ -18,16 +14,14 @@ class NotJSON(ValueError):
 
 def json_text(value: object) -> tuple[str, int]:
     """`value` as compact JSON text, and its size in UTF-8 bytes; raises NotJSON saying why not."""
+    if _deeper_than(value, DEEPEST):
+        raise NotJSON(f"it is nested more than {DEEPEST} deep")
     try:
         text = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
-    except RecursionError:
-        raise NotJSON(f"it is nested more than {DEEPEST} deep") from None
     except (TypeError, ValueError) as error:
         raise NotJSON(str(error)) from None
     if not is_text(text):
         raise NotJSON("a string in it holds a lone surrogate (such as '\\ud800'), which is not Unicode text")
-    if _depth(text) > DEEPEST:
-        raise NotJSON(f"it is nested more than {DEEPEST} deep")
     return text, len(text.encode())
 
 
@@ -45,9 +39,20 @@ def is_text(text: str) -> bool:
     return True
 
 
-def _depth(text: str) -> int:
-    deepest = depth = 0
-    for bracket in _NOT_A_BRACKET.sub("", _STRING.sub("", text)):
-        depth += 1 if bracket in "[{" else -1
-        deepest = max(deepest, depth)
-    return deepest
+def _deeper_than(value: object, most: int) -> bool:
+    """Whether the lists and dicts in `value` nest more than `most` deep (`[[]]` is 2), found
+    without recursing: before it is encoded, since on Pyodide json.dumps of a value thousands
+    deep overflows the stack, a fatal error of the interpreter rather than a RecursionError."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            inside = item.values()
+        elif isinstance(item, (list, tuple)):
+            inside = item
+        else:
+            continue
+        if depth > most:
+            return True
+        pending.extend((child, depth + 1) for child in inside)
+    return False
