@@ -9,7 +9,9 @@ from helpers import nested, open_store, run, ticks
 
 from tickwork import EventError, Schedule, call, event, handled
 from tickwork.consumers import Consumer, consume
+from tickwork.events import LARGEST_BODY
 from tickwork.grid import Every
+from tickwork.json_values import json_text
 from tickwork.outbox import SEND_WINDOW, Outbox
 from tickwork.outbox_store import OutboxStore
 from tickwork.times import MINUTE, utc
@@ -135,11 +137,21 @@ def test_a_body_is_measured_in_the_utf8_bytes_it_is_kept_and_sent_in():
     assert row["bytes"] == 120_011
 
 
+@pytest.mark.parametrize("body, size, refused", [
+    ({"note": "é" * 63_738 + "x"}, LARGEST_BODY, []),
+    ({"note": "é" * 63_739}, LARGEST_BODY + 1, ["event.body_too_large"]),  # in fewer characters than that
+], ids=["at-the-limit", "a-byte-over"])
+def test_a_body_is_kept_up_to_the_largest_a_message_takes_in_utf8_bytes(body, size, refused):
+    assert json_text(body)[1] == size
+    assert emitting(body)[2] == refused
+
+
 def test_batches_are_measured_in_the_utf8_bytes_they_are_sent_in():
     db, queue = open_store(), Queue()
-    place = placing({"note": "é" * 60_000}, {"note": "ü" * 60_000})  # 240,022 bytes of JSON in all
+    # 100,011 bytes of JSON each: two fit in a batch's 256 KB, three do not (nor one escaped)
+    place = placing({"note": "é" * 50_000}, {"note": "ü" * 50_000}, {"note": "ß" * 50_000})
     ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
-    assert [len(batch) for batch in queue.sent] == [2]
+    assert [len(batch) for batch in queue.sent] == [2, 1]
 
 
 def test_a_delivery_to_a_queue_the_app_consumes_waits_on_its_consumer():
