@@ -26,6 +26,14 @@ def run(coroutine):
     return asyncio.run(coroutine)
 
 
+def nested(depth: int) -> list:
+    """Lists nested `depth` deep: `[[]]` is 2 deep."""
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
 class Calls:
     """An action that records `clock.now_ms` at each call."""
 

@@ -4,10 +4,12 @@ id; ended by `expires` or by their action leaving the app; bad arguments refused
 build's codes, nothing written."""
 
 import asyncio
+import functools
+import os
 import sys
 
 import pytest
-from helpers import calendar, every, open_store, run, runs, state, tick_at, ticks
+from helpers import calendar, every, nested, open_store, run, runs, state, tick_at, ticks
 
 from tickwork import ScheduleError, call, clock, items
 from tickwork.per_item import Items
@@ -130,11 +132,20 @@ def test_a_schedule_whose_action_left_the_app_ends_recorded_action_gone(db, made
     assert "no longer an action of the app" in record["detail"]
 
 
-def test_an_interval_handed_over_runs_one_interval_on_with_at_the_slot_it_is_for(db, made):
+def test_an_interval_handed_over_runs_one_interval_on_with_at_the_latest_slot_owed(db, made):
     run(handed(db, SUNDAY).every(send_statement, {"customer": "c1"}, 15 * MINUTE))
     ticks(db, [], SUNDAY + 15 * MINUTE, SUNDAY + 47 * MINUTE)  # 12:30 and 12:45 missed: one run
     assert [(m["at"], m["now"]) for m in made] == [
-        (SUNDAY + 15 * MINUTE, SUNDAY + 15 * MINUTE), (SUNDAY + 30 * MINUTE, SUNDAY + 47 * MINUTE)]
+        (SUNDAY + 15 * MINUTE, SUNDAY + 15 * MINUTE), (SUNDAY + 45 * MINUTE, SUNDAY + 47 * MINUTE)]
+
+
+def test_a_late_interval_past_its_expiry_makes_its_last_slot_before_expires_and_ends(db, made):
+    id = run(handed(db, SUNDAY).every(send_statement, None, 15 * MINUTE, expires=SUNDAY + 50 * MINUTE))
+    ticks(db, [], SUNDAY + 15 * MINUTE, SUNDAY + 2 * HOUR, SUNDAY + 3 * HOUR)  # 12:30 and 12:45 missed
+    assert [m["at"] for m in made] == [SUNDAY + 15 * MINUTE, SUNDAY + 45 * MINUTE]
+    assert [(r["outcome"], r["at"]) for r in runs(db, id)] == [
+        (Outcome.SUCCEEDED, SUNDAY + 15 * MINUTE), (Outcome.SUCCEEDED, SUNDAY + 45 * MINUTE)]
+    assert state(db, id).removed_at == SUNDAY + 2 * HOUR
 
 
 def test_a_one_off_moment_is_called_once_at_its_moment(db, made):
@@ -195,6 +206,15 @@ WRONG = [
     ("cron", dict(action=not_async), "schedule.run_invalid"),
     ("cron", dict(action=takes), "schedule.run_invalid"),
     ("cron", dict(action="nowhere:nothing"), "schedule.run_invalid"),
+    ("cron", dict(action=123), "schedule.run_invalid"),
+    ("cron", dict(action=None), "schedule.run_invalid"),
+    ("cron", dict(action=functools.partial(send_statement)), "schedule.run_invalid"),
+    ("cron", dict(action="..:x"), "schedule.run_invalid"),
+    ("cron", dict(action=f"{__name__}:send_statement"), "schedule.run_invalid"),
+    ("cron", dict(input=nested(10_000)), "schedule.input_invalid"),
+    ("cron", dict(input=nested(101)), "schedule.input_invalid"),
+    ("cron", dict(input={"name": "\ud800"}), "schedule.input_invalid"),
+    ("cron", dict(input="é" * 33_000), "schedule.input_invalid"),
     ("every", dict(every="30s"), "deployable.target_unsupported"),
     ("every", dict(every="１５m"), "schedule.every_invalid"),
     ("every", dict(every=0), "schedule.every_invalid"),
@@ -234,3 +254,87 @@ def test_an_occurrence_owed_from_before_expires_is_made_late_then_the_schedule_e
     ticks(db, [], SUNDAY + 3 * HOUR, SUNDAY + 4 * HOUR)  # no tick between 12:00 and 15:00
     assert [m["at"] for m in made] == [SUNDAY + HOUR]
     assert state(db, id).removed_at is not None
+
+
+def test_an_action_named_by_a_string_is_refused_without_importing_it(db, tmp_path, monkeypatch):
+    (tmp_path / "imported_on_hand_over.py").write_text("async def remind():\n    pass\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    with pytest.raises(ScheduleError) as raised:
+        run(handed(db, SUNDAY).once("imported_on_hand_over:remind", None, SUNDAY + HOUR))
+    assert raised.value.code == "schedule.run_invalid"
+    assert "imported_on_hand_over" not in sys.modules
+
+
+@pytest.mark.parametrize("id", [["a"], None, 7, "", "remind@\ud800"])
+def test_cancelling_what_is_not_an_id_raises_id_invalid(db, id):
+    with pytest.raises(ScheduleError) as raised:
+        run(handed(db, SUNDAY).cancel(id))
+    assert raised.value.code == "schedule.id_invalid"
+
+
+def test_an_input_nested_100_deep_is_kept(db, made):
+    run(handed(db, SUNDAY).once(send_statement, nested(100), SUNDAY + HOUR))
+    ticks(db, [], SUNDAY + HOUR)
+    assert made[0]["input"] == nested(100)
+
+
+# A thread stack about as shallow as Pyodide's: json.dumps of a value 5,000 deep overflows it,
+# which there is a fatal error of the interpreter, not a RecursionError.
+SHALLOW_STACK = f"""
+import asyncio, threading
+from helpers import nested, open_store
+from test_schedules_handed_over import send_statement
+from tickwork import ScheduleError
+from tickwork.per_item import Items
+
+codes = []
+def hand_over():
+    try:
+        asyncio.run(Items(open_store(), lambda: {SUNDAY}).once(send_statement, nested(5_000), {SUNDAY + HOUR}))
+    except ScheduleError as error:
+        codes.append(error.code)
+threading.stack_size(256 * 1024)
+thread = threading.Thread(target=hand_over)
+thread.start()
+thread.join()
+print(codes)
+"""
+
+
+def test_an_input_nested_thousands_deep_is_refused_before_it_is_encoded_on_a_stack_as_shallow_as_pyodides():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    paths = os.pathsep.join(str(root / part) for part in ("src", "scripts", "tests"))
+    done = subprocess.run([sys.executable, "-c", SHALLOW_STACK], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": paths}, cwd=root)
+    assert (done.returncode, done.stdout.strip()) == (0, "['schedule.input_invalid']"), done.stderr[-2000:]
+
+
+def test_an_input_is_measured_in_the_utf8_bytes_it_is_kept_in(db, made):
+    run(handed(db, SUNDAY).once(send_statement, "é" * 32_000, SUNDAY + HOUR))  # 64,002 bytes as JSON
+    ticks(db, [], SUNDAY + HOUR)
+    assert made[0]["input"] == "é" * 32_000
+    [row] = run(db.all("SELECT length(CAST(input AS BLOB)) AS bytes FROM tickwork_schedules"))
+    assert row["bytes"] == 64_002
+
+
+# The ids these inputs had while inputs were kept ASCII-escaped: DEL is ASCII, yet was escaped.
+@pytest.mark.parametrize("input, kept_id", [
+    ({"customer": "Zoë"}, "send_statement@a8cd624d82353239690790a20f33bf4f"),
+    ({"note": "rub\x7fout"}, "send_statement@2510236cfe1b8c5bc8f12d78e9ab15cf"),
+], ids=["beyond-ascii", "delete-character"])
+def test_an_input_keeps_the_id_it_had_when_kept_escaped(db, input, kept_id):
+    assert run(handed(db, SUNDAY).once(send_statement, input, SUNDAY + HOUR)) == kept_id
+
+
+def test_an_occurrence_owed_from_before_expires_later_than_overdue_allows_is_not_made(db, made):
+    id = run(handed(db, SUNDAY).calendar(send_statement, None, "0 * * * *", overdue=HOUR,
+                                         expires=SUNDAY + 90 * MINUTE))
+    ticks(db, [], SUNDAY + 4 * DAY)  # the 13:00 call, owed from before expires, is four days late
+    assert made == []
+    [record] = runs(db, id)
+    assert (record["outcome"], record["code"], record["at"]) == (Outcome.SKIPPED, Code.EXPIRED, SUNDAY + HOUR)
+    assert "overdue allows 3600000 ms" in record["detail"]
+    assert state(db, id).removed_at == SUNDAY + 4 * DAY

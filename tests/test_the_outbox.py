@@ -6,11 +6,13 @@ import asyncio
 import logging
 
 import pytest
-from helpers import open_store, run, ticks
+from helpers import nested, open_store, run, ticks
 
 from tickwork import EventError, Schedule, call, event, handled
 from tickwork.consumers import Consumer, consume
+from tickwork.events import LARGEST_BODY
 from tickwork.grid import Every
+from tickwork.json_values import json_text
 from tickwork.operator_store import OperatorStore
 from tickwork.outbox import SEND_WINDOW, Outbox, envelope
 from tickwork.outbox_store import Delivery, OutboxStore
@@ -106,6 +108,53 @@ def test_a_body_over_a_queue_messages_size_is_refused_when_emitted_and_the_run_k
     ticks(db, [Schedule("place", Every(MINUTE), place)], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     assert refused == ["event.body_too_large"]
     assert [m["body"] for m in queue.messages] == [{"order": 1}]
+
+
+def emitting(body):
+    """What emitting `body` in a run comes to: the store, the queue, and the codes of the errors emit raised."""
+    refused = []
+
+    async def place():
+        try:
+            await order_placed.emit(body)
+        except EventError as error:
+            refused.append(error.code)
+
+    db, queue = open_store(), Queue()
+    ticks(db, [Schedule("place", Every(MINUTE), place)], NINE, NINE + MINUTE, outbox=outbox(db, queue))
+    return db, queue, refused
+
+
+@pytest.mark.parametrize("body", [nested(10_000), nested(101), {"name": "\ud800"}], ids=["10000-deep", "101-deep", "surrogate"])
+def test_a_body_nested_too_deep_or_not_unicode_is_refused_as_body_invalid_and_the_run_goes_on(body):
+    db, queue, refused = emitting(body)
+    assert refused == ["event.body_invalid"]
+    assert run(db.all("SELECT outcome FROM tickwork_runs")) == [{"outcome": "succeeded"}]
+
+
+def test_a_body_is_measured_in_the_utf8_bytes_it_is_kept_and_sent_in():
+    db, queue, refused = emitting({"note": "é" * 60_000})  # 120,011 bytes as JSON; 360,011 escaped
+    assert refused == []
+    assert [m["body"] for m in queue.messages] == [{"note": "é" * 60_000}]
+    [row] = run(db.all("SELECT length(CAST(body AS BLOB)) AS bytes FROM tickwork_events"))
+    assert row["bytes"] == 120_011
+
+
+@pytest.mark.parametrize("body, size, refused", [
+    ({"note": "é" * 63_738 + "x"}, LARGEST_BODY, []),
+    ({"note": "é" * 63_739}, LARGEST_BODY + 1, ["event.body_too_large"]),  # in fewer characters than that
+], ids=["at-the-limit", "a-byte-over"])
+def test_a_body_is_kept_up_to_the_largest_a_message_takes_in_utf8_bytes(body, size, refused):
+    assert json_text(body)[1] == size
+    assert emitting(body)[2] == refused
+
+
+def test_batches_are_measured_in_the_utf8_bytes_they_are_sent_in():
+    db, queue = open_store(), Queue()
+    # 100,011 bytes of JSON each: two fit in a batch's 256 KB, three do not (nor one escaped)
+    place = placing({"note": "é" * 50_000}, {"note": "ü" * 50_000}, {"note": "ß" * 50_000})
+    ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
+    assert [len(batch) for batch in queue.sent] == [2, 1]
 
 
 def test_a_delivery_to_a_queue_the_app_consumes_waits_on_its_consumer():

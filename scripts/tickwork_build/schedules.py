@@ -11,8 +11,6 @@ carries its documented code.
 import inspect
 import re
 from datetime import datetime
-from functools import cache
-from importlib import resources
 from types import ModuleType
 from typing import Literal
 
@@ -24,6 +22,7 @@ from tickwork.cron_syntax import MEND as CRON_MEND
 from tickwork.cron_syntax import parse as cron_fields
 from tickwork.cron_syntax import shown
 from tickwork.times import LONGEST, MINUTE, SECOND, duration_ms, whole
+from tickwork.zones import is_zone
 
 from .declaration import Declaration, Item
 from .problems import Problem
@@ -105,15 +104,9 @@ def _cron(text: str) -> str:
     return expression
 
 
-@cache
-def _vendored_zones() -> frozenset[str]:
-    """The zones of the `tzdata` package the Worker vendors: it has no system zone files."""
-    return frozenset(resources.files("tzdata").joinpath("zones").read_text().split())
-
-
 def _zone(text: str) -> str:
     zone = _unquoted(text)
-    if zone not in _vendored_zones():
+    if not is_zone(zone):  # the Worker's own check: the vendored tzdata's zones
         raise Invalid("schedule.zone_invalid", f"`zone: {shown(zone)}` is not an IANA time zone",
                       "write a zone such as `Europe/Berlin` or `America/New_York`")
     return zone

@@ -20,6 +20,7 @@ from functools import cached_property
 
 from .timing import Call, Timing
 from .times import NEVER, from_datetime
+from .zones import zone_info
 
 NONEXISTENT = ("shift", "skip")
 REPEATED = ("first", "both")
@@ -60,16 +61,14 @@ class CronCalendar:
     repeated: str = "first"
 
     # Both made at first use, not at import: a Worker's cold start skips croniter, and its
-    # import-time snapshot reads no zone file.
+    # import-time snapshot reads no zone file. The zone is the vendored tzdata's (zones.py).
     @cached_property
     def _cron(self):
         return parse_cron(self.expression)
 
     @cached_property
     def tz(self):
-        from zoneinfo import ZoneInfo
-
-        return ZoneInfo(self.zone)
+        return zone_info(self.zone)
 
     def next_after(self, moment: int) -> Occurrence | None:
         """The first occurrence strictly after `moment` (epoch ms)."""

@@ -11,11 +11,11 @@ What a run emits is written to D1 with the run's end, and only if the run succee
 sent (the outbox). Each message carries its delivery's id, on which consumers dedupe.
 """
 
-import json
 import sys
 from dataclasses import dataclass
 
 from .context import emitted
+from .json_values import NotJSON, json_text
 
 # Cloudflare Queues take a message of 128 KB at most (Miniflare counts 128,000 bytes); the
 # envelope takes a little of that.
@@ -46,15 +46,16 @@ class Event:
     source: str = ""  # file:line of the declaration, for the build
 
     async def emit(self, body: object) -> None:
-        """Emits `body` (JSON, 128 KB at most), delivered once what emits it has committed."""
+        """Emits `body` (JSON, 128 KB at most as UTF-8, nested at most 100 deep), delivered once
+        what emits it has committed."""
         try:
-            text = json.dumps(body, sort_keys=True, allow_nan=False, separators=(",", ":"))
-        except (TypeError, ValueError) as error:
-            raise EventError("event.body_invalid", f"{self.name}: the body is not JSON: {error}") from None
-        if len(text.encode()) > LARGEST_BODY:
+            text, size = json_text(body)
+        except NotJSON as error:
+            raise EventError("event.body_invalid", f"{self.name}: the body is not JSON tickwork can send: {error}") from None
+        if size > LARGEST_BODY:
             raise EventError(
                 "event.body_too_large",
-                f"{self.name}: the body is {len(text.encode())} bytes as JSON; a queue message takes "
+                f"{self.name}: the body is {size} bytes as JSON (UTF-8); a queue message takes "
                 f"{LARGEST_BODY} at most: send an id and read the rest where it is kept",
             )
         emitted().append(Emitted(self.name, self.queue, text))

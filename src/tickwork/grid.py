@@ -17,6 +17,13 @@ def next_due(due: int, every: int, tick: int) -> int:
     return due + ((tick - due) // every + 1) * every
 
 
+def latest_slot(due: int, every: int, tick: int) -> int:
+    """The last grid time at or before `tick` (`due` itself when `tick` is before it)."""
+    if tick < due:
+        return due
+    return due + (tick - due) // every * every
+
+
 def rebased_due(due: int, new_every: int, tick: int) -> int:
     """A changed `every` takes effect from the kept due time or one new interval on, whichever is first."""
     return min(due, tick + new_every)
@@ -42,6 +49,9 @@ class Every(Timing):
 
     def following(self, due: int, tick: int) -> int:
         return next_due(due, self.every, tick)
+
+    def slot(self, due: int, tick: int) -> int:
+        return latest_slot(due, self.every, tick)
 
     def rebased(self, due: int, tick: int) -> int:
         return rebased_due(due, self.every, tick)

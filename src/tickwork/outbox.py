@@ -105,7 +105,7 @@ def _batches(deliveries: list[Delivery]):
     for queue, pending in by_queue.items():
         batch, size = [], 0
         for delivery in pending:
-            length = len(json.dumps(envelope(delivery)))
+            length = len(json.dumps(envelope(delivery), ensure_ascii=False).encode())  # as a queue is sent it
             if batch and (len(batch) == BATCH_MESSAGES or size + length > BATCH_BYTES):
                 yield queue, batch
                 batch, size = [], 0

@@ -29,11 +29,13 @@ from typing import Callable
 from .app import action_key, action_of, timing_of
 from .calendars import NONEXISTENT, REPEATED, CronCalendar
 from .database import Database
+from .json_values import NotJSON, ascii_json, is_text, json_text
 from .model import Action, ScheduleError
 from .schedule_store import ScheduleStore
 from .times import LONGEST, MINUTE, NEVER, duration_ms
+from .zones import is_zone
 
-_LARGEST_INPUT = 64 * 1024  # D1 takes 100 KB a statement
+_LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
 
 
 class Items:
@@ -84,17 +86,23 @@ class Items:
 
     async def cancel(self, id: str) -> bool:
         """Ends the schedule handed over under `id`; False when there is none going on."""
+        if not isinstance(id, str) or not id or not is_text(id):
+            import reprlib
+
+            raise ScheduleError("schedule.id_invalid", f"{reprlib.repr(id)} is not an id of a schedule handed over",
+                                "cancel with the string items.calendar, items.every or items.once returned")
         return await self.store.cancel(id, self.now())
 
     async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None) -> str:
         key = _action(action)
         body = _input(input)
+        kept_escaped = ascii_json(input)  # ids are derived as before: every non-ASCII and DEL escaped
         expires = None if expires is None else _moment("expires", expires)
         timing = timing_of(entry)
         now = self.now()
         entry_text = json.dumps(entry, sort_keys=True)
         # The action's name first, for logs; `@` keeps ids apart from every declared name.
-        id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, body, entry_text, expires]))}"
+        id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
         await self.store.hand_over(id, key, entry_text, body, timing.form, timing.every_ms,
                                    timing.first_due(now), expires, now)
         return id
@@ -106,14 +114,20 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
-def _action(action) -> str:
+def _action(action: object) -> str:
+    """The key of an `async def` action of the app. Only a function is taken, so nothing an app
+    hands over (a name, say) is imported to find out what it is."""
     import inspect
+    import reprlib
 
-    key = action if isinstance(action, str) else action_key(action)
+    mend = "hand over an `async def` action of the app that takes no parameters: the function itself"
+    if not inspect.isfunction(action):
+        raise ScheduleError("schedule.run_invalid", f"the action {reprlib.repr(action)} is not a function", mend)
+    key = action_key(action)
     found = action_of(key)
-    mend = "hand over an `async def` action of the app that takes no parameters"
     if found is None:
-        raise ScheduleError("schedule.run_invalid", f"`{key}` is not an action of the app", mend)
+        raise ScheduleError("schedule.run_invalid", f"`{key}` is not an action of the app",
+                            mend + ", defined at the top level of a module")
     if not inspect.iscoroutinefunction(found) or inspect.signature(found).parameters:
         raise ScheduleError("schedule.run_invalid", f"`{key}` is not an `async def` action without parameters",
                             mend + "; it reads `call.input` and `call.at`")
@@ -122,12 +136,12 @@ def _action(action) -> str:
 
 def _input(value: object) -> str:
     try:
-        text = json.dumps(value, sort_keys=True, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError) as error:
-        raise ScheduleError("schedule.input_invalid", f"the input is not JSON: {error}",
+        text, size = json_text(value)
+    except NotJSON as error:
+        raise ScheduleError("schedule.input_invalid", f"the input is not JSON tickwork can keep: {error}",
                             "hand over dicts, lists, strings, numbers, booleans and None") from None
-    if len(text.encode()) > _LARGEST_INPUT:
-        raise ScheduleError("schedule.input_invalid", f"the input is {len(text.encode())} bytes as JSON",
+    if size > _LARGEST_INPUT:
+        raise ScheduleError("schedule.input_invalid", f"the input is {size} bytes as JSON (UTF-8)",
                             f"keep it within {_LARGEST_INPUT} bytes: hand over ids, not records")
     return text
 
@@ -150,13 +164,9 @@ def _cron(expression: object) -> str:
 
 
 def _zone(zone: object) -> str:
-    from zoneinfo import ZoneInfo
-
-    try:
-        ZoneInfo(zone)
-    except Exception:  # not found, not a key, not a string
-        raise ScheduleError("schedule.zone_invalid", f"{zone!r} is not an IANA time zone",
-                            "name a zone such as `Europe/Berlin` or `America/New_York`") from None
+    if not is_zone(zone):
+        raise ScheduleError("schedule.zone_invalid", f"{zone!r} is not an IANA time zone of the vendored tzdata",
+                            "name a zone such as `Europe/Berlin` or `America/New_York`")
     return zone
 
 

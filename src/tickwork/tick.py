@@ -282,7 +282,8 @@ class _Tick:
             log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
             return None
         if state.action is not None:
-            call = replace(call, at=state.due_at if call.at is None else call.at, input=json.loads(state.input))
+            call = replace(call, at=timing.slot(state.due_at, self.now) if call.at is None else call.at,
+                           input=json.loads(state.input))
         held = state.lease_live(self.now)
         requested, by_hand = state.run_requested_at, state.run_requested_by
         if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
@@ -303,12 +304,16 @@ class _Tick:
             detail = f"`{state.action}` is no longer an action of the app; the schedule has ended"
         elif state.expires_at is not None and call.at >= state.expires_at:
             last = timing.owed(state.due_at, state.expires_at - 1)
-            last_at = state.due_at if last.at is None else last.at
-            if state.due_at <= last_at < state.expires_at:  # owed from before it expired: made, then done
-                call, following = replace(last, at=last_at, input=call.input), NEVER
-            else:
-                reason, following = Code.EXPIRED, NEVER
-                detail = f"it expired at {iso(state.expires_at)}; the schedule has ended"
+            last_at = timing.slot(state.due_at, state.expires_at - 1) if last.at is None else last.at
+            following, late = NEVER, self.now - last_at
+            if not state.due_at <= last_at < state.expires_at:
+                reason, detail = Code.EXPIRED, f"it expired at {iso(state.expires_at)}; the schedule has ended"
+            else:  # owed from before it expired: made, then done, unless later than overdue allows
+                call = replace(last, at=last_at, input=call.input)
+                if timing.overdue is not None and late > timing.overdue:
+                    reason, detail = Code.EXPIRED, (
+                        f"it expired at {iso(state.expires_at)}, and the call owed from before is {late} ms "
+                        f"late; overdue allows {timing.overdue} ms; the schedule has ended")
         elif state.paused:
             reason = Code.PAUSED
         elif held:

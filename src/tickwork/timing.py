@@ -46,6 +46,11 @@ class Timing(ABC):
     def following(self, due: int, tick: int) -> int:
         """The due time after a tick at or past `due` has dealt with it."""
 
+    def slot(self, due: int, tick: int) -> int:
+        """The moment the call owed at `tick` is for, where `owed` names none (a handed-over
+        schedule's `call.at`): missed moments collapse into the latest."""
+        return due
+
     def rebased(self, due: int, tick: int) -> int:
         """The due time once the form changed: nothing is owed for the old form."""
         return self.first_due(tick)
