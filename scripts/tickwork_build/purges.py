@@ -4,8 +4,9 @@
 
 says that rows of the app's own table `todos` whose `created_at` is more than 30 days before the
 tick go; `after: vars.TODOS_KEPT` reads the age from that setting, a var of wrangler.toml's
-`[vars]`, at each run (as the schedules document's `after:` reads a setting). The table and the column are checked against the migrations of the store's database
-(`migrations.py`); tickwork's own tables are refused. Each purge becomes the schedule
+`[vars]`, at each run (as the schedules document's `after:` reads a setting). The table and the
+column are checked against the migrations of the store's database (`migrations.py`); tickwork's
+own tables are refused. Each purge becomes the schedule
 `<table>.purge`, every hour, named after the table rather than the declaration, so renaming the
 declaration keeps its state and run records. The runtime supplies the action.
 """
