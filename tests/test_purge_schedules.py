@@ -4,12 +4,15 @@ the run record keeps the rows deleted and each batch's count; an unreachable sto
 run with `unavailable`, and what was deleted stays deleted."""
 
 import json
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from faults import Faulty
 from helpers import open_store, run, runs, ticks
 
 from tickwork import Schedule
+from tickwork.adapters.workers import settings_of
+from tickwork.app import App
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome
 from tickwork.purging import purge_action
@@ -105,3 +108,14 @@ def test_a_setting_that_is_not_a_duration_fails_the_run_after_invalid_and_purges
     [record] = runs(db, "chores_done.purge")
     assert (record["outcome"], record["code"]) == (Outcome.FAILED, "purge.after_invalid")
     assert "CHORES_KEPT" in record["detail"]
+
+
+def test_the_worker_reads_the_settings_its_purges_name_from_its_vars_at_each_invocation():
+    manifest = ModuleType("tickwork_manifest")
+    manifest.STORE, manifest.SCHEDULES = "DB", (
+        {"kind": "purge", "name": "chores_done.purge", "table": "chores_done", "column": "done_at",
+         "format": "epoch_ms", "after_setting": "CHORES_KEPT", "every_ms": HOUR, "source": "x.jadpo:1"},)
+    app = App.from_manifest(manifest)
+    assert app.settings == ("CHORES_KEPT",)
+    assert settings_of(app, SimpleNamespace(CHORES_KEPT="7d", OTHER="x")) == {"CHORES_KEPT": "7d"}
+    assert settings_of(app, SimpleNamespace()) == {"CHORES_KEPT": None}
