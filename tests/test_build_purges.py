@@ -363,3 +363,10 @@ def test_a_setting_after_reads_must_hold_a_duration_from_a_minute_to_a_century(t
 
     assert codes(app(tmp_path, purge_with(after="vars.TODOS_KEPT"), databases=databases)) == [
         ("purge.after_invalid", "todos", 5)]
+
+
+def test_a_setting_after_reads_is_taken_as_the_run_reads_it_so_quotes_inside_it_are_refused(tmp_path):
+    databases = ONE_DATABASE + "\n[vars]\nTODOS_KEPT = '\"30d\"'\n"  # the var holds "30d", quotes and all
+
+    assert codes(app(tmp_path, purge_with(after="vars.TODOS_KEPT"), databases=databases)) == [
+        ("purge.after_invalid", "todos", 5)]

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from tickwork.cron_syntax import shown
+from tickwork.purging import setting_age
 from tickwork.times import HOUR, MINUTE
 
 from .declaration import Declaration, Item
@@ -62,11 +63,10 @@ def _after_setting(text: str, settings: dict) -> str:
         said = "is not set in wrangler.toml's [vars]" if name not in settings else "is not a string"
         raise Invalid("purge.after_invalid", f"`after: vars.{name}` reads the setting {name}, which {said}",
                       f'add `{name} = "30d"` under [vars] in wrangler.toml')
-    try:
-        _after(value)
-    except Invalid as invalid:
-        raise Invalid("purge.after_invalid", f"`after: vars.{name}` reads the setting {name} "
-                      f"(wrangler.toml's [vars]): {invalid}", f'set e.g. `{name} = "30d"` under [vars]') from None
+    if setting_age(value) is None:  # as the run reads it: no quotes taken off
+        raise Invalid("purge.after_invalid", f"`after: vars.{name}` reads the setting {name} (wrangler.toml's "
+                      f"[vars]), which is `{shown(value)}`: not a whole number above zero of s, m, h or d from "
+                      "1m to 36500d", f'set e.g. `{name} = "30d"` under [vars]')
     return name
 
 

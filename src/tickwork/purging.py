@@ -40,11 +40,18 @@ def statement(table: str, column: str, format: str) -> str:
             f"LIMIT {ROWS_A_BATCH}) RETURNING 1")
 
 
-def after_setting(settings: dict | None, name: str) -> int:
-    """A purge's age read from the setting `name`: a duration from a minute to a century."""
-    value = (settings or {}).get(name)
+def setting_age(value) -> int | None:
+    """A setting's value as a purge's age, in ms: a duration from a minute to a century (the
+    build checks wrangler.toml's [vars] with this too); None where it is not one."""
     ms = duration_ms(value) if isinstance(value, str) else None
-    if ms is None or not MINUTE <= ms <= LONGEST:
+    return ms if ms is not None and MINUTE <= ms <= LONGEST else None
+
+
+def after_setting(settings: dict | None, name: str) -> int:
+    """A purge's age read from the setting `name`."""
+    value = (settings or {}).get(name)
+    ms = setting_age(value)
+    if ms is None:
         said = "is not set" if value is None else f"is {value!r}"
         raise ActionError("purge.after_invalid",
                           f"the setting {name}, which `after:` reads, {said}: set it to a duration from "
