@@ -332,3 +332,41 @@ def test_the_example_app_purges_its_own_chores_done_table(tmp_path):
         "format": "epoch_ms", "after_ms": 30 * 86_400_000, "every_ms": 3_600_000,
         "source": "src/app/domains/planning/schedules/chores_done.jadpo:3",
     }]
+
+
+KEPT_IN_VARS = ONE_DATABASE + '\n[vars]\nTODOS_KEPT = "7d"\n'
+
+
+def test_after_may_read_the_age_from_a_setting_a_var_of_wrangler_toml(tmp_path):
+    [entry] = manifest_of(build(app(tmp_path, purge_with(after="vars.TODOS_KEPT"), databases=KEPT_IN_VARS))).SCHEDULES
+
+    assert entry["after_setting"] == "TODOS_KEPT" and "after_ms" not in entry
+
+
+def test_a_python_purge_reads_a_setting_as_the_jadpo_one_does(tmp_path):
+    actions = PYTHON_PURGE.replace('after="30d"', 'after="vars.TODOS_KEPT"')
+    [spec] = build(app(tmp_path, {}, actions=actions, databases=KEPT_IN_VARS)).schedules
+
+    assert (spec.after_setting, spec.after_ms) == ("TODOS_KEPT", None)
+
+
+def test_after_reading_a_setting_wrangler_toml_does_not_set_is_invalid(tmp_path):
+    [problem] = problems(app(tmp_path, purge_with(after="vars.TODOS_KEPT")))
+
+    assert (problem.code, problem.name, problem.line) == ("purge.after_invalid", "todos", 5)
+    assert "TODOS_KEPT" in problem.message and '[vars]' in problem.mend
+
+
+@pytest.mark.parametrize("value", ['"soon"', '"30s"', "30", '"36501d"'])
+def test_a_setting_after_reads_must_hold_a_duration_from_a_minute_to_a_century(tmp_path, value):
+    databases = ONE_DATABASE + f"\n[vars]\nTODOS_KEPT = {value}\n"
+
+    assert codes(app(tmp_path, purge_with(after="vars.TODOS_KEPT"), databases=databases)) == [
+        ("purge.after_invalid", "todos", 5)]
+
+
+def test_a_setting_after_reads_is_taken_as_the_run_reads_it_so_quotes_inside_it_are_refused(tmp_path):
+    databases = ONE_DATABASE + "\n[vars]\nTODOS_KEPT = '\"30d\"'\n"  # the var holds "30d", quotes and all
+
+    assert codes(app(tmp_path, purge_with(after="vars.TODOS_KEPT"), databases=databases)) == [
+        ("purge.after_invalid", "todos", 5)]

@@ -4,12 +4,15 @@ the run record keeps the rows deleted and each batch's count; an unreachable sto
 run with `unavailable`, and what was deleted stays deleted."""
 
 import json
+from types import ModuleType, SimpleNamespace
 
 import pytest
 from faults import Faulty
 from helpers import open_store, run, runs, ticks
 
 from tickwork import Schedule
+from tickwork.adapters.workers import settings_of
+from tickwork.app import App
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome
 from tickwork.purging import purge_action
@@ -18,8 +21,8 @@ from tickwork.times import DAY, HOUR, utc
 NOW = utc("2026-06-01 12:00")
 
 
-def purge_of(format="epoch_ms", after=30 * DAY):
-    return Schedule("chores_done.purge", Every(HOUR), purge_action("chores_done", "done_at", format, after))
+def purge_of(format="epoch_ms", after=30 * DAY, setting=None):
+    return Schedule("chores_done.purge", Every(HOUR), purge_action("chores_done", "done_at", format, after, setting))
 
 
 def chores(db, *moments, format="epoch_ms"):
@@ -84,3 +87,35 @@ def test_anything_else_the_store_refuses_is_an_internal_fault():
     ticks(db, [purge], NOW - HOUR, NOW)
     [record] = runs(db, "chores_done.purge")
     assert (record["outcome"], record["code"]) == (Outcome.FAILED, Code.INTERNAL_FAULT)
+
+
+def test_a_purge_reads_its_age_from_the_setting_after_names_as_the_invocation_began():
+    db = open_store()
+    chores(db, NOW - 3 * DAY, NOW - DAY - HOUR, NOW - HOUR)
+    purge = purge_of(after=None, setting="CHORES_KEPT")
+    ticks(db, [purge], NOW - HOUR, NOW, settings={"CHORES_KEPT": "1d"})
+    assert left(db) == 1
+    assert runs(db, "chores_done.purge")[0]["items"] == 2
+
+
+@pytest.mark.parametrize("value", [None, "soon", "30s", 7])
+def test_a_setting_that_is_not_a_duration_fails_the_run_after_invalid_and_purges_nothing(value):
+    db = open_store()
+    chores(db, NOW - 40 * DAY)
+    purge = purge_of(after=None, setting="CHORES_KEPT")
+    ticks(db, [purge], NOW - HOUR, NOW, settings={} if value is None else {"CHORES_KEPT": value})
+    assert left(db) == 1
+    [record] = runs(db, "chores_done.purge")
+    assert (record["outcome"], record["code"]) == (Outcome.FAILED, "purge.after_invalid")
+    assert "CHORES_KEPT" in record["detail"]
+
+
+def test_the_worker_reads_the_settings_its_purges_name_from_its_vars_at_each_invocation():
+    manifest = ModuleType("tickwork_manifest")
+    manifest.STORE, manifest.SCHEDULES = "DB", (
+        {"kind": "purge", "name": "chores_done.purge", "table": "chores_done", "column": "done_at",
+         "format": "epoch_ms", "after_setting": "CHORES_KEPT", "every_ms": HOUR, "source": "x.jadpo:1"},)
+    app = App.from_manifest(manifest)
+    assert app.settings == ("CHORES_KEPT",)
+    assert settings_of(app, SimpleNamespace(CHORES_KEPT="7d", OTHER="x")) == {"CHORES_KEPT": "7d"}
+    assert settings_of(app, SimpleNamespace()) == {"CHORES_KEPT": None}

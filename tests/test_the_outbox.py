@@ -83,7 +83,9 @@ def test_what_a_run_emits_is_sent_after_its_end_with_its_delivery_id():
     tick_with(db, place, queue, NINE)
     tick_with(db, place, queue, NINE + MINUTE)
     [delivery] = deliveries(db)
-    assert queue.messages == [{"tickwork": 1, "delivery": delivery["id"], "event": "order_placed", "body": {"order": 7}}]
+    [emitter] = run(db.all("SELECT trace FROM tickwork_runs"))
+    assert queue.messages == [{"tickwork": 1, "delivery": delivery["id"], "event": "order_placed", "body": {"order": 7},
+                               "trace": emitter["trace"]}]
     assert (delivery["state"], delivery["attempts"], delivery["name"]) == ("succeeded", 1, "order_placed")
 
 

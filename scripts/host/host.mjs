@@ -13,7 +13,7 @@ import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
-       items, batches
+       items, batches, trace, events
 FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
@@ -42,6 +42,8 @@ export function runRecord(row) {
     dst: row.dst ?? null,
     items: row.items ?? null,
     batches: row.batches == null ? null : JSON.parse(row.batches),
+    events: row.events == null ? null : JSON.parse(row.events),
+    trace: row.trace ?? null,
     id: row.id,
   };
 }
@@ -57,8 +59,16 @@ export function describeRun(run) {
     run.dst ?? '',
   ].filter(Boolean).join(', ');
   const call = input ? ` [${input}]` : '';
-  const purged = run.items == null ? '' : `, ${run.items} record${run.items === 1 ? '' : 's'} purged`;
-  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${purged}${took}${detail}`;
+  const did = run.items != null ? `, ${run.items} record${run.items === 1 ? '' : 's'} purged` : emittedWords(run.events);
+  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`;
+}
+
+// What a run emitted, as tickwork's model.what_a_run_did says it: ", 3 events emitted (a 1, b 2)".
+function emittedWords(events) {
+  const names = Object.keys(events ?? {}).sort();
+  const count = names.reduce((sum, name) => sum + events[name], 0);
+  if (!count) return '';
+  return `, ${count} event${count === 1 ? '' : 's'} emitted (${names.map((name) => `${name} ${events[name]}`).join(', ')})`;
 }
 
 // One line per queue batch: how many messages, and what became of them.

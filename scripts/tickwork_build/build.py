@@ -70,7 +70,8 @@ def _where_tables_are(project: Project, store: str | None, declarations: list[De
     if not any(declaration.kind == "purge" for declaration in declarations):
         return None
     bindings = [b for b in project.d1_bindings if store is None or b["binding"] == store]
-    return Where(store, {binding["binding"]: schema_of(project, binding) for binding in bindings})
+    settings = project.worker_vars if isinstance(project.worker_vars, dict) else {}
+    return Where(store, {binding["binding"]: schema_of(project, binding) for binding in bindings}, settings)
 
 
 def _declared_twice(name: str, first: Declaration, again: Declaration) -> Problem:

@@ -33,6 +33,7 @@ class Project:
     queue_producers: tuple[dict, ...] = ()  # wrangler.toml's [[queues.producers]]
     queue_consumers: tuple[dict, ...] = ()  # and [[queues.consumers]]
     retention: object = "30d"  # [tool.tickwork] retention: how long run records are kept, as written
+    worker_vars: object = None  # wrangler.toml's [vars]: the settings a Worker starts with, as written
 
     @property
     def app_package(self) -> str:
@@ -80,6 +81,7 @@ def load_project(root: Path) -> Project:
         if isinstance(d1, list) else (),
         queue_producers=_entries(wrangler, "producers", "binding", "queue"),
         queue_consumers=_entries(wrangler, "consumers", "queue"),
+        worker_vars=wrangler.get("vars"),
     )
 
 

@@ -3,8 +3,10 @@
     purge todos { table: todos  column: created_at  format: epoch_ms  after: 30d }
 
 says that rows of the app's own table `todos` whose `created_at` is more than 30 days before the
-tick go. The table and the column are checked against the migrations of the store's database
-(`migrations.py`); tickwork's own tables are refused. Each purge becomes the schedule
+tick go; `after: vars.TODOS_KEPT` reads the age from that setting, a var of wrangler.toml's
+`[vars]`, at each run (as the schedules document's `after:` reads a setting). The table and the
+column are checked against the migrations of the store's database (`migrations.py`); tickwork's
+own tables are refused. Each purge becomes the schedule
 `<table>.purge`, every hour, named after the table rather than the declaration, so renaming the
 declaration keeps its state and run records. The runtime supplies the action.
 """
@@ -13,6 +15,7 @@ import re
 from dataclasses import dataclass
 
 from tickwork.cron_syntax import shown
+from tickwork.purging import setting_age
 from tickwork.times import HOUR, MINUTE
 
 from .declaration import Declaration, Item
@@ -40,12 +43,31 @@ _format = _choice("purge.format_invalid", "format", FORMATS)
 _after_duration = _duration("purge.after_invalid", "after", "30d", False)
 
 
+SETTING = re.compile(r"vars\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
 def _after(text: str) -> int:
     ms = _after_duration(text)
     if ms < MINUTE:
         raise Invalid("purge.after_invalid", f"`after: {shown(_unquoted(text))}` is under a minute",
                       "write at least `after: 1m`")
     return ms
+
+
+def _after_setting(text: str, settings: dict) -> str:
+    """`after: vars.NAME`: NAME, a var of wrangler.toml's [vars] holding a duration the purge
+    takes (the value the Worker starts with; a deploy's own may differ, and is checked at run time)."""
+    name = SETTING.fullmatch(_unquoted(text)).group(1)
+    value = settings.get(name)
+    if not isinstance(value, str):
+        said = "is not set in wrangler.toml's [vars]" if name not in settings else "is not a string"
+        raise Invalid("purge.after_invalid", f"`after: vars.{name}` reads the setting {name}, which {said}",
+                      f'add `{name} = "30d"` under [vars] in wrangler.toml')
+    if setting_age(value) is None:  # as the run reads it: no quotes taken off
+        raise Invalid("purge.after_invalid", f"`after: vars.{name}` reads the setting {name} (wrangler.toml's "
+                      f"[vars]), which is `{shown(value)}`: not a whole number above zero of s, m, h or d from "
+                      "1m to 36500d", f'set e.g. `{name} = "30d"` under [vars]')
+    return name
 
 
 @dataclass(frozen=True)
@@ -55,6 +77,7 @@ class Where:
 
     store: str | None
     schemas: dict[str, Schema]  # binding: its schema
+    settings: dict | None = None  # wrangler.toml's [vars], which `after: vars.NAME` reads
 
 
 def schedule_name(declaration: Declaration, where: Where) -> str | None:
@@ -102,7 +125,12 @@ def validate_purge(declaration: Declaration, where: Where) -> tuple[Spec | None,
             code, mend = _MISSING[key]
             problems.append(_problem(declaration, code, declaration.line, f"the purge has no `{key}:`", mend))
     values: dict[str, object] = {}
-    for key, check in (("format", _format), ("after", _after)):
+    setting = "after" in written and SETTING.fullmatch(_unquoted(written["after"].value)) is not None
+
+    def after(text: str):
+        return _after_setting(text, where.settings or {}) if setting else _after(text)
+
+    for key, check in (("format", _format), ("after", after)):
         if key in written:
             try:
                 values[key] = check(written[key].value)
@@ -116,7 +144,7 @@ def validate_purge(declaration: Declaration, where: Where) -> tuple[Spec | None,
     return Spec(
         kind="purge", name=f"{values['table']}.purge", source=f"{declaration.file}:{declaration.line}",
         every_ms=EVERY, table=values["table"], column=values["column"], format=values["format"],
-        after_ms=values["after"],
+        **({"after_setting": values["after"]} if setting else {"after_ms": values["after"]}),
     ), []
 
 

@@ -185,15 +185,16 @@ class Spec(BaseModel):
     column: str | None = None  # how it holds it (epoch_ms, epoch_s, iso), and the age rows go at
     format: str | None = None
     after_ms: int | None = None
+    after_setting: str | None = None  # or the setting (a Worker var) the age is read from at run time
 
     def manifest_entry(self) -> dict:
         entry = self.model_dump(exclude_none=True)
         if self.kind == "purge":  # in the order a purge is declared, then its schedule's
-            return {key: entry[key] for key in PURGE_ENTRY}
+            return {key: entry[key] for key in PURGE_ENTRY if key in entry}
         return entry
 
 
-PURGE_ENTRY = ("kind", "name", "table", "column", "format", "after_ms", "every_ms", "source")
+PURGE_ENTRY = ("kind", "name", "table", "column", "format", "after_ms", "after_setting", "every_ms", "source")
 
 
 def validate_declaration(

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tickwork.model import what_a_run_did
 from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.pulses import Pulse
 from tickwork.times import MINUTE, NEVER
@@ -195,7 +196,18 @@ def _run_item(run: dict, now: int) -> dict:
         "outcome": run["outcome"], "code": run.get("code"), "kind": run.get("kind"), "detail": run.get("detail"),
         "at": _instant(run.get("at"), now), "dst": run.get("dst"), "n": _number(run.get("n")),
         "i": _number(run.get("i")), "by_hand": run.get("by_hand"),
+        "items": _number(run.get("items")), "events": _events(run), "trace": run.get("trace"),
     }
+
+
+def _events(run: dict) -> dict | None:
+    """What a run emitted, by event, as its record keeps it."""
+    return json.loads(run["events"]) if run.get("events") else None
+
+
+def _did(run: dict) -> str:
+    """A purge's `2 records purged`, or what an action's run emitted."""
+    return what_a_run_did(_number(run.get("items")), _events(run))
 
 
 def _log_item(row: dict, now: int) -> dict:
@@ -219,10 +231,10 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
             table.append([
                 when(i["due"]["ms"]), when(i["started"]["ms"]) if i["started"] else "-", took, i["outcome"],
-                i["code"] or "", i["kind"] or "", _call_words(run),
+                i["code"] or "", i["kind"] or "", _call_words(run), _did(run),
                 i["by_hand"] or "", _clip(i["detail"], 60),
             ])
-        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "BY HAND", "DETAIL"], table)
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "DID", "BY HAND", "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]
         lines += [f"  {when(i['at']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
@@ -294,6 +306,7 @@ def _what_happened(run: dict, gaps: list[dict]) -> str:
     started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
     if outcome == "succeeded":
         text = "ran: succeeded" + (f" in {words.short(ended - started)}" if started is not None and ended else "")
+        text += f", {_did(run)}" if _did(run) else ""
     elif outcome == "running":
         text = f"running since {when(started)}"
     elif outcome == "skipped":
@@ -303,7 +316,10 @@ def _what_happened(run: dict, gaps: list[dict]) -> str:
     else:
         text = f"ran and failed: {code}" + (f" ({run['kind']})" if run.get("kind") else "")
         text += f": {_clip(run.get('detail'), 120)}" if run.get("detail") else ""
+        text += f"; {_did(run)} before it failed" if run.get("items") else ""
     text += f", by the tick at {when(int(run['tick_at']))}"
+    if run.get("trace"):
+        text += f", in trace {run['trace']}"
     if run.get("by_hand"):
         text += f", a run asked for by hand by {run['by_hand']}"
     late = int(run["tick_at"]) - int(run["due_at"])

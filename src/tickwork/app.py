@@ -31,7 +31,8 @@ def timing_of(entry: dict) -> Timing:
 def action_of_entry(entry: dict) -> Action:
     """A declared entry's action: the app's, imported now; a purge's, tickwork's own."""
     if entry["kind"] == "purge":
-        return purge_action(entry["table"], entry["column"], entry["format"], entry["after_ms"])
+        return purge_action(entry["table"], entry["column"], entry["format"], entry.get("after_ms"),
+                            entry.get("after_setting"))
     return getattr(importlib.import_module(entry["module"]), entry["action"])
 
 
@@ -62,6 +63,7 @@ class App:
 
     queues_bound: bool = False  # producers or consumers in wrangler.toml
     retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
+    settings: tuple[str, ...] = ()  # the settings (Worker vars) purges read their `after:` from
 
     @property
     def has_queues(self) -> bool:
@@ -96,4 +98,5 @@ class App:
             manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None),
             dict(getattr(manifest, "PRODUCERS", {})), consumers, getattr(manifest, "QUEUES_BOUND", False),
             getattr(manifest, "RETENTION_MS", cls.retention),
+            tuple(sorted({e["after_setting"] for e in manifest.SCHEDULES if e.get("after_setting")})),
         )

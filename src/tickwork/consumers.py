@@ -23,7 +23,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Protocol
 
-from .context import running
+from .context import new_trace, running
 from .database import Database
 from .model import Action
 from .outbox import CONSUMER_WAIT, Outbox
@@ -67,19 +67,24 @@ class Message(Protocol):
 
 @dataclass(frozen=True)
 class Received:
-    """A message read: the key its handled record is kept under, its event and its body."""
+    """A message read: the key its handled record is kept under, its event, its body, and the
+    trace the consumer's call goes on in."""
 
     key: str
     event: str | None
     body: object
+    trace: str
 
 
 def received(message: Message) -> Received:
-    """A message tickwork sent carries its delivery's id; any other is keyed by its message id."""
+    """A message tickwork sent carries its delivery's id, and the trace of what emitted it, which
+    the consumer's call continues; any other is keyed by its message id, in a trace of its own."""
     body = message.body
     if isinstance(body, dict) and body.get("tickwork") == 1 and "delivery" in body:
-        return Received(body["delivery"], body.get("event"), body.get("body"))
-    return Received(f"message:{message.id}", None, body)
+        trace = body.get("trace")
+        return Received(body["delivery"], body.get("event"), body.get("body"),
+                        trace if isinstance(trace, str) and trace else new_trace())
+    return Received(f"message:{message.id}", None, body, new_trace())
 
 
 async def consume(db: Database, consumer: Consumer, messages: list[Message], now: int, outbox: Outbox | None = None,
@@ -111,22 +116,23 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
     emitted: list = []
     writes: list = []
     try:
-        with running(now, Call(input=what.body), outbox=emitted, writes=writes):
+        with running(now, Call(input=what.body), outbox=emitted, writes=writes, trace=what.trace):
             await consumer.action()
     except Exception as error:
         spent = message.attempts > consumer.max_retries
         detail = f"{type(error).__name__}: {error}"
-        log.error("%s: the consumer raised on %s (attempt %d%s): %s\n%s", consumer.queue, what.key,
-                  message.attempts, ", the last" if spent else "", detail, "".join(traceback.format_exception(error)))
+        log.error("%s: the consumer raised on %s (attempt %d%s): %s (trace %s)\n%s", consumer.queue, what.key,
+                  message.attempts, ", the last" if spent else "", detail, what.trace,
+                  "".join(traceback.format_exception(error)))
         try:
             await store.raised(what.key, detail, clock(), spent, clock() + CONSUMER_WAIT)
         except Exception:
             log.exception("%s: the failure of %s could not be recorded", consumer.queue, what.key)
         message.retry()
         return False
-    rows = outbox.rows(emitted, None, _sender(what.key), clock()) if outbox and emitted else []
+    rows = outbox.rows(emitted, None, _sender(what.key), clock(), what.trace) if outbox and emitted else []
     try:
-        await store.db.batch(list(writes) + store.handling(what.key, clock()) + OutboxStore.emitting(rows))
+        await store.db.batch(list(writes) + store.handling(what.key, clock(), what.trace) + OutboxStore.emitting(rows))
     except Exception as error:
         if what.key in await _handled_meanwhile(store, what.key):
             log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
@@ -140,6 +146,7 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
         message.retry()
         return False
     message.ack()
+    log.info("%s: handled %s (trace %s)", consumer.queue, what.key, what.trace)
     if rows:
         try:
             await outbox.send(Outbox.deliveries(rows), _sender(what.key))

@@ -1,4 +1,4 @@
-"""What an action reads of its run: `clock.now`, and `call.at`, `call.n`, `call.i`.
+"""What an action reads of its run: `clock.now`, and `call.at`, `call.n`, `call.i`, `call.trace`.
 
     from tickwork import call, clock
 
@@ -11,6 +11,7 @@ live in a context variable, so runs side by side each see their own. In a test, 
 in `clock.fixed(ms)` or `call.given(at=...)`.
 """
 
+import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -24,6 +25,12 @@ class NotInRun(RuntimeError):
     pass
 
 
+def new_trace() -> str:
+    """A trace id, 32 hex digits, drawn as a run or a call starts (never at import time: a
+    Worker's memory snapshot would give every run the same)."""
+    return os.urandom(16).hex()
+
+
 @dataclass(frozen=True)
 class _Run:
     now: int
@@ -33,6 +40,8 @@ class _Run:
     writes: list | None = None  # a consumer's own statements, committed with its handled record
     db: object = None  # the run's store, for tickwork's own actions (a purge)
     counts: dict | None = None  # what tickwork's own actions report for the run record
+    trace: str | None = None  # the run's trace; a consumer's call continues the one it was sent in
+    settings: dict | None = None  # the app's settings (the Worker's vars) as the invocation began
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -47,8 +56,8 @@ def _current(what: str) -> _Run:
 
 @contextmanager
 def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None,
-            db=None, counts: dict | None = None):
-    token = _run.set(_Run(now, call, items, outbox, writes, db, counts))
+            db=None, counts: dict | None = None, trace: str | None = None, settings: dict | None = None):
+    token = _run.set(_Run(now, call, items, outbox, writes, db, counts, trace, settings))
     try:
         yield
     finally:
@@ -85,6 +94,12 @@ class CallInput:
     @property
     def i(self) -> int | None:
         return _current("call.i").call.i
+
+    @property
+    def trace(self) -> str | None:
+        """The run's trace id (32 hex digits), new for each run; in a queue consumer, the trace of
+        the run (or consumer) that emitted the event. Log it to follow a run's work."""
+        return _current("call.trace").trace
 
     @property
     def input(self):

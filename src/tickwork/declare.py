@@ -87,9 +87,10 @@ def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = 
 
 def purge(table: str, *, column: str, format: str, after: str) -> None:
     """Rows of the app's own `table` go once `column`, the row's time, is `after` (a duration such
-    as "30d", from a minute to a century) before the tick. `format` is how the column holds the
-    time: "epoch_ms", "epoch_s" or "iso" (ISO-8601 text). The build checks the table and column
-    against the app's migrations and gives the purge the hourly schedule `<table>.purge`."""
+    as "30d", from a minute to a century, or "vars.NAME": the Worker's var NAME, read at each run)
+    before the tick. `format` is how the column holds the time: "epoch_ms", "epoch_s" or "iso"
+    (ISO-8601 text). The build checks the table and column against the app's migrations and gives
+    the purge the hourly schedule `<table>.purge`."""
     caller = sys._getframe(1)
     items = {"table": table, "column": column, "format": format, "after": after}
     given = {key: value for key, value in items.items() if value is not None}

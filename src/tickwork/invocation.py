@@ -39,9 +39,11 @@ async def cron_invocation(
     sleep: Callable[[float], Awaitable],
     cap: int,
     outbox: Outbox | None = None,
+    settings: dict | None = None,
 ) -> list[TickReport]:
     """Ticks at `scheduled`, then at the marks ahead while the app has queues. `clock` is the
-    wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements."""
+    wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
+    `settings` the app's, as the invocation began."""
     started, before = clock(), db.statements_run
     reports = []
     for at in [scheduled] + (marks_ahead(scheduled, started) if app.has_queues else []):
@@ -56,7 +58,7 @@ async def cron_invocation(
         try:
             reports.append(await tick(
                 db, app.schedules, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
-                max_statements=left, outbox=outbox, retention=app.retention,
+                max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))

@@ -65,3 +65,15 @@ class ActionError(Exception):
     def __init__(self, code: str, message: str = ""):
         super().__init__(message or code)
         self.code = code
+
+
+def what_a_run_did(items: int | None, events: dict | None) -> str:
+    """What the screens say a run did: a purge's `2 records purged`, where an action's run says
+    what it emitted, `3 events emitted (reminder_due 2, order_placed 1)`; "" where neither."""
+    if items is not None:
+        return f"{items} record{'' if items == 1 else 's'} purged"
+    if not events:
+        return ""
+    count = sum(events.values())
+    names = ", ".join(f"{name} {n}" for name, n in sorted(events.items()))
+    return f"{count} event{'' if count == 1 else 's'} emitted ({names})"

@@ -31,7 +31,10 @@ class Queue(Protocol):
 
 
 def envelope(delivery: Delivery) -> dict:
-    return {"tickwork": 1, "delivery": delivery.id, "event": delivery.name, "body": json.loads(delivery.body)}
+    message = {"tickwork": 1, "delivery": delivery.id, "event": delivery.name, "body": json.loads(delivery.body)}
+    if delivery.trace is not None:  # the consumer's call continues it
+        message["trace"] = delivery.trace
+    return message
 
 
 def backoff(attempts: int) -> int:
@@ -54,16 +57,17 @@ class Outbox:
         self.consumed_here = consumed_here
         self.clock = clock
 
-    def rows(self, emitted: list, run: str | None, sender: str, at: int) -> list[list]:
-        """Rows for OutboxStore.emitting: a new event and delivery id for each thing emitted."""
+    def rows(self, emitted: list, run: str | None, sender: str, at: int, trace: str | None = None) -> list[list]:
+        """Rows for OutboxStore.emitting: a new event and delivery id for each thing emitted, in
+        the `trace` of what emitted it."""
         return [
-            [_id(), e.event, e.body, run, e.queue, _id(), sender, at + SEND_WINDOW, at]
+            [_id(), e.event, e.body, run, e.queue, _id(), sender, at + SEND_WINDOW, at, trace]
             for e in emitted
         ]
 
     @staticmethod
     def deliveries(rows: list[list]) -> list[Delivery]:
-        return [Delivery(row[5], row[4], row[1], row[2]) for row in rows]
+        return [Delivery(row[5], row[4], row[1], row[2], trace=row[9]) for row in rows]
 
     async def sweep(self, now: int, sender: str) -> int:
         """The tick's second step: sends what is left to send. Returns how many it sent."""

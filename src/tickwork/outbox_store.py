@@ -12,14 +12,14 @@ from .schedule_store import json_chunks, json_rows
 
 SET_ASIDE_STATES = "('dismissed', 'cancelled')"
 
-EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at")
+EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at", "trace")
 
 # With a run's end, in its batch: only where that end landed as `succeeded`. Outside a run
 # (`run` NULL), always. The deliveries go out leased to the sender that sends them next.
 RECORD_EVENTS = f"""
 {EMITTED}
-INSERT INTO tickwork_events (id, name, body, run, emitted_at)
-SELECT j.id, j.name, j.body, j.run, j.at FROM j
+INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
+SELECT j.id, j.name, j.body, j.run, j.at, j.trace FROM j
 WHERE j.run IS NULL OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.outcome = 'succeeded')
 ON CONFLICT (id) DO NOTHING
 """
@@ -49,7 +49,8 @@ WHERE id IN (
   AND (state IN ('pending', 'outcome_unknown') OR lease_until <= ?1)
 RETURNING id, queue, attempts,
   (SELECT name FROM tickwork_events WHERE id = event) AS name,
-  (SELECT body FROM tickwork_events WHERE id = event) AS body
+  (SELECT body FROM tickwork_events WHERE id = event) AS body,
+  (SELECT trace FROM tickwork_events WHERE id = event) AS trace
 """
 
 SENT = json_rows("id", "sender", "state", "lease_until", "next_attempt", "error")
@@ -73,8 +74,8 @@ SELECT id, 1 FROM tickwork_deliveries WHERE id IN (SELECT value FROM json_each(?
 """
 
 # No ON CONFLICT: of two consumers handling one delivery at once, the second's batch fails
-# whole, its own writes with it.
-RECORD_HANDLED = "INSERT INTO tickwork_handled (delivery, handled_at) VALUES (?1, ?2)"
+# whole, its own writes with it. ?3 is the trace the consumer's call continued.
+RECORD_HANDLED = "INSERT INTO tickwork_handled (delivery, handled_at, trace) VALUES (?1, ?2, ?3)"
 
 DELIVERY_SUCCEEDED = f"""
 UPDATE tickwork_deliveries
@@ -108,6 +109,7 @@ class Delivery:
     name: str
     body: str
     attempts: int = 1
+    trace: str | None = None  # the trace of what emitted it, carried by the message
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ class OutboxStore:
     @staticmethod
     def emitting(rows: list[list]) -> list[Statement]:
         """The statements that keep emitted events and their deliveries: rows of
-        [event id, name, body, run, queue, delivery id, sender, lease_until, at]."""
+        [event id, name, body, run, queue, delivery id, sender, lease_until, at, trace]."""
         statements: list[Statement] = []
         for chunk in json_chunks(rows):
             statements += [(RECORD_EVENTS, (chunk,)), (RECORD_DELIVERIES, (chunk,))]
@@ -138,7 +140,7 @@ class OutboxStore:
     async def sweep(self, now: int, sender: str, lease_until: int, most: int) -> list[Delivery]:
         """Claims for `sender` the deliveries left to send, oldest first, at most `most`."""
         rows = await self.db.all(SWEEP, (now, sender, lease_until, most))
-        return [Delivery(r["id"], r["queue"], r["name"], r["body"], int(r["attempts"])) for r in rows]
+        return [Delivery(r["id"], r["queue"], r["name"], r["body"], int(r["attempts"]), r["trace"]) for r in rows]
 
     async def sent(self, outcomes: list[Sent], now: int) -> None:
         """Records what sends came to, in one batch."""
@@ -154,9 +156,9 @@ class OutboxStore:
         return done
 
     @staticmethod
-    def handling(delivery: str, now: int) -> list[Statement]:
-        """The statements that say a consumer handled `delivery`, for its batch."""
-        return [(RECORD_HANDLED, (delivery, now)), (DELIVERY_SUCCEEDED, (delivery, now))]
+    def handling(delivery: str, now: int, trace: str | None = None) -> list[Statement]:
+        """The statements that say a consumer handled `delivery` (in `trace`), for its batch."""
+        return [(RECORD_HANDLED, (delivery, now, trace)), (DELIVERY_SUCCEEDED, (delivery, now))]
 
     async def raised(self, delivery: str, error: str, now: int, spent: bool, wait_until: int) -> None:
         await self.db.all(DELIVERY_RAISED, (delivery, error, now, spent, wait_until))

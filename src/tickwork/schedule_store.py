@@ -115,7 +115,7 @@ def json_rows(*columns: str) -> str:
 
 
 CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail",
-                   "requested", "by_hand")
+                   "requested", "by_hand", "trace")
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease. Taking it also moves the due time on, so a second tick with the same due time finds
@@ -148,11 +148,11 @@ ON CONFLICT DO NOTHING
 """
 
 # In the lease's batch: a start where that batch's lease (and moment, if claimed) went to the
-# run; the ids it returns are the witnesses.
+# run, in the run's own trace; the ids it returns are the witnesses.
 RECORD_STARTS = f"""
 {CLAIMS}
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, by_hand)
-SELECT j.run, s.name, j.due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.by_hand
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, by_hand, trace)
+SELECT j.run, s.name, j.due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.by_hand, j.trace
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
 WHERE j.moment IS NULL OR EXISTS (
     SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
@@ -221,14 +221,14 @@ SELECT j.run AS run,
 FROM j
 """
 
-ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches")
+ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events")
 
 # Runs' ends, written again after an error, so each only while its record is still `running`.
 RECORD_ENDS = f"""
 {ENDS}
 UPDATE tickwork_runs AS r
 SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended,
-    items = j.items, batches = j.batches
+    items = j.items, batches = j.batches, events = j.events
 FROM j WHERE r.id = j.run AND r.outcome = 'running'
 """
 
@@ -383,11 +383,12 @@ class Claim:
     detail: str | None = None
     requested: int | None = None  # the request for a run by hand this run answers
     by_hand: str | None = None  # who asked for it
+    trace: str | None = None  # a run's trace, new for each run
 
     def row(self) -> list:
         c = self.call
         return [self.name, self.due, self.next_due, self.run, c.at, c.n, c.i, c.dst, self.moment,
-                self.reason, self.detail, self.requested, self.by_hand]
+                self.reason, self.detail, self.requested, self.by_hand, self.trace]
 
 
 @dataclass(frozen=True)
@@ -414,6 +415,7 @@ class End:
     ended: int
     items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
     batches: str | None = None
+    events: str | None = None  # what a run emitted and kept: JSON {"event": count}
 
 
 @dataclass(frozen=True)

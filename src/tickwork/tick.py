@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from math import ceil
 from typing import Awaitable, Callable, Iterable
 
-from .context import running
+from .context import new_trace, running
 from .database import Database
 from .model import (
     LEASE_GRACE,
@@ -53,6 +53,8 @@ class RunReport:
     ended_at: int | None = None
     call: Call = Call()
     items: int | None = None  # what a purge run deleted
+    trace: str | None = None  # the run's trace
+    events: dict | None = None  # what it emitted and kept: {event: count}
 
     @property
     def duration_ms(self) -> int | None:
@@ -79,6 +81,7 @@ async def tick(
     sleep: Callable[[float], Awaitable] = asyncio.sleep,
     outbox: Outbox | None = None,
     retention: int = RETENTION,
+    settings: dict | None = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
@@ -89,10 +92,11 @@ async def tick(
     `started_at` is the wall time the invocation began (a cron run may start after its
     `scheduledTime`), from which leases and run records are timed; `now` by default.
     `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
-    room for stay due for the next tick, oldest due first.
+    room for stay due for the next tick, oldest due first. `settings` are the app's (a Worker's
+    vars) as the invocation began, which a purge's `after:` may read.
     """
     tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, sleep, started_at,
-                 max_statements, outbox, retention)
+                 max_statements, outbox, retention, settings)
     return await tick.run()
 
 
@@ -132,7 +136,7 @@ def _chunks(count: int) -> int:
 
 class _Tick:
     def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox,
-                 retention=RETENTION):
+                 retention=RETENTION, settings=None):
         self.store: ScheduleStore = store
         self.schedules: list[Schedule] = schedules
         self.by_name = {schedule.name: schedule for schedule in schedules}
@@ -154,6 +158,7 @@ class _Tick:
         self.sweep_at: int | None = None
         self.housekeeping_due = False
         self.retention = retention
+        self.settings = settings or {}
 
     def elapsed(self) -> int:
         return round((self.monotonic() - self.started) * 1000)
@@ -295,7 +300,7 @@ class _Tick:
             ahead = call.at is not None and call.at > self.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
             return Claim(schedule.name, state.due_at, next_due, _run_id(), call,
-                         requested=requested, by_hand=by_hand or "operator")
+                         requested=requested, by_hand=by_hand or "operator", trace=new_trace())
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
         reason, detail = None, None
@@ -322,7 +327,8 @@ class _Tick:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
         moment = _action_key(schedule) if schedule.name in self.moments and reason is None else None
         return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
-                     requested if reason is None else None, by_hand if reason is None else None)
+                     requested if reason is None else None, by_hand if reason is None else None,
+                     new_trace() if reason is None else None)
 
     async def run_due(self, claims: list[Claim]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs
@@ -392,22 +398,24 @@ class _Tick:
         schedule = self.due[claim.name]
         emitted: list = []
         counts: dict = {}
-        outcome, code, kind, detail = await self.call(schedule, claim.call, limit, emitted, counts)
+        outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
-            outcome, code, kind, detail = self.overran(schedule, (
+            outcome, code, kind, detail = self.overran(claim, (
                 f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
                 "instead of awaiting, so it could not be stopped on time"))
-        rows = []
+        rows, events = [], None
         if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
             if self.outbox is None:
                 log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
             else:
-                rows = self.outbox.rows(emitted, claim.run, self.sender, ended)
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts), rows))
+                rows = self.outbox.rows(emitted, claim.run, self.sender, ended, claim.trace)
+                events = _counted(emitted)
+        kept = json.dumps(events, sort_keys=True) if events else None
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept), rows))
         return RunReport(
             claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call,
-            counts.get("items"),
+            counts.get("items"), claim.trace, events,
         )
 
     async def read_back(self, claims: list[Claim], error: Exception, until: int) -> Claimed:
@@ -446,27 +454,28 @@ class _Tick:
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 await self.sleep(pause)
 
-    async def call(self, schedule: Schedule, call: Call, limit: int, emitted: list, counts: dict):
-        with running(self.now, call, self.items, outbox=emitted, db=self.store.db, counts=counts):
+    async def call(self, schedule: Schedule, claim: Claim, limit: int, emitted: list, counts: dict):
+        with running(self.now, claim.call, self.items, outbox=emitted, db=self.store.db, counts=counts,
+                     trace=claim.trace, settings=self.settings):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()
             except TimeoutError as error:
                 if not deadline.expired():
-                    return self.failed(schedule, *_raised(error))
-                return self.overran(schedule, f"stopped after {limit} ms, the end of its run limit or its tick's budget")
+                    return self.failed(claim, *_raised(error))
+                return self.overran(claim, f"stopped after {limit} ms, the end of its run limit or its tick's budget")
             except Exception as error:
-                return self.failed(schedule, *_raised(error))
+                return self.failed(claim, *_raised(error))
         return Outcome.SUCCEEDED, None, None, None
 
-    def overran(self, schedule: Schedule, detail: str):
+    def overran(self, claim: Claim, detail: str):
         """Past the run limit or the tick's budget. Blocking code cannot be stopped there; it
         fails all the same when it ends."""
-        log.error("%s: run failed: deadline_exceeded: %s", schedule.name, detail)
+        log.error("%s: run failed: deadline_exceeded: %s (trace %s)", claim.name, detail, claim.trace)
         return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
 
-    def failed(self, schedule: Schedule, code: str, detail: str, trace: str):
-        log.error("%s: run failed: %s: %s\n%s", schedule.name, code, detail, trace)
+    def failed(self, claim: Claim, code: str, detail: str, stack: str):
+        log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack)
         return Outcome.FAILED, code, Kind.RAISED, detail
 
 
@@ -498,6 +507,14 @@ def _ends_cost(batch: list) -> int:
     emitted = [row for _, rows in batch for row in rows]
     events = len(json_chunks(emitted))
     return ENDS * _chunks(len(batch)) + 2 * events + events
+
+
+def _counted(emitted: list) -> dict[str, int]:
+    """What a run emitted, by event: {name: how many}."""
+    counts: dict[str, int] = {}
+    for e in emitted:
+        counts[e.event] = counts.get(e.event, 0) + 1
+    return counts
 
 
 def _names(items) -> str:

@@ -12,11 +12,12 @@ from typing import Sequence
 from ..app import App
 from ..database import Database, Params, Row, Statement
 from ..consumers import consume
-from ..context import running
+from ..context import new_trace, running
 from ..invocation import cron_invocation
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
 from ..health import THRESHOLD, health
+from ..model import what_a_run_did
 from ..per_item import Items
 from ..tick import TickReport
 from ..timing import Call
@@ -68,6 +69,7 @@ async def run_cron_tick(app: App, env, controller) -> list[TickReport]:
     reports = await cron_invocation(
         db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
         cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
+        settings=settings_of(app, env),
     )
     for report in reports:
         for run in report.runs:
@@ -93,12 +95,13 @@ async def emitting(app: App, env):
     """For a `fetch` handler: `async with emitting(APP, self.env): await order_placed.emit(...)`
     keeps what was emitted in the outbox when the block ends without raising, then sends it."""
     emitted: list = []
-    with running(_now(), Call(), outbox=emitted):
+    trace = new_trace()
+    with running(_now(), Call(), outbox=emitted, trace=trace):
         yield
     if emitted:
         db = D1Database(getattr(env, app.store))
         sender = outbox(app, env, db)
-        rows = sender.rows(emitted, None, "fetch", _now())
+        rows = sender.rows(emitted, None, "fetch", _now(), trace)
         await db.batch(OutboxStore.emitting(rows))
         await sender.send(Outbox.deliveries(rows), "fetch")
 
@@ -107,6 +110,15 @@ async def health_of(app: App, env, threshold: int = THRESHOLD) -> tuple[int, dic
     """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
     then `Response.json(body, status=status)`. Read-only; tells no run's details."""
     return await health(D1Database(getattr(env, app.store)), _now(), threshold)
+
+
+def settings_of(app: App, env) -> dict:
+    """The settings the app's purges read, as the Worker's vars give them to this invocation."""
+    return {name: _setting(getattr(env, name, None)) for name in app.settings}
+
+
+def _setting(value):
+    return value.to_py() if hasattr(value, "to_py") else value
 
 
 def outbox(app: App, env, db: Database) -> Outbox | None:
@@ -159,5 +171,7 @@ def items(app: App, env) -> Items:
 def describe(run) -> str:
     took = "" if run.duration_ms is None else f" in {run.duration_ms} ms"
     why = f" ({run.code})" if run.code else ""
-    why += "" if run.items is None else f", {run.items} records purged"
-    return f"tickwork: {run.schedule} due {iso(run.due_at)}: {run.outcome}{why}{took}"
+    did = what_a_run_did(run.items, run.events)
+    why += f", {did}" if did else ""
+    trace = "" if run.trace is None else f" [trace {run.trace}]"
+    return f"tickwork: {run.schedule} due {iso(run.due_at)}: {run.outcome}{why}{took}{trace}"
