@@ -9,12 +9,19 @@
 Both are fixed for the whole run: every read of `clock.now` gives the tick's time. The values
 live in a context variable, so runs side by side each see their own. In a test, wrap the call
 in `clock.fixed(ms)` or `call.given(at=...)`.
+
+The Worker's own bindings and secrets are `env` (`env.DB`, `env.API_TOKEN`, as `self.env` in a
+handler), work to finish after the handler returns goes to `wait_until`, and `on_success.write`
+keeps a D1 statement to commit with the run's end. In a test, `env.given(DB=..., ctx=...)`.
 """
+
+import asyncio
 
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 
 from .times import to_datetime
 from .timing import Call
@@ -33,6 +40,7 @@ class _Run:
     writes: list | None = None  # a consumer's own statements, committed with its handled record
     db: object = None  # the run's store, for tickwork's own actions (a purge)
     counts: dict | None = None  # what tickwork's own actions report for the run record
+    with_end: list | None = None  # a run's own statements, committed with its end if it succeeds
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -47,8 +55,8 @@ def _current(what: str) -> _Run:
 
 @contextmanager
 def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None,
-            db=None, counts: dict | None = None):
-    token = _run.set(_Run(now, call, items, outbox, writes, db, counts))
+            db=None, counts: dict | None = None, with_end: list | None = None):
+    token = _run.set(_Run(now, call, items, outbox, writes, db, counts, with_end))
     try:
         yield
     finally:
@@ -117,8 +125,77 @@ class Handled:
     def write(self, sql: str, *params) -> None:
         run = _current("handled.write")
         if run.writes is None:
-            raise NotInRun("handled.write is for queue consumers: a run commits its own writes")
+            raise NotInRun("handled.write is for queue consumers: in a run, use on_success.write")
         run.writes.append((sql, params))
+
+
+class OnSuccess:
+    """D1 statements that commit only if the run succeeds, in one batch with its end record (in
+    a queue consumer, with its handled record, as `handled.write`). They run on the store's D1
+    database, the one keeping tickwork's tables."""
+
+    def write(self, sql: str, *params) -> None:
+        run = _current("on_success.write")
+        kept = run.with_end if run.with_end is not None else run.writes
+        if kept is None:
+            raise NotInRun("on_success.write is for a run or a queue consumer")
+        if not isinstance(sql, str):
+            raise TypeError(f"on_success.write takes the SQL as a string, not {type(sql).__name__}")
+        kept.append((sql, params))
+
+
+@dataclass(frozen=True)
+class _Worker:
+    env: object
+    ctx: object = None
+
+
+_worker: ContextVar[_Worker | None] = ContextVar("tickwork_worker", default=None)
+
+
+@contextmanager
+def in_worker(env, ctx=None):
+    """The Worker's `env` and `ctx` for what runs inside: set by the Workers adapter around a
+    cron invocation or a queue batch, or by a test (`env.given`)."""
+    token = _worker.set(_Worker(env, ctx))
+    try:
+        yield
+    finally:
+        _worker.reset(token)
+
+
+def _in_worker(what: str) -> _Worker:
+    worker = _worker.get()
+    if worker is None:
+        raise NotInRun(f"{what} is set only inside a run or a queue consumer; in a test, use env.given")
+    return worker
+
+
+class Env:
+    """The Worker's bindings, vars and secrets, read by name: `env.DB`, `env.API_TOKEN`. What
+    the runtime hands over, as it is (on Workers, the SDK's wrapper: D1 results are dicts)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # what tools ask of any object (copy, pickle, the build's scan)
+            raise AttributeError(name)
+        return getattr(_in_worker(f"tickwork.env.{name}").env, name)
+
+    def given(self, env=None, /, *, ctx=None, **bindings):
+        """For a test: `with env.given(DB=db, API_TOKEN="t"):`, or an object whose attributes
+        are the bindings; `ctx` is what `wait_until` hands work to (its `waitUntil`)."""
+        return in_worker(SimpleNamespace(**bindings) if env is None else env, ctx)
+
+
+def wait_until(work):
+    """Hands `work` (a coroutine or any awaitable) to the invocation's `ctx.waitUntil`: it runs
+    on after the run, and the Worker's invocation waits for it. Its failure is not the run's."""
+    ctx = _in_worker("wait_until").ctx
+    if ctx is None:
+        raise NotInRun("wait_until has no ctx to hand work to: the adapter was given none "
+                       "(pass self.ctx); in a test, use env.given(ctx=...)")
+    task = asyncio.ensure_future(work)
+    ctx.waitUntil(task)
+    return task
 
 
 def current_run():
@@ -141,3 +218,5 @@ clock = Clock()
 call = CallInput()
 items = RunItems()
 handled = Handled()
+on_success = OnSuccess()
+env = Env()

@@ -363,7 +363,10 @@ class _Tick:
         emitted = [row for _, rows in batch for row in rows]
 
         def write(late: str | None):
-            statements = self.store.ending([_noted(end, late) for end in ends])
+            nonlocal emitted  # after an error, a run's own writes and its events are left out
+            again = [(_unwritten(end, late), [] if end.writes and late else rows) for end, rows in batch]
+            emitted = [row for _, rows in again for row in rows]
+            statements = self.store.ending([end for end, _ in again])
             return self.store.db.batch(statements + OutboxStore.emitting(emitted))
 
         room = self.room()
@@ -393,7 +396,8 @@ class _Tick:
         schedule = self.due[claim.name]
         emitted: list = []
         counts: dict = {}
-        outcome, code, kind, detail = await self.call(schedule, claim.call, limit, emitted, counts)
+        with_end: list = []
+        outcome, code, kind, detail = await self.call(schedule, claim.call, limit, emitted, counts, with_end)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = self.overran(schedule, (
@@ -405,7 +409,8 @@ class _Tick:
                 log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
             else:
                 rows = self.outbox.rows(emitted, claim.run, self.sender, ended)
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts), rows))
+        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, writes=writes), rows))
         return RunReport(
             claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"),
@@ -447,8 +452,8 @@ class _Tick:
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 await self.sleep(pause)
 
-    async def call(self, schedule: Schedule, call: Call, limit: int, emitted: list, counts: dict):
-        with running(self.now, call, self.items, outbox=emitted, db=self.store.db, counts=counts):
+    async def call(self, schedule: Schedule, call: Call, limit: int, emitted: list, counts: dict, with_end: list):
+        with running(self.now, call, self.items, outbox=emitted, db=self.store.db, counts=counts, with_end=with_end):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()
@@ -498,7 +503,8 @@ def _ends_cost(batch: list) -> int:
     and what their sends came to."""
     emitted = [row for _, rows in batch for row in rows]
     events = len(json_chunks(emitted))
-    return ENDS * _chunks(len(batch)) + 2 * events + events
+    writes = sum(1 + len(end.writes) for end, _ in batch if end.writes)  # each behind its check
+    return ENDS * _chunks(len(batch)) + 2 * events + events + writes
 
 
 def _names(items) -> str:
@@ -507,6 +513,15 @@ def _names(items) -> str:
 
 def _noted(end: End, late: str | None) -> End:
     return end if late is None else replace(end, detail="; ".join(filter(None, [end.detail, late])))
+
+
+def _unwritten(end: End, late: str | None) -> End:
+    """An end written again after an error: a run whose own writes went in the batch D1 refused
+    is failed, none of them kept (its events are left out too)."""
+    if not end.writes or late is None:
+        return _noted(end, late)
+    detail = f"D1 refused the batch of its end and its {len(end.writes)} on_success writes, so none was kept; {late}"
+    return replace(end, outcome=Outcome.FAILED, code=Code.INTERNAL_FAULT, kind=Kind.RAISED, detail=detail, writes=())
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:
