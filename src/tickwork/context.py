@@ -191,6 +191,8 @@ def wait_until(work):
     on after the run, and the Worker's invocation waits for it. Its failure is not the run's."""
     ctx = _in_worker("wait_until").ctx
     if ctx is None:
+        if hasattr(work, "close"):
+            work.close()  # never to run: no "never awaited" warning on top of the error
         raise NotInRun("wait_until has no ctx to hand work to: the adapter was given none "
                        "(pass self.ctx); in a test, use env.given(ctx=...)")
     task = asyncio.ensure_future(work)
