@@ -84,6 +84,11 @@ def test_env_given_an_object_reads_the_bindings_as_its_attributes_and_a_missing_
         assert getattr(env, "NOT_BOUND", None) is None
 
 
+def test_env_given_both_an_object_and_bindings_by_name_is_refused():
+    with pytest.raises(TypeError, match="an object or bindings by name, not both"):
+        env.given(SimpleNamespace(DB="the binding"), API_TOKEN="t0ken")
+
+
 def test_wait_until_hands_the_work_to_ctx_wait_until_and_it_runs_on_after_the_action_returns():
     done = []
 

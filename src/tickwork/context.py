@@ -16,7 +16,6 @@ keeps a D1 statement to commit with the run's end. In a test, `env.given(DB=...,
 """
 
 import asyncio
-
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -183,6 +182,8 @@ class Env:
     def given(self, env=None, /, *, ctx=None, **bindings):
         """For a test: `with env.given(DB=db, API_TOKEN="t"):`, or an object whose attributes
         are the bindings; `ctx` is what `wait_until` hands work to (its `waitUntil`)."""
+        if env is not None and bindings:
+            raise TypeError("env.given takes an object or bindings by name, not both")
         return in_worker(SimpleNamespace(**bindings) if env is None else env, ctx)
 
 
