@@ -283,3 +283,41 @@ def test_on_success_write_in_a_consumer_commits_with_its_handled_record(tmp_path
 def test_on_success_write_outside_a_run_says_where_it_belongs():
     with pytest.raises(NotInRun, match="only inside a run"):
         on_success.write(CHORE, "census", 0)
+
+
+# --- one run's refused writes are its own ------------------------------------------------------
+
+def test_writes_d1_refuses_fail_only_their_own_run_and_a_siblings_writes_in_the_same_batch_commit():
+    db = open_store()
+    recorded = Batches(db)
+
+    async def census():
+        on_success.write("INSERT INTO no_such_table (x) VALUES (?1)", 1)
+
+    async def tally():
+        on_success.write(CHORE, "tally", clock.now_ms)
+
+    ticks(db, [every_minute(census), every_minute(tally, "tally")], NINE, NINE_ONE)
+    first = next(sqls for sqls in recorded.calls if STILL_RUNNING in sqls)
+    assert first.count(STILL_RUNNING) == 2  # both ends went in one batch first
+    assert chores(db) == [("tally", NINE_ONE)]
+    assert runs(db, "census")[-1]["outcome"] == Outcome.FAILED
+    assert runs(db, "tally")[-1]["outcome"] == Outcome.SUCCEEDED
+
+
+def test_a_run_recorded_lease_expired_meanwhile_leaves_a_siblings_writes_committed():
+    db = open_store()
+
+    async def census():
+        # another tick records this run lost while it still runs; its sibling's record stays running
+        await db.all("UPDATE tickwork_runs SET outcome = 'failed', code = ?1 WHERE schedule = 'census' "
+                      "AND outcome = 'running'", (Code.LEASE_EXPIRED,))
+        on_success.write(CHORE, "census", clock.now_ms)
+
+    async def tally():
+        on_success.write(CHORE, "tally", clock.now_ms)
+
+    ticks(db, [every_minute(census), every_minute(tally, "tally")], NINE, NINE_ONE)
+    assert chores(db) == [("tally", NINE_ONE)]
+    assert runs(db, "census")[-1]["code"] == Code.LEASE_EXPIRED
+    assert runs(db, "tally")[-1]["outcome"] == Outcome.SUCCEEDED

@@ -360,25 +360,45 @@ class _Tick:
     async def write_ends(self, batch: list, lease_until: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
         ends = [end for end, _ in batch]
-        emitted = [row for _, rows in batch for row in rows]
 
-        def write(late: str | None):
-            nonlocal emitted  # after an error, a run's own writes and its events are left out
-            again = [(_unwritten(end, late), [] if end.writes and late else rows) for end, rows in batch]
-            emitted = [row for _, rows in again for row in rows]
-            statements = self.store.ending([end for end, _ in again])
-            return self.store.db.batch(statements + OutboxStore.emitting(emitted))
+        async def write(late: str | None) -> list:
+            if late is not None and any(end.writes for end in ends):
+                return await self.write_apart(batch, late)
+            return await self.write_together([(_noted(end, late), rows) for end, rows in batch])
 
         room = self.room()
         if room is not None and _ends_cost(batch) > room:  # ends must be kept: past the cap, said so
             log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends),
                         _ends_cost(batch), _ends_cost(batch) - room)
-        await self.must_land(_names(ends), "ends", lease_until, write)
+        emitted = await self.must_land(_names(ends), "ends", lease_until, write)
         if emitted:
             try:
                 await self.outbox.send(Outbox.deliveries(emitted), self.sender)
             except Exception:
                 log.exception("what %s emitted was kept but not sent; the sweep sends it", _names(ends))
+
+    async def write_together(self, batch: list) -> list:
+        """Ends and what they emitted in one batch; the rows of the events kept."""
+        if not batch:
+            return []
+        emitted = [row for _, rows in batch for row in rows]
+        await self.store.db.batch(self.store.ending([end for end, _ in batch]) + OutboxStore.emitting(emitted))
+        return emitted
+
+    async def write_apart(self, batch: list, late: str) -> list:
+        """After D1 refused a batch holding runs' own writes: each of those runs tries again alone,
+        so that writes D1 refuses, or a record another tick ended meanwhile, fail only their own
+        run, none of its writes or events kept; then the other ends together."""
+        rest = [(_noted(end, late), rows) for end, rows in batch if not end.writes]
+        emitted = []
+        for end, rows in batch:
+            if not end.writes:
+                continue
+            try:
+                emitted += await self.write_together([(_noted(end, late), rows)])
+            except Exception as error:
+                rest.append((_unwritten(end, error, late), []))
+        return emitted + await self.write_together(rest)
 
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
@@ -515,12 +535,10 @@ def _noted(end: End, late: str | None) -> End:
     return end if late is None else replace(end, detail="; ".join(filter(None, [end.detail, late])))
 
 
-def _unwritten(end: End, late: str | None) -> End:
-    """An end written again after an error: a run whose own writes went in the batch D1 refused
-    is failed, none of them kept (its events are left out too)."""
-    if not end.writes or late is None:
-        return _noted(end, late)
-    detail = f"D1 refused the batch of its end and its {len(end.writes)} on_success writes, so none was kept; {late}"
+def _unwritten(end: End, error: Exception, late: str) -> End:
+    """The end of a run whose own writes D1 refused: failed, none of them kept."""
+    detail = (f"D1 refused the batch of its end and its {len(end.writes)} on_success writes, so none "
+              f"was kept: {error}; {late}")
     return replace(end, outcome=Outcome.FAILED, code=Code.INTERNAL_FAULT, kind=Kind.RAISED, detail=detail, writes=())
 
 
