@@ -321,3 +321,28 @@ def test_a_run_recorded_lease_expired_meanwhile_leaves_a_siblings_writes_committ
     assert chores(db) == [("tally", NINE_ONE)]
     assert runs(db, "census")[-1]["code"] == Code.LEASE_EXPIRED
     assert runs(db, "tally")[-1]["outcome"] == Outcome.SUCCEEDED
+
+
+# --- D1's limits, said where the statement is given ---------------------------------------------
+
+def test_on_success_write_refuses_more_bound_parameters_than_d1_takes_in_a_statement():
+    db = open_store()
+    many = ", ".join(f"(?{2 * k + 1}, ?{2 * k + 2})" for k in range(51))
+
+    async def census():
+        on_success.write(f"INSERT INTO chores_done (chore, done_at) VALUES {many}", *["census", 1] * 51)
+
+    ticks(db, [every_minute(census)], NINE, NINE_ONE)
+    assert chores(db) == []
+    assert "on_success.write: the statement binds 102 parameters; D1 takes at most 100" in runs(db)[-1]["detail"]
+
+
+def test_on_success_write_refuses_a_statement_longer_than_d1_takes():
+    db = open_store()
+
+    async def census():
+        on_success.write(CHORE + " -- " + "x" * 100_000, "census", 1)
+
+    ticks(db, [every_minute(census)], NINE, NINE_ONE)
+    assert chores(db) == []
+    assert "on_success.write: the statement is 100,060 bytes long; D1 takes at most 100,000" in runs(db)[-1]["detail"]

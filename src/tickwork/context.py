@@ -125,7 +125,7 @@ class Handled:
         run = _current("handled.write")
         if run.writes is None:
             raise NotInRun("handled.write is for queue consumers: in a run, use on_success.write")
-        run.writes.append((sql, params))
+        run.writes.append(_statement("handled.write", sql, params))
 
 
 class OnSuccess:
@@ -138,9 +138,24 @@ class OnSuccess:
         kept = run.with_end if run.with_end is not None else run.writes
         if kept is None:
             raise NotInRun("on_success.write is for a run or a queue consumer")
-        if not isinstance(sql, str):
-            raise TypeError(f"on_success.write takes the SQL as a string, not {type(sql).__name__}")
-        kept.append((sql, params))
+        kept.append(_statement("on_success.write", sql, params))
+
+
+# D1's limits on one statement: refused where it is given, not later in the batch of the end,
+# where the refusal would cost the run its end and its siblings' writes a second attempt.
+D1_PARAMS = 100
+D1_STATEMENT_BYTES = 100_000
+
+
+def _statement(what: str, sql: str, params: tuple) -> tuple:
+    if not isinstance(sql, str):
+        raise TypeError(f"{what} takes the SQL as a string, not {type(sql).__name__}")
+    if len(params) > D1_PARAMS:
+        raise ValueError(f"{what}: the statement binds {len(params)} parameters; D1 takes at most {D1_PARAMS}")
+    size = len(sql.encode())
+    if size > D1_STATEMENT_BYTES:
+        raise ValueError(f"{what}: the statement is {size:,} bytes long; D1 takes at most {D1_STATEMENT_BYTES:,}")
+    return sql, params
 
 
 @dataclass(frozen=True)
