@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 from faults import Faulty, first_with
-from helpers import MIGRATIONS, open_store, run, runs, ticks
+from helpers import MIGRATIONS, open_store, run, runs, tick_at, ticks
 from test_worker_adapter import D1Shaped
 
 from tickwork import Schedule, clock, env, handled, on_success, wait_until
@@ -346,3 +346,45 @@ def test_on_success_write_refuses_a_statement_longer_than_d1_takes():
     ticks(db, [every_minute(census)], NINE, NINE_ONE)
     assert chores(db) == []
     assert "on_success.write: the statement is 100,060 bytes long; D1 takes at most 100,000" in runs(db)[-1]["detail"]
+
+
+# --- work handed to wait_until, after the run ------------------------------------------------
+
+def test_work_handed_to_wait_until_that_fails_is_logged_and_leaves_its_run_succeeded(caplog):
+    db, ctx = open_store(), Ctx()
+
+    async def notify():
+        raise ConnectionError("the mail relay is down")
+
+    async def census():
+        wait_until(notify())
+
+    async def tick_and_after():
+        with env.given(ctx=ctx):
+            await tick_at(db, [every_minute(census)], NINE)
+            await tick_at(db, [every_minute(census)], NINE_ONE)
+        await asyncio.gather(*ctx.handed)
+
+    run(tick_and_after())
+    assert runs(db)[-1]["outcome"] == Outcome.SUCCEEDED
+    assert "work handed to wait_until failed: ConnectionError: the mail relay is down" in caplog.text
+
+
+def test_on_success_write_in_work_handed_to_wait_until_says_the_run_has_ended(caplog):
+    db, ctx = open_store(), Ctx()
+
+    async def later():
+        on_success.write(CHORE, "late", clock.now_ms)
+
+    async def census():
+        wait_until(later())
+
+    async def tick_and_after():
+        with env.given(ctx=ctx):
+            await tick_at(db, [every_minute(census)], NINE)
+            await tick_at(db, [every_minute(census)], NINE_ONE)
+        await asyncio.gather(*ctx.handed)
+
+    run(tick_and_after())
+    assert chores(db) == []
+    assert "on_success.write after its run ended: its end is recorded already" in caplog.text

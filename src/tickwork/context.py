@@ -16,6 +16,7 @@ keeps a D1 statement to commit with the run's end. In a test, `env.given(DB=...,
 """
 
 import asyncio
+import logging
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -26,11 +27,14 @@ from .times import to_datetime
 from .timing import Call
 
 
+log = logging.getLogger("tickwork")
+
+
 class NotInRun(RuntimeError):
     pass
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Run:
     now: int
     call: Call
@@ -40,6 +44,7 @@ class _Run:
     db: object = None  # the run's store, for tickwork's own actions (a purge)
     counts: dict | None = None  # what tickwork's own actions report for the run record
     with_end: list | None = None  # a run's own statements, committed with its end if it succeeds
+    ended: bool = False  # its writes are taken: work it handed to wait_until may write no more
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -55,10 +60,12 @@ def _current(what: str) -> _Run:
 @contextmanager
 def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None,
             db=None, counts: dict | None = None, with_end: list | None = None):
-    token = _run.set(_Run(now, call, items, outbox, writes, db, counts, with_end))
+    run = _Run(now, call, items, outbox, writes, db, counts, with_end)
+    token = _run.set(run)
     try:
         yield
     finally:
+        run.ended = True
         _run.reset(token)
 
 
@@ -122,7 +129,7 @@ class Handled:
     the record that the delivery was handled, so a repeat never does the work twice."""
 
     def write(self, sql: str, *params) -> None:
-        run = _current("handled.write")
+        run = _writing("handled.write")
         if run.writes is None:
             raise NotInRun("handled.write is for queue consumers: in a run, use on_success.write")
         run.writes.append(_statement("handled.write", sql, params))
@@ -134,7 +141,7 @@ class OnSuccess:
     database, the one keeping tickwork's tables."""
 
     def write(self, sql: str, *params) -> None:
-        run = _current("on_success.write")
+        run = _writing("on_success.write")
         kept = run.with_end if run.with_end is not None else run.writes
         if kept is None:
             raise NotInRun("on_success.write is for a run or a queue consumer")
@@ -145,6 +152,14 @@ class OnSuccess:
 # where the refusal would cost the run its end and its siblings' writes a second attempt.
 D1_PARAMS = 100
 D1_STATEMENT_BYTES = 100_000
+
+
+def _writing(what: str) -> _Run:
+    run = _current(what)
+    if run.ended:
+        raise NotInRun(f"{what} after its run ended: its end is recorded already, so the statement "
+                       "would never commit; write in the run, not in work handed to wait_until")
+    return run
 
 
 def _statement(what: str, sql: str, params: tuple) -> tuple:
@@ -211,9 +226,17 @@ def wait_until(work):
             work.close()  # never to run: no "never awaited" warning on top of the error
         raise NotInRun("wait_until has no ctx to hand work to: the adapter was given none "
                        "(pass self.ctx); in a test, use env.given(ctx=...)")
-    task = asyncio.ensure_future(work)
+    task = asyncio.ensure_future(_logged(work))
     ctx.waitUntil(task)
     return task
+
+
+async def _logged(work):
+    """Work after the run: its failure is no run's to record, so it is logged."""
+    try:
+        return await work
+    except Exception as error:
+        log.exception("work handed to wait_until failed: %s: %s", type(error).__name__, error)
 
 
 def current_run():
