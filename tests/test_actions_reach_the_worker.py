@@ -388,3 +388,35 @@ def test_on_success_write_in_work_handed_to_wait_until_says_the_run_has_ended(ca
     run(tick_and_after())
     assert chores(db) == []
     assert "on_success.write after its run ended: its end is recorded already" in caplog.text
+
+
+# --- the tick's statement cap counts a run's writes ------------------------------------------
+
+def test_a_run_whose_on_success_writes_do_not_fit_the_ticks_statement_cap_fails_saying_so_and_writes_none():
+    db = open_store()
+
+    async def census():
+        for n in range(40):
+            on_success.write(CHORE, f"chore {n}", clock.now_ms)
+
+    ticks(db, [every_minute(census)], NINE)
+    before = db.statements_run
+    ticks(db, [every_minute(census)], NINE_ONE, max_statements=30)
+    assert db.statements_run - before <= 30
+    assert chores(db) == []
+    census_run = runs(db)[-1]
+    assert (census_run["outcome"], census_run["code"]) == (Outcome.FAILED, Code.INTERNAL_FAULT)
+    assert "its 40 on_success writes take 41 statements, more than the tick has left" in census_run["detail"]
+
+
+def test_on_success_writes_that_fit_the_ticks_statement_cap_commit():
+    db = open_store()
+
+    async def census():
+        for n in range(20):
+            on_success.write(CHORE, f"chore {n}", clock.now_ms)
+
+    ticks(db, [every_minute(census)], NINE)
+    ticks(db, [every_minute(census)], NINE_ONE, max_statements=30)
+    assert len(chores(db)) == 20
+    assert runs(db)[-1]["outcome"] == Outcome.SUCCEEDED

@@ -400,6 +400,15 @@ class _Tick:
                 rest.append((_unwritten(end, error, late), []))
         return emitted + await self.write_together(rest)
 
+    def writes_fit(self, writes: int, ends: Ends) -> bool:
+        """Whether a run's own writes, behind their check, fit the tick's statements beside what
+        it keeps for the ends still to record (this run's among them) and its sweep."""
+        room = self.room()
+        if room is None:
+            return True
+        kept = _ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + (SWEEP if self.sweeps() else 0)
+        return writes + 1 <= room - kept
+
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
         room = self.room()
@@ -423,6 +432,10 @@ class _Tick:
             outcome, code, kind, detail = self.overran(schedule, (
                 f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
                 "instead of awaiting, so it could not be stopped on time"))
+        if with_end and outcome == Outcome.SUCCEEDED and not self.writes_fit(len(with_end), ends):
+            outcome, code, kind, detail = self.failed(schedule, Code.INTERNAL_FAULT, (
+                f"its {len(with_end)} on_success writes take {len(with_end) + 1} statements, more than "
+                "the tick has left of its cap beside the ends still to record; none was kept"), "")
         rows = []
         if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
             if self.outbox is None:
