@@ -350,8 +350,22 @@ def test_on_success_write_refuses_a_statement_longer_than_d1_takes():
 
 # --- work handed to wait_until, after the run ------------------------------------------------
 
+def run_then_what_it_handed_over(db, action):
+    """Two ticks, the second running `action`; then what it handed to `ctx.waitUntil`, as the
+    invocation waits for it after the handler returns."""
+    ctx = Ctx()
+
+    async def invocation():
+        with env.given(ctx=ctx):
+            for moment in (NINE, NINE_ONE):
+                await tick_at(db, [every_minute(action)], moment)
+        await asyncio.gather(*ctx.handed)
+
+    run(invocation())
+
+
 def test_work_handed_to_wait_until_that_fails_is_logged_and_leaves_its_run_succeeded(caplog):
-    db, ctx = open_store(), Ctx()
+    db = open_store()
 
     async def notify():
         raise ConnectionError("the mail relay is down")
@@ -359,19 +373,13 @@ def test_work_handed_to_wait_until_that_fails_is_logged_and_leaves_its_run_succe
     async def census():
         wait_until(notify())
 
-    async def tick_and_after():
-        with env.given(ctx=ctx):
-            await tick_at(db, [every_minute(census)], NINE)
-            await tick_at(db, [every_minute(census)], NINE_ONE)
-        await asyncio.gather(*ctx.handed)
-
-    run(tick_and_after())
+    run_then_what_it_handed_over(db, census)
     assert runs(db)[-1]["outcome"] == Outcome.SUCCEEDED
     assert "work handed to wait_until failed: ConnectionError: the mail relay is down" in caplog.text
 
 
 def test_on_success_write_in_work_handed_to_wait_until_says_the_run_has_ended(caplog):
-    db, ctx = open_store(), Ctx()
+    db = open_store()
 
     async def later():
         on_success.write(CHORE, "late", clock.now_ms)
@@ -379,30 +387,29 @@ def test_on_success_write_in_work_handed_to_wait_until_says_the_run_has_ended(ca
     async def census():
         wait_until(later())
 
-    async def tick_and_after():
-        with env.given(ctx=ctx):
-            await tick_at(db, [every_minute(census)], NINE)
-            await tick_at(db, [every_minute(census)], NINE_ONE)
-        await asyncio.gather(*ctx.handed)
-
-    run(tick_and_after())
+    run_then_what_it_handed_over(db, census)
     assert chores(db) == []
     assert "on_success.write after its run ended: its end is recorded already" in caplog.text
 
 
 # --- the tick's statement cap counts a run's writes ------------------------------------------
 
-def test_a_run_whose_on_success_writes_do_not_fit_the_ticks_statement_cap_fails_saying_so_and_writes_none():
-    db = open_store()
-
+def writing_under_a_cap(db, count: int, cap: int) -> int:
+    """Two ticks, the second under a cap of `cap` statements, of a run writing `count` chores on
+    success; the statements the second made."""
     async def census():
-        for n in range(40):
+        for n in range(count):
             on_success.write(CHORE, f"chore {n}", clock.now_ms)
 
     ticks(db, [every_minute(census)], NINE)
     before = db.statements_run
-    ticks(db, [every_minute(census)], NINE_ONE, max_statements=30)
-    assert db.statements_run - before <= 30
+    ticks(db, [every_minute(census)], NINE_ONE, max_statements=cap)
+    return db.statements_run - before
+
+
+def test_a_run_whose_on_success_writes_do_not_fit_the_ticks_statement_cap_fails_saying_so_and_writes_none():
+    db = open_store()
+    assert writing_under_a_cap(db, 40, cap=30) <= 30
     assert chores(db) == []
     census_run = runs(db)[-1]
     assert (census_run["outcome"], census_run["code"]) == (Outcome.FAILED, Code.INTERNAL_FAULT)
@@ -411,12 +418,6 @@ def test_a_run_whose_on_success_writes_do_not_fit_the_ticks_statement_cap_fails_
 
 def test_on_success_writes_that_fit_the_ticks_statement_cap_commit():
     db = open_store()
-
-    async def census():
-        for n in range(20):
-            on_success.write(CHORE, f"chore {n}", clock.now_ms)
-
-    ticks(db, [every_minute(census)], NINE)
-    ticks(db, [every_minute(census)], NINE_ONE, max_statements=30)
+    writing_under_a_cap(db, 20, cap=30)
     assert len(chores(db)) == 20
     assert runs(db)[-1]["outcome"] == Outcome.SUCCEEDED
