@@ -219,7 +219,7 @@ class Env:
 
 def wait_until(work):
     """Hands `work` (a coroutine or any awaitable) to the invocation's `ctx.waitUntil`: it runs
-    on after the run, and the Worker's invocation waits for it. Its failure is not the run's."""
+    on after the run, and the Worker's invocation waits for it. Its failure is logged, not the run's."""
     ctx = _in_worker("wait_until").ctx
     if ctx is None:
         if hasattr(work, "close"):
