@@ -12,7 +12,7 @@ APP = App.from_manifest(tickwork_manifest)
 
 class Default(WorkerEntrypoint):
     async def scheduled(self, controller, env=None, ctx=None):
-        await run_cron_tick(APP, self.env, controller)
+        await run_cron_tick(APP, self.env, controller, self.ctx)
 
     async def queue(self, batch, env=None, ctx=None):
-        await run_queue(APP, self.env, batch)
+        await run_queue(APP, self.env, batch, self.ctx)

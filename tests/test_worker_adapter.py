@@ -78,7 +78,7 @@ def test_the_worker_loads_its_manifest_without_importing_pydantic(tmp_path):
         [sys.executable, "-c", probe], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
         capture_output=True, text=True, check=True,
     ).stdout
-    assert out.strip() == "['chore_census', 'chores_done.purge', 'enroll_customers', 'sweep', 'tidy_up', 'weekly_report'] False"
+    assert out.strip() == "['chore_census', 'chores_done.purge', 'enroll_customers', 'publish_digest', 'sweep', 'tally_chores', 'tidy_up', 'weekly_report'] False"
 
 
 def test_a_cron_tick_runs_due_schedules_through_the_d1_binding(tmp_path, capsys):

@@ -120,11 +120,21 @@ export function compatFlags(config) {
   return flags;
 }
 
+// The bindings are wrangler's own reading: `[vars]`, and the secrets of `.dev.vars` beside the
+// config (KEY=value lines, as `wrangler dev` reads them), become the Worker's env. What wrangler
+// says meanwhile (`Using secrets defined in .dev.vars`) goes to stderr, so that with --json
+// stdout holds only JSON.
 export async function readConfig(configPath) {
   const wrangler = await import('wrangler');
-  const config = wrangler.unstable_readConfig({ config: configPath });
-  const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(config);
-  return { config, workerOptions, splitSql: wrangler.unstable_splitSqlQuery };
+  const log = console.log;
+  console.log = console.error;
+  try {
+    const config = wrangler.unstable_readConfig({ config: configPath });
+    const { workerOptions } = wrangler.unstable_getMiniflareWorkerOptions(config);
+    return { config, workerOptions, splitSql: wrangler.unstable_splitSqlQuery };
+  } finally {
+    console.log = log;
+  }
 }
 
 const ERRORS = new Map([['Error', Error], ['TypeError', TypeError], ['RangeError', RangeError]]);

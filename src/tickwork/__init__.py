@@ -5,12 +5,12 @@ The core takes `now` as an argument and never imports `js`, `pyodide` or `worker
 """
 
 from .consumers import consumer
-from .context import call, clock, handled, items
+from .context import call, clock, env, handled, items, on_success, wait_until
 from .declare import calendar, pulse, purge, schedule
 from .events import EventError, event
 from .model import ActionError, Schedule, ScheduleError
 
 __all__ = [
     "ActionError", "EventError", "Schedule", "ScheduleError", "calendar", "call", "clock", "consumer",
-    "event", "handled", "items", "pulse", "purge", "schedule",
+    "env", "event", "handled", "items", "on_success", "pulse", "purge", "schedule", "wait_until",
 ]

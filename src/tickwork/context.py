@@ -9,16 +9,26 @@
 Both are fixed for the whole run: every read of `clock.now` gives the tick's time. The values
 live in a context variable, so runs side by side each see their own. In a test, wrap the call
 in `clock.fixed(ms)` or `call.given(at=...)`.
+
+The Worker's own bindings and secrets are `env` (`env.DB`, `env.API_TOKEN`, as `self.env` in a
+handler), work to finish after the handler returns goes to `wait_until`, and `on_success.write`
+keeps a D1 statement to commit with the run's end. In a test, `env.given(DB=..., ctx=...)`.
 """
 
+import asyncio
+import logging
 import os
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 
 from .times import to_datetime
 from .timing import Call
+
+
+log = logging.getLogger("tickwork")
 
 
 class NotInRun(RuntimeError):
@@ -31,7 +41,7 @@ def new_trace() -> str:
     return os.urandom(16).hex()
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Run:
     now: int
     call: Call
@@ -42,6 +52,8 @@ class _Run:
     counts: dict | None = None  # what tickwork's own actions report for the run record
     trace: str | None = None  # the run's trace; a consumer's call continues the one it was sent in
     settings: dict | None = None  # the app's settings (the Worker's vars) as the invocation began
+    with_end: list | None = None  # a run's own statements, committed with its end if it succeeds
+    ended: bool = False  # its writes are taken: work it handed to wait_until may write no more
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -56,11 +68,14 @@ def _current(what: str) -> _Run:
 
 @contextmanager
 def running(now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None,
-            db=None, counts: dict | None = None, trace: str | None = None, settings: dict | None = None):
-    token = _run.set(_Run(now, call, items, outbox, writes, db, counts, trace, settings))
+            db=None, counts: dict | None = None, trace: str | None = None, settings: dict | None = None,
+            with_end: list | None = None):
+    run = _Run(now, call, items, outbox, writes, db, counts, trace, settings, with_end)
+    token = _run.set(run)
     try:
         yield
     finally:
+        run.ended = True
         _run.reset(token)
 
 
@@ -130,10 +145,114 @@ class Handled:
     the record that the delivery was handled, so a repeat never does the work twice."""
 
     def write(self, sql: str, *params) -> None:
-        run = _current("handled.write")
+        run = _writing("handled.write")
         if run.writes is None:
-            raise NotInRun("handled.write is for queue consumers: a run commits its own writes")
-        run.writes.append((sql, params))
+            raise NotInRun("handled.write is for queue consumers: in a run, use on_success.write")
+        run.writes.append(_statement("handled.write", sql, params))
+
+
+class OnSuccess:
+    """D1 statements that commit only if the run succeeds, in one batch with its end record (in
+    a queue consumer, with its handled record, as `handled.write`). They run on the store's D1
+    database, the one keeping tickwork's tables."""
+
+    def write(self, sql: str, *params) -> None:
+        run = _writing("on_success.write")
+        kept = run.with_end if run.with_end is not None else run.writes
+        if kept is None:
+            raise NotInRun("on_success.write is for a run or a queue consumer")
+        kept.append(_statement("on_success.write", sql, params))
+
+
+# D1's limits on one statement: refused where it is given, not later in the batch of the end,
+# where the refusal would cost the run its end and its siblings' writes a second attempt.
+D1_PARAMS = 100
+D1_STATEMENT_BYTES = 100_000
+
+
+def _writing(what: str) -> _Run:
+    run = _current(what)
+    if run.ended:
+        raise NotInRun(f"{what} after its run ended: its end is recorded already, so the statement "
+                       "would never commit; write in the run, not in work handed to wait_until")
+    return run
+
+
+def _statement(what: str, sql: str, params: tuple) -> tuple:
+    if not isinstance(sql, str):
+        raise TypeError(f"{what} takes the SQL as a string, not {type(sql).__name__}")
+    if len(params) > D1_PARAMS:
+        raise ValueError(f"{what}: the statement binds {len(params)} parameters; D1 takes at most {D1_PARAMS}")
+    size = len(sql.encode())
+    if size > D1_STATEMENT_BYTES:
+        raise ValueError(f"{what}: the statement is {size:,} bytes long; D1 takes at most {D1_STATEMENT_BYTES:,}")
+    return sql, params
+
+
+@dataclass(frozen=True)
+class _Worker:
+    env: object
+    ctx: object = None
+
+
+_worker: ContextVar[_Worker | None] = ContextVar("tickwork_worker", default=None)
+
+
+@contextmanager
+def in_worker(env, ctx=None):
+    """The Worker's `env` and `ctx` for what runs inside: set by the Workers adapter around a
+    cron invocation or a queue batch, or by a test (`env.given`)."""
+    token = _worker.set(_Worker(env, ctx))
+    try:
+        yield
+    finally:
+        _worker.reset(token)
+
+
+def _in_worker(what: str) -> _Worker:
+    worker = _worker.get()
+    if worker is None:
+        raise NotInRun(f"{what} is set only inside a run or a queue consumer; in a test, use env.given")
+    return worker
+
+
+class Env:
+    """The Worker's bindings, vars and secrets, read by name: `env.DB`, `env.API_TOKEN`. What
+    the runtime hands over, as it is (on Workers, the SDK's wrapper: D1 results are dicts)."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("_"):  # what tools ask of any object (copy, pickle, the build's scan)
+            raise AttributeError(name)
+        return getattr(_in_worker(f"tickwork.env.{name}").env, name)
+
+    def given(self, env=None, /, *, ctx=None, **bindings):
+        """For a test: `with env.given(DB=db, API_TOKEN="t"):`, or an object whose attributes
+        are the bindings; `ctx` is what `wait_until` hands work to (its `waitUntil`)."""
+        if env is not None and bindings:
+            raise TypeError("env.given takes an object or bindings by name, not both")
+        return in_worker(SimpleNamespace(**bindings) if env is None else env, ctx)
+
+
+def wait_until(work):
+    """Hands `work` (a coroutine or any awaitable) to the invocation's `ctx.waitUntil`: it runs
+    on after the run, and the Worker's invocation waits for it. Its failure is logged, not the run's."""
+    ctx = _in_worker("wait_until").ctx
+    if ctx is None:
+        if hasattr(work, "close"):
+            work.close()  # never to run: no "never awaited" warning on top of the error
+        raise NotInRun("wait_until has no ctx to hand work to: the adapter was given none "
+                       "(pass self.ctx); in a test, use env.given(ctx=...)")
+    task = asyncio.ensure_future(_logged(work))
+    ctx.waitUntil(task)
+    return task
+
+
+async def _logged(work):
+    """Work after the run: its failure is no run's to record, so it is logged."""
+    try:
+        return await work
+    except Exception as error:
+        log.exception("work handed to wait_until failed: %s: %s", type(error).__name__, error)
 
 
 def current_run():
@@ -156,3 +275,5 @@ clock = Clock()
 call = CallInput()
 items = RunItems()
 handled = Handled()
+on_success = OnSuccess()
+env = Env()

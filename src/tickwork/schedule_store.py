@@ -5,7 +5,7 @@ Every write that two ticks could race on is one conditional statement, and the r
 """
 
 import json
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, field, fields
 
 from .database import Database, Row
 from .model import Code, Kind, Outcome
@@ -232,6 +232,12 @@ SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_
 FROM j WHERE r.id = j.run AND r.outcome = 'running'
 """
 
+# A run's own statements (`on_success.write`) go in its end's batch behind this, which fails the
+# batch whole (outcome is NOT NULL) once the run's record is no longer running: its end written
+# already by a batch that landed though D1 answered an error, or its lease lapsed and another
+# tick recorded it lease_expired. So they commit once, and never with a failed run.
+STILL_RUNNING = "UPDATE tickwork_runs SET outcome = NULL WHERE id = ?1 AND outcome <> 'running'"
+
 # ?1 holds rows that begin with the schedule's name and the run: ENDS rows, or [name, run].
 GIVE_BACK_LEASES = """
 WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run FROM json_each(?1))
@@ -416,6 +422,11 @@ class End:
     items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
     batches: str | None = None
     events: str | None = None  # what a run emitted and kept: JSON {"event": count}
+    writes: tuple = field(default=(), compare=False)  # a succeeded run's own statements, (sql, params)
+
+    def row(self) -> list:
+        """The end as RECORD_ENDS reads it; its writes are statements of their own."""
+        return [getattr(self, f.name) for f in fields(self) if f.name != "writes"]
 
 
 @dataclass(frozen=True)
@@ -518,9 +529,10 @@ class ScheduleStore:
 
     @staticmethod
     def ending(ends: list["End"]) -> list:
-        """The statements that record how runs ended and give their leases back, for a batch."""
-        statements: list = []
-        for chunk in map(json.dumps, chunks([list(astuple(end)) for end in ends])):
+        """The statements that record how runs ended and give their leases back, for a batch,
+        each run's own writes first, behind the check that its record is still running."""
+        statements: list = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
+        for chunk in map(json.dumps, chunks([end.row() for end in ends])):
             statements += [(RECORD_ENDS, (chunk,)), (GIVE_BACK_LEASES, (chunk,))]
         return statements
 

@@ -365,22 +365,54 @@ class _Tick:
     async def write_ends(self, batch: list, lease_until: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
         ends = [end for end, _ in batch]
-        emitted = [row for _, rows in batch for row in rows]
 
-        def write(late: str | None):
-            statements = self.store.ending([_noted(end, late) for end in ends])
-            return self.store.db.batch(statements + OutboxStore.emitting(emitted))
+        async def write(late: str | None) -> list:
+            if late is not None and any(end.writes for end in ends):
+                return await self.write_apart(batch, late)
+            return await self.write_together([(_noted(end, late), rows) for end, rows in batch])
 
         room = self.room()
         if room is not None and _ends_cost(batch) > room:  # ends must be kept: past the cap, said so
             log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends),
                         _ends_cost(batch), _ends_cost(batch) - room)
-        await self.must_land(_names(ends), "ends", lease_until, write)
+        emitted = await self.must_land(_names(ends), "ends", lease_until, write)
         if emitted:
             try:
                 await self.outbox.send(Outbox.deliveries(emitted), self.sender)
             except Exception:
                 log.exception("what %s emitted was kept but not sent; the sweep sends it", _names(ends))
+
+    async def write_together(self, batch: list) -> list:
+        """Ends and what they emitted in one batch; the rows of the events kept."""
+        if not batch:
+            return []
+        emitted = [row for _, rows in batch for row in rows]
+        await self.store.db.batch(self.store.ending([end for end, _ in batch]) + OutboxStore.emitting(emitted))
+        return emitted
+
+    async def write_apart(self, batch: list, late: str) -> list:
+        """After D1 refused a batch holding runs' own writes: each of those runs tries again alone,
+        so that writes D1 refuses, or a record another tick ended meanwhile, fail only their own
+        run, none of its writes or events kept; then the other ends together."""
+        rest = [(_noted(end, late), rows) for end, rows in batch if not end.writes]
+        emitted = []
+        for end, rows in batch:
+            if not end.writes:
+                continue
+            try:
+                emitted += await self.write_together([(_noted(end, late), rows)])
+            except Exception as error:
+                rest.append((_unwritten(end, error, late), []))
+        return emitted + await self.write_together(rest)
+
+    def writes_fit(self, writes: int, ends: Ends) -> bool:
+        """Whether a run's own writes, behind their check, fit the tick's statements beside what
+        it keeps for the ends still to record (this run's among them) and its sweep."""
+        room = self.room()
+        if room is None:
+            return True
+        kept = _ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + (SWEEP if self.sweeps() else 0)
+        return writes + 1 <= room - kept
 
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
@@ -398,12 +430,17 @@ class _Tick:
         schedule = self.due[claim.name]
         emitted: list = []
         counts: dict = {}
-        outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts)
+        with_end: list = []
+        outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
         ended = self.clock_ms()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = self.overran(claim, (
                 f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
                 "instead of awaiting, so it could not be stopped on time"))
+        if with_end and outcome == Outcome.SUCCEEDED and not self.writes_fit(len(with_end), ends):
+            outcome, code, kind, detail = self.failed(claim, Code.INTERNAL_FAULT, (
+                f"its {len(with_end)} on_success writes take {len(with_end) + 1} statements, more than "
+                "the tick has left of its cap beside the ends still to record; none was kept"), "")
         rows, events = [], None
         if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
             if self.outbox is None:
@@ -412,7 +449,9 @@ class _Tick:
                 rows = self.outbox.rows(emitted, claim.run, self.sender, ended, claim.trace)
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept), rows))
+        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
+                      writes=writes), rows))
         return RunReport(
             claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"), claim.trace, events,
@@ -454,9 +493,10 @@ class _Tick:
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 await self.sleep(pause)
 
-    async def call(self, schedule: Schedule, claim: Claim, limit: int, emitted: list, counts: dict):
+    async def call(self, schedule: Schedule, claim: Claim, limit: int, emitted: list, counts: dict,
+                   with_end: list):
         with running(self.now, claim.call, self.items, outbox=emitted, db=self.store.db, counts=counts,
-                     trace=claim.trace, settings=self.settings):
+                     trace=claim.trace, settings=self.settings, with_end=with_end):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()
@@ -506,7 +546,8 @@ def _ends_cost(batch: list) -> int:
     and what their sends came to."""
     emitted = [row for _, rows in batch for row in rows]
     events = len(json_chunks(emitted))
-    return ENDS * _chunks(len(batch)) + 2 * events + events
+    writes = sum(1 + len(end.writes) for end, _ in batch if end.writes)  # each behind its check
+    return ENDS * _chunks(len(batch)) + 2 * events + events + writes
 
 
 def _counted(emitted: list) -> dict[str, int]:
@@ -523,6 +564,13 @@ def _names(items) -> str:
 
 def _noted(end: End, late: str | None) -> End:
     return end if late is None else replace(end, detail="; ".join(filter(None, [end.detail, late])))
+
+
+def _unwritten(end: End, error: Exception, late: str) -> End:
+    """The end of a run whose own writes D1 refused: failed, none of them kept."""
+    detail = (f"D1 refused the batch of its end and its {len(end.writes)} on_success writes, so none "
+              f"was kept: {error}; {late}")
+    return replace(end, outcome=Outcome.FAILED, code=Code.INTERNAL_FAULT, kind=Kind.RAISED, detail=detail, writes=())
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:

@@ -128,6 +128,9 @@ async def d1_storm():
 '''
 
 
+# The example app's secret, as `make dev` reads it from the project's .dev.vars.
+E2E_REPORTS_TOKEN = "e2e-reports-token"
+
 E2E_QUEUE = "tickwork-e2e"
 E2E_DEAD_LETTERS = "tickwork-e2e-dead"
 E2E_MAX_RETRIES = 2
@@ -395,6 +398,7 @@ def make_project(directory: Path) -> Path:
     wrangler_toml = _without_build_command((ROOT / "wrangler.toml").read_text())
     (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML)
     (directory / "migrations" / "9000_e2e_seen.sql").write_text(E2E_MIGRATION)
+    (directory / ".dev.vars").write_text(f"REPORTS_TOKEN={E2E_REPORTS_TOKEN}\n")
     with (directory / "src" / "entry.py").open("a") as entry:
         entry.write(E2E_ENTRY)
     domain = directory / "src" / "app" / "domains" / "e2e"

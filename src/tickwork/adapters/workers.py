@@ -12,7 +12,7 @@ from typing import Sequence
 from ..app import App
 from ..database import Database, Params, Row, Statement
 from ..consumers import consume
-from ..context import new_trace, running
+from ..context import in_worker, new_trace, running
 from ..invocation import cron_invocation
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
@@ -60,25 +60,28 @@ class D1Database(Database):
         return [dict(row) for row in (result["results"] or [])]
 
 
-async def run_cron_tick(app: App, env, controller) -> list[TickReport]:
+async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]:
     """A cron trigger's invocation: a tick at `controller.scheduledTime` (epoch ms), and while the
-    app has queues bound, one at each 10-second mark of its minute."""
+    app has queues bound, one at each 10-second mark of its minute. Its actions read `env` as
+    `tickwork.env` and hand work to `ctx` (`self.ctx`) with `tickwork.wait_until`."""
     if app.store is None:
         return []
     db = D1Database(getattr(env, app.store))
-    reports = await cron_invocation(
-        db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
-        cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
-        settings=settings_of(app, env),
-    )
+    with in_worker(env, ctx):
+        reports = await cron_invocation(
+            db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
+            cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
+            settings=settings_of(app, env),
+        )
     for report in reports:
         for run in report.runs:
             print(describe(run))
     return reports
 
 
-async def run_queue(app: App, env, batch) -> None:
-    """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue."""
+async def run_queue(app: App, env, batch, ctx=None) -> None:
+    """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue,
+    which reads `env` and `ctx` as a run does."""
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
         print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
@@ -87,7 +90,8 @@ async def run_queue(app: App, env, batch) -> None:
         return
     db = D1Database(getattr(env, app.store))
     messages = [_Message(message) for message in batch.messages]
-    await consume(db, consumer, messages, _now(), outbox(app, env, db), clock=_now)
+    with in_worker(env, ctx):
+        await consume(db, consumer, messages, _now(), outbox(app, env, db), clock=_now)
 
 
 @asynccontextmanager

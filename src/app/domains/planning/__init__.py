@@ -1,7 +1,7 @@
 """The planning domain: its actions are the `async def` functions of this module."""
 
-from tickwork import call, clock, consumer, event, items, schedule
-from tickwork.times import MINUTE
+from tickwork import call, clock, consumer, env, event, items, schedule
+from tickwork.times import DAY, MINUTE
 
 # Sent through the REMINDERS queue of wrangler.toml, once the run that emits it has succeeded.
 reminded = event("reminded", queue="REMINDERS")
@@ -40,3 +40,17 @@ async def tidy_up():
 async def sweep_todos():
     """A pulse's share (schedules/sweep.jadpo): todos whose shard is `call.i` of `call.n`."""
     print(f"planning: swept todos of shard {call.i} of {call.n} at {clock.now:%H:%M} UTC")
+
+
+@schedule(every="1h")
+async def tally_chores():
+    """The app's own tables through the Worker's own D1 binding, `env.DB` (wrangler.toml's `DB`,
+    as `self.env.DB` in a handler; results are dicts): counts the chores done in the day before
+    the run and keeps the count in `chore_tallies`, written at once."""
+    done = await env.DB.prepare(
+        "SELECT COUNT(*) AS n FROM chores_done WHERE done_at > ?1"
+    ).bind(clock.now_ms - DAY).first("n")
+    await env.DB.prepare(
+        "INSERT INTO chore_tallies (at, done) VALUES (?1, ?2) ON CONFLICT (at) DO NOTHING"
+    ).bind(clock.now_ms, done).run()
+    print(f"planning: {done} chores done in the day to {clock.now:%Y-%m-%d %H:%M} UTC")

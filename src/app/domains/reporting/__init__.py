@@ -1,7 +1,7 @@
 """The reporting domain: a calendar in a time zone reading the moment it is for, and a
 statement for each customer at nine on Monday in the customer's own zone."""
 
-from tickwork import call, clock, items, schedule
+from tickwork import call, clock, env, items, on_success, schedule, wait_until
 from tickwork.times import DAY, iso
 
 WEEK = 7 * DAY
@@ -27,3 +27,29 @@ async def enroll_customers():
 async def send_statement():
     """A customer's statement, for the week up to `call.at`: Monday nine in the customer's zone."""
     print(f"reporting: statement for {call.input['customer']}, the week to {iso(call.at)}")
+
+
+@schedule(every="1h")
+async def publish_digest():
+    """A var and a secret of the Worker: `env.REPORT_TO` (wrangler.toml's [vars]) and
+    `env.REPORTS_TOKEN` (`npx wrangler secret put REPORTS_TOKEN`; for `make dev`, a line of
+    .dev.vars), which signs the digest and is never printed. The digest is kept in
+    `digests_sent` with the run's end, only if the run succeeds; its delivery is handed to
+    `ctx.waitUntil`, to finish after the run."""
+    import hashlib
+    import hmac
+
+    digest = f"digest to {env.REPORT_TO} as of {iso(clock.now_ms)}"
+    token = getattr(env, "REPORTS_TOKEN", None)
+    signature = hmac.new(token.encode(), digest.encode(), hashlib.sha256).hexdigest() if token else None
+    on_success.write(
+        "INSERT INTO digests_sent (at, recipient, signature) VALUES (?1, ?2, ?3) ON CONFLICT (at) DO NOTHING",
+        clock.now_ms, env.REPORT_TO, signature,
+    )
+    wait_until(_deliver(digest, signature))
+
+
+async def _deliver(digest: str, signature: str | None):
+    """Where a real app would send it (`await fetch(...)`); the example says what it would send."""
+    signed = f"signed {signature[:12]}..." if signature else "unsigned: no REPORTS_TOKEN secret (see .dev.vars.example)"
+    print(f"reporting: {digest}, {signed}")
