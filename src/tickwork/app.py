@@ -2,10 +2,12 @@
 
 import importlib
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import ModuleType
 
 from .calendars import Calendar, CronCalendar
 from .consumers import Consumer
+from .declared import Declared
 from .grid import Every
 from .model import Action, Schedule
 from .once import Once
@@ -64,6 +66,11 @@ class App:
     queues_bound: bool = False  # producers or consumers in wrangler.toml
     retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
     settings: tuple[str, ...] = ()  # the settings (Worker vars) purges read their `after:` from
+
+    @cached_property
+    def declared(self) -> Declared:
+        """The declared set as ticks read it, worked out once an isolate."""
+        return Declared(self.schedules)
 
     @property
     def has_queues(self) -> bool:

@@ -57,7 +57,7 @@ async def cron_invocation(
             break
         try:
             reports.append(await tick(
-                db, app.schedules, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
+                db, app.declared, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next

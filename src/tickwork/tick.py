@@ -24,6 +24,7 @@ from .model import (
 from .ends import Ends
 from .schedule_store import COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, json_chunks
 from .app import action_of, timing_of
+from .declared import Declared, action_key, declared
 from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
 from .outbox_store import OutboxStore
@@ -71,7 +72,7 @@ class TickReport:
 
 async def tick(
     db: Database,
-    schedules: Iterable[Schedule],
+    schedules: Declared | Iterable[Schedule],
     now: int,
     *,
     budget: int = WORKER_TICK_BUDGET,
@@ -95,7 +96,7 @@ async def tick(
     room for stay due for the next tick, oldest due first. `settings` are the app's (a Worker's
     vars) as the invocation began, which a purge's `after:` may read.
     """
-    tick = _Tick(ScheduleStore(db), list(schedules), now, budget, monotonic, sleep, started_at,
+    tick = _Tick(ScheduleStore(db), declared(schedules), now, budget, monotonic, sleep, started_at,
                  max_statements, outbox, retention, settings)
     return await tick.run()
 
@@ -138,8 +139,7 @@ class _Tick:
     def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox,
                  retention=RETENTION, settings=None):
         self.store: ScheduleStore = store
-        self.schedules: list[Schedule] = schedules
-        self.by_name = {schedule.name: schedule for schedule in schedules}
+        self.declared: Declared = schedules
         self.now: int = now
         self.budget = budget
         self.monotonic = monotonic
@@ -148,7 +148,6 @@ class _Tick:
         self.wall = now if started_at is None else started_at
         self.cap = max_statements
         self.before = store.db.statements_run
-        self.moments = _actions_with_several_calendars(schedules)
         self.owing = Owing(now)
         self.timings: dict[str, Timing] = {}
         self.items = Items(store.db, lambda: now)
@@ -220,7 +219,7 @@ class _Tick:
         """A declared schedule by its name; a handed-over one from its row (its action None
         where the app no longer has it)."""
         if state.action is None:
-            return self.by_name.get(state.name)
+            return self.declared.by_name.get(state.name)
         if state.timing not in self.timings:
             self.timings[state.timing] = timing_of(json.loads(state.timing))
         return Schedule(state.name, self.timings[state.timing], action_of(state.action), "handed over")
@@ -232,12 +231,11 @@ class _Tick:
         self.sweep_at = reached.sweep_at
         self.housekeeping_due = reached.housekeeping_due
         await self.note_gap(reached.prev_tick)
-        fingerprint = _fingerprint(self.schedules)
+        fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
             return reached.due, reached.earliest_lease
         room = self.room()
-        names = [schedule.name for schedule in self.schedules]
-        if room is not None and room < len(json_chunks(names)) + RECONCILE:
+        if room is not None and room < len(json_chunks(self.declared.names)) + RECONCILE:
             log.warning("the declared schedules changed, and reconciling them takes more statements "
                         "than this tick has left; a later tick does it")
             return [], reached.earliest_lease
@@ -258,8 +256,8 @@ class _Tick:
     async def reconcile(self, fingerprint: str) -> None:
         """New schedules get rows, changed forms and calendars declared again are rebased, and
         rows no longer declared are marked removed."""
-        by_name = {schedule.name: schedule for schedule in self.schedules}
-        stored = await self.store.named(list(by_name), self.now)
+        by_name = self.declared.by_name
+        stored = await self.store.named(self.declared.names, self.now)
         new, changed, again, failed = [], [], [], False
         for name, schedule in by_name.items():
             state, timing = stored.get(name), schedule.timing
@@ -325,7 +323,7 @@ class _Tick:
             reason = Code.RUNNING
         elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
-        moment = _action_key(schedule) if schedule.name in self.moments and reason is None else None
+        moment = action_key(schedule) if schedule.name in self.declared.claiming_moments and reason is None else None
         return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
                      new_trace() if reason is None else None)
@@ -517,28 +515,6 @@ class _Tick:
     def failed(self, claim: Claim, code: str, detail: str, stack: str):
         log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack)
         return Outcome.FAILED, code, Kind.RAISED, detail
-
-
-def _action_key(schedule: Schedule) -> str:
-    action = schedule.action
-    return f"{getattr(action, '__module__', '')}.{getattr(action, '__qualname__', repr(action))}"
-
-
-def _actions_with_several_calendars(schedules: list[Schedule]) -> set[str]:
-    """The entries whose calls must claim their moment: calendars sharing an action."""
-    by_action: dict[str, list[str]] = {}
-    for schedule in schedules:
-        if schedule.timing.coalesces:
-            by_action.setdefault(_action_key(schedule), []).append(schedule.name)
-    return {name for names in by_action.values() if len(names) > 1 for name in names}
-
-
-def _fingerprint(schedules: list[Schedule]) -> str:
-    """The declared set as the state rows see it: each schedule's name and form."""
-    import hashlib  # at first use: a Worker's cold start skips it
-
-    declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in schedules))
-    return hashlib.sha256(declared.encode()).hexdigest()
 
 
 def _ends_cost(batch: list) -> int:
