@@ -18,6 +18,7 @@ from tickwork.app import App
 from tickwork.consumers import Consumer, consume
 from tickwork.grid import Every
 from tickwork.outbox_store import OutboxStore
+from tickwork.per_item import Items
 from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -237,3 +238,19 @@ def test_each_emitting_block_of_a_fetch_starts_a_trace_of_its_own(tmp_path):
     assert [body["trace"] for body in env.EVENTS.bodies] == seen
     kept = run(db.all("SELECT trace FROM tickwork_events ORDER BY emitted_at, json_extract(body, '$.order')"))
     assert [row["trace"] for row in kept] == seen
+
+
+seen_by_reminder: list[str] = []
+
+
+async def remind():
+    seen_by_reminder.append(call.trace)
+
+
+def test_every_call_of_a_schedule_handed_over_starts_a_trace_of_its_own():
+    db = open_store()
+    seen_by_reminder.clear()
+    run(Items(db, lambda: NINE).every(remind, {"todo": 17}, "1m"))
+    ticks(db, [], NINE + MINUTE, NINE + 2 * MINUTE)
+    kept = [r["trace"] for r in records(db)]
+    assert kept == seen_by_reminder and len(set(kept)) == 2 and all(TRACE.fullmatch(t) for t in kept)
