@@ -133,3 +133,19 @@ def test_a_due_run_whose_request_another_tick_answered_meanwhile_is_still_made_b
     assert census.action.at == [NINE + 14 * MINUTE, NINE + 16 * MINUTE]
     assert [r["by_hand"] for r in runs(db)] == ["ada", None]
     assert state(db).due_at == NINE + 30 * MINUTE
+
+
+def test_a_request_whose_due_run_another_calendar_of_the_action_made_is_still_run_by_hand(db):
+    from helpers import Inputs, calendar
+
+    shared = Inputs()
+    entries = [calendar("0 10 * * *", name=name, action=shared) for name in ("a", "b")]
+    ticks(db, entries, NINE)
+    for name in ("a", "b"):  # whichever loses the moment to the other, its request is run
+        ask(db, name=name, at=NINE + 59 * MINUTE)
+    ticks(db, entries, NINE + 60 * MINUTE, NINE + 61 * MINUTE)
+    records = [(r["outcome"], r["by_hand"]) for name in ("a", "b") for r in runs(db, name)]
+    assert sorted(records, key=str) == sorted([(Outcome.SKIPPED, None), (Outcome.SUCCEEDED, "ada"),
+                                               (Outcome.SUCCEEDED, "ada")], key=str)
+    assert len(shared.made) == 2
+    assert [state(db, name).run_requested_at for name in ("a", "b")] == [None, None]

@@ -164,6 +164,7 @@ COALESCED_DETAIL = "another calendar of the action made the call for this moment
 # Then, in the same batch, a leased run whose moment another calendar of the action made (in
 # this batch or before) is recorded `coalesced` and its lease given back: whatever becomes of the
 # tick after the batch, that due time has its record and no lease is left to lapse unrecorded.
+# A request the lease consumed is given back too: no run answered it, so a later tick makes it.
 RECORD_COALESCED = f"""
 {CLAIMS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
@@ -176,7 +177,9 @@ RETURNING id
 
 GIVE_BACK_COALESCED = f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
+UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL,
+    run_requested_by = CASE WHEN s.run_requested_at IS NULL THEN j.by_hand ELSE s.run_requested_by END,
+    run_requested_at = IFNULL(s.run_requested_at, j.requested)
 FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.code = '{Code.COALESCED}')
 """
