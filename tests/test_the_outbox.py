@@ -172,6 +172,16 @@ def test_a_message_of_a_delivery_dismissed_or_cancelled_is_acked_without_calling
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 0}]
 
 
+def test_a_message_of_a_set_aside_delivery_is_acked_unrun_for_as_long_as_a_queue_redelivers_whatever_the_retention(shop):
+    _, set_apart = set_aside(shop, NINE)
+    later = NINE + 13 * DAY  # a queue may still redeliver it; run records are kept a day here
+    run(housekeeping(shop, later, "tick", later + 2 * MINUTE, lambda: MINUTE, lambda: None, lambda: later, DAY))
+    messages = [Message(envelope(Delivery(d["id"], "EVENTS", d["name"], d["body"])), id=d["id"]) for d in set_apart]
+    consumed(shop, messages, now=later)
+    assert [(m.acked, m.retried) for m in messages] == [(True, False)] * 2
+    assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 0}]
+
+
 class Killed(Outbox):
     """The Worker dies between the commit and the send."""
 
