@@ -172,7 +172,7 @@ def test_a_message_of_a_delivery_dismissed_or_cancelled_is_acked_without_calling
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 0}]
 
 
-def test_a_message_of_a_set_aside_delivery_is_acked_unrun_for_as_long_as_a_queue_redelivers_whatever_the_retention(shop):
+def test_a_set_aside_deliverys_message_is_acked_unrun_as_long_as_a_queue_redelivers_whatever_the_retention(shop):
     _, set_apart = set_aside(shop, NINE)
     later = NINE + 13 * DAY  # a queue may still redeliver it; run records are kept a day here
     run(housekeeping(shop, later, "tick", later + 2 * MINUTE, lambda: MINUTE, lambda: None, lambda: later, DAY))
