@@ -286,6 +286,27 @@ def test_a_handled_batch_that_timed_out_after_it_committed_is_acked_and_says_so(
     assert "timed out after it committed" in caplog.text and "acked" in caplog.text
 
 
+def test_a_delivery_set_aside_while_its_consumer_ran_is_acked_and_the_log_says_so_not_that_it_was_handled(shop, caplog):
+    from faults import Faulty, Meanwhile, first_with
+
+    from tickwork.outbox_store import RECORD_HANDLED
+
+    place = placing({"order": 1})
+    ticks(shop, [place], NINE - MINUTE, NINE, outbox=outbox(shop, Queue(failures=1)))
+    [unknown] = deliveries(shop)  # its send raised: a message of it may be in the queue all the same
+    message = Message(envelope(Delivery(unknown["id"], "EVENTS", unknown["name"], unknown["body"])))
+
+    async def the_operator_dismisses_it():
+        assert (await OperatorStore(shop).change("dismiss", unknown["id"], "ada", NINE + MINUTE)).changed
+
+    lost = Meanwhile(Faulty(shop, first_with(RECORD_HANDLED)), RECORD_HANDLED, the_operator_dismisses_it)
+    with caplog.at_level(logging.WARNING, logger="tickwork"):
+        consumed(lost, [message], now=NINE + MINUTE)
+    assert message.acked and not message.retried
+    assert run(shop.all("SELECT COUNT(*) AS n FROM tickwork_handled")) == [{"n": 0}]
+    assert "set aside by an operator" in caplog.text and "landed all the same" not in caplog.text
+
+
 def test_two_deliveries_of_one_message_handled_at_once_do_the_work_once(shop):
     body = sent_to_ourselves(shop)
 
