@@ -22,7 +22,9 @@ from .model import (
     Schedule,
 )
 from .ends import Ends
-from .schedule_store import COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, json_chunks
+from .schedule_store import (
+    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
+)
 from .app import action_of, timing_of
 from .declared import Declared, action_key, declared
 from .housekeeping import RETENTION, housekeeping
@@ -123,12 +125,12 @@ ENDS_WITH_EVENTS = 5
 
 def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     """The most statements a tick's claims cost, whoever wins them: per chunk of rows, leases
-    and starts, a batch of their ends (`flush`), moments with the coalesced skips and their
-    leases given back, skips and their records."""
+    and starts, a batch of their ends (`flush`), skips and their records; per chunk of leases
+    with calendars sharing an action, moments with the coalesced skips and their leases given back."""
     leases = [c for c in claims if c.reason is None]
-    moments = [c for c in leases if c.moment is not None]
+    moments = sum(1 for part in chunks(leases) if any(c.moment is not None for c in part))
     skips = len(claims) - len(leases)
-    return (2 + flush) * _chunks(len(leases)) + 3 * _chunks(len(moments)) + 2 * _chunks(skips)
+    return (2 + flush) * _chunks(len(leases)) + 3 * moments + 2 * _chunks(skips)
 
 
 def _chunks(count: int) -> int:
