@@ -94,3 +94,16 @@ def test_a_one_off_moment_run_by_hand_before_its_moment_is_made_once(db):
     ask(db, name=id)
     ticks(db, [], NINE + MINUTE, NINE + 61 * MINUTE)
     assert [m["at"] for m in MADE] == [NINE + 60 * MINUTE]
+
+
+def test_an_interval_handed_over_run_by_hand_is_for_its_latest_slot(db):
+    from test_schedules_handed_over import MADE, handed, send_statement
+
+    MADE.clear()
+    id = run(handed(db, NINE).every(send_statement, {"order": 1}, 15 * MINUTE))
+    ticks(db, [], NINE + 15 * MINUTE)
+    ask(db, name=id)
+    ticks(db, [], NINE + 22 * MINUTE)
+    assert [(m["at"], m["now"]) for m in MADE] == [(NINE + 15 * MINUTE, NINE + 15 * MINUTE),
+                                                  (NINE + 15 * MINUTE, NINE + 22 * MINUTE)]
+    assert state(db, id).due_at == NINE + 30 * MINUTE
