@@ -294,9 +294,12 @@ class _Tick:
         if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
             if held or state.paused:
                 return None  # the request waits for the lease, or for the schedule's resume
-            # for the moment last due (a calendar's latest occurrence); a one-off moment still
-            # ahead is made now, once: its due time then moves past it
+            # for the moment last due (a calendar's latest occurrence, a handed-over interval's
+            # latest slot); a one-off moment still ahead is made now, once: its due time then
+            # moves past it
             call = replace(self.owing.owed(timing, 0), input=call.input)
+            if state.action is not None and call.at is None:
+                call = replace(call, at=timing.slot(state.due_at, self.now))
             ahead = call.at is not None and call.at > self.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
             return Claim(schedule.name, state.due_at, next_due, _run_id(), call,
