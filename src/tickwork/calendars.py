@@ -39,10 +39,11 @@ def parse_cron(expression: str):
     `cron_syntax.CronInvalid` (a ValueError) otherwise."""
     from croniter import croniter  # imported at first use: a Worker's cold start skips it
 
-    from .cron_syntax import canonical
+    from .cron_syntax import canonical, days_either
 
     return croniter(
-        canonical(expression), datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True
+        canonical(expression), datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True,
+        day_or=days_either(expression),
     )
 
 

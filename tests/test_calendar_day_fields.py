@@ -1,0 +1,75 @@
+"""The day-of-month and day-of-week fields combine as in Vixie cron: when either field starts with
+`*` (`*` itself, or `*/2`) a day must match both; when neither does, it matches either. Checked
+against a brute-force oracle over every minute of two months, forwards and backwards."""
+
+import pytest
+
+from tickwork.calendars import CronCalendar
+from tickwork.cron_syntax import parse
+from tickwork.times import MINUTE, to_datetime, utc
+
+START, END = utc("2026-01-01 00:00"), utc("2026-03-03 00:00")  # a 31-day month, February, March
+
+EXPRESSIONS = [
+    "0 9 */2 * 1",  # odd days that are Mondays: `*/2` starts with `*`
+    "0 9 1-31/2 * 1",  # odd days or Mondays: neither field starts with `*`
+    "0 9 * * 1",  # Mondays
+    "0 9 13 * 5",  # the 13th or Fridays
+    "0 9 */2 * *",  # odd days
+    "0 9 1 * */2",  # the 1st when it is a Sunday, Tuesday, Thursday or Saturday
+    "0 9 1-31 * 1",  # every day: the day of month matches each one, and either field will do
+    "0 9 1,15 * 0-7",  # every day, the day of week naming each one
+    "0 9 * * 0-7",  # every day
+    "0 9 */1 * */1",  # every day
+    "0 9 13 * */5",  # the 13th when it is a Sunday or a Friday
+    "30 8 */10 * MON-FRI",  # the 1st, 11th, 21st and 31st that are weekdays
+]
+
+
+def oracle(expression: str) -> list[int]:
+    """Vixie cron's rule, minute by minute: its `DOM_STAR` and `DOW_STAR` flags are a field
+    starting with `*`."""
+    minute, hour, dom, month, dow = parse(expression)
+    _, _, day_of_month, _, day_of_week = expression.split()
+    starred = day_of_month.startswith("*") or day_of_week.startswith("*")
+
+    def matches(moment: int) -> bool:
+        at = to_datetime(moment)
+        days = (at.day in dom, at.isoweekday() % 7 in dow)
+        return (at.minute in minute and at.hour in hour and at.month in month
+                and (all(days) if starred else any(days)))
+
+    return [moment for moment in range(START, END, MINUTE) if matches(moment)]
+
+
+def forwards(expression: str) -> list[int]:
+    calendar, found, moment = CronCalendar(expression), [], START - MINUTE
+    while (upcoming := calendar.next_after(moment)) is not None and upcoming.at < END:
+        found.append(moment := upcoming.at)
+    return found
+
+
+def backwards(expression: str) -> list[int]:
+    calendar, found, moment = CronCalendar(expression), [], END - MINUTE
+    while (latest := calendar.latest_at_or_before(moment)) is not None and latest.at >= START:
+        found.append(latest.at)
+        moment = latest.at - MINUTE
+    return found[::-1]
+
+
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_a_calendar_comes_due_at_the_moments_vixie_cron_runs_it(expression):
+    expected = oracle(expression)
+    assert expected  # each expression comes due in the two months
+    assert forwards(expression) == expected
+    assert backwards(expression) == expected
+
+
+def test_a_day_field_stepped_from_a_star_restricts_the_days_and_the_day_of_week_as_well():
+    # odd days that are Mondays: 2026-03-09 is the first after 2026-03-02 (the 2nd, even)
+    assert CronCalendar("0 9 */2 * 1").next_after(utc("2026-03-02 00:00")).at == utc("2026-03-09 09:00")
+
+
+def test_day_fields_neither_starting_with_a_star_match_either():
+    # odd days or Mondays: Monday 2026-03-02 though the 2nd is even
+    assert CronCalendar("0 9 1-31/2 * 1").next_after(utc("2026-03-01 12:00")).at == utc("2026-03-02 09:00")
