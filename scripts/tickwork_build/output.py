@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .problems import BuildFailed, Problem
 from .schedules import Spec
+from .settings import line_of
 
 MANIFEST = "tickwork_manifest.py"
 MINUTE_CRON = "* * * * *"
@@ -47,8 +48,18 @@ def write_manifest(
 
 def cron_trigger_problems(wrangler_toml: Path) -> list[Problem]:
     """Where wrangler.toml says its triggers in a form the build cannot edit safely (an inline
-    table, dotted keys): a problem, rather than a Worker that never ticks."""
-    if _with_minute_cron(wrangler_toml.read_text()) is not None:
+    table, dotted keys) or of the wrong type: a problem, rather than a Worker that never ticks."""
+    text = wrangler_toml.read_text()
+    if _crons(text) is None:
+        return [Problem(
+            "deployable.trigger_missing",
+            "wrangler.toml's `triggers.crons` is not an array of cron expressions (strings)",
+            f'write `crons = ["{MINUTE_CRON}"]` under a `[triggers]` table in wrangler.toml',
+            wrangler_toml.name,
+            line_of(text, ("triggers",), "crons") if isinstance(tomllib.loads(text).get("triggers"), dict)
+            else line_of(text, (), "triggers"),
+        )]
+    if _with_minute_cron(text) is not None:
         return []
     return [
         Problem(
@@ -76,6 +87,8 @@ def ensure_cron_trigger(wrangler_toml: Path) -> bool:
 
 def _with_minute_cron(text: str) -> str | None:
     """The file's text with the minute cron among its top-level crons; None where it cannot be."""
+    if _crons(text) is None:
+        return None
     if MINUTE_CRON in _crons(text):
         return text
     listed = ", ".join(f'"{cron}"' for cron in [*_crons(text), MINUTE_CRON])
@@ -92,8 +105,11 @@ def _with_minute_cron(text: str) -> str | None:
         text = text[:header.end()] + section + text[end:]
     elif "triggers" not in tomllib.loads(text):
         text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
-    return text if MINUTE_CRON in _crons(text) else None
+    return text if MINUTE_CRON in (_crons(text) or ()) else None
 
 
-def _crons(text: str) -> list[str]:
-    return tomllib.loads(text).get("triggers", {}).get("crons", [])
+def _crons(text: str) -> list[str] | None:
+    """The top-level triggers' crons; None where they are not an array of strings."""
+    triggers = tomllib.loads(text).get("triggers", {})
+    crons = triggers.get("crons", []) if isinstance(triggers, dict) else None
+    return crons if isinstance(crons, list) and all(isinstance(cron, str) for cron in crons) else None
