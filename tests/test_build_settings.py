@@ -212,3 +212,17 @@ def test_the_settings_that_gave_tracebacks_or_were_accepted_silently(tmp_path, c
     if pyproject:
         (root / "pyproject.toml").write_text(pyproject)
     assert where in builds_without_a_traceback(root, capsys)
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "wrangler.toml"])
+@pytest.mark.parametrize("unreadable", ["nested", "directory"])
+def test_a_settings_file_nested_too_deeply_or_not_a_file_is_file_invalid(tmp_path, capsys, name, unreadable):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / name).unlink()
+    if unreadable == "nested":
+        (root / name).write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    else:
+        (root / name).mkdir()
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == ("settings.file_invalid", name, 1)
+    builds_without_a_traceback(root, capsys)

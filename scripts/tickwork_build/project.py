@@ -72,7 +72,8 @@ def load_project(root: Path) -> Project:
         raise BuildFailed(problems)
     read = Settings(*(_text(root, name) for name in ("pyproject.toml", "wrangler.toml")))
     tickwork = settings.tickwork_table(read, pyproject)
-    worker_root, app = settings.directories(read, root, tickwork) if not read.stops else (root, root)
+    if not read.stops:
+        worker_root, app = settings.directories(read, root, tickwork)
     if read.stops:
         raise BuildFailed(read.problems)
     return Project(
@@ -111,6 +112,12 @@ def _toml(root: Path, name: str) -> dict | Problem:
     except FileNotFoundError:
         return Problem("settings.file_invalid", f"{root} has no {name}",
                        "build from the directory of wrangler.toml and pyproject.toml", name, 1)
+    except OSError as error:  # a directory, say
+        return Problem("settings.file_invalid", f"{name} cannot be read: {error.strerror}",
+                       f"make {name} a file the build can read", name, 1)
+    except RecursionError:
+        return Problem("settings.file_invalid", f"{name} nests its arrays or tables too deeply to read",
+                       "write the settings with arrays and tables a few levels deep", name, 1)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         at = re.search(r"at line (\d+)", str(error))
         line = int(at.group(1)) if at else 1

@@ -65,9 +65,23 @@ class Settings:
 
 
 def _shown(value: object) -> str:
-    """A value as TOML writes it (near enough: JSON's forms), a long one cut short."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+    """A value as TOML writes it, a long or deep one cut short."""
+    text = _toml(value, 3)
+    return text if len(text) <= 40 else f"{text[:30]}... ({type(value).__name__})"
+
+
+def _toml(value: object, depth: int) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, dict)) and not depth:
+        return "[...]" if isinstance(value, list) else "{...}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item, depth - 1) for item in value[:5]) + (", ...]" if value[5:] else "]")
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{key} = {_toml(item, depth - 1)}" for key, item in list(value.items())[:5]) + " }"
+    return value.isoformat() if hasattr(value, "isoformat") else repr(value)  # dates and times, numbers
 
 
 def tickwork_table(settings: Settings, pyproject: dict) -> dict:
@@ -129,6 +143,14 @@ def store(settings: Settings, tickwork: dict) -> str | None:
     return None
 
 
+# The keys of a D1 database the build reads, each with how to write it.
+_D1_MENDS = {
+    "binding": 'name the binding the Worker reads it by: `binding = "DB"`',
+    "database_name": 'write the database\'s name: `database_name = "tickwork"`',
+    "migrations_dir": 'name the directory of its migrations: `migrations_dir = "migrations"`',
+}
+
+
 def d1_bindings(settings: Settings, wrangler: dict) -> tuple[dict, ...]:
     """`[[d1_databases]]` that name a binding; each key the build reads checked for its type."""
     databases = wrangler.get("d1_databases", [])
@@ -143,19 +165,14 @@ def d1_bindings(settings: Settings, wrangler: dict) -> tuple[dict, ...]:
             settings.problem("settings.d1_databases_invalid", f"`d1_databases` holds {_shown(database)}, "
                              "not a table", mend, WRANGLER, (), "d1_databases")
             continue
-        wrong = [key for key in ("binding", "database_name", "migrations_dir")
-                 if key in database and not (isinstance(database[key], str) and database[key])]
+        wrong = [key for key in _D1_MENDS if key in database and not (isinstance(database[key], str) and database[key])]
         for key in wrong:
             settings.problem("settings.d1_databases_invalid",
-                             f"`{key} = {_shown(database[key])}` of a D1 database is not a string",
-                             {"migrations_dir": 'name the directory of its migrations: `migrations_dir = "migrations"`',
-                              "binding": 'name the binding the Worker reads it by: `binding = "DB"`'}.get(
-                                 key, 'write the database\'s name: `database_name = "tickwork"`'),
+                             f"`{key} = {_shown(database[key])}` of a D1 database is not a string", _D1_MENDS[key],
                              WRANGLER, ("d1_databases",), key, index)
         if "binding" not in database:
             settings.problem("settings.d1_databases_invalid", "a D1 database has no `binding`",
-                             'name the binding the Worker reads it by: `binding = "DB"`',
-                             WRANGLER, ("d1_databases",), None, index)
+                             _D1_MENDS["binding"], WRANGLER, ("d1_databases",), None, index)
         elif "binding" not in wrong:  # kept with the rest wrong, so the store still resolves
             found.append(database)
     return tuple(found)
