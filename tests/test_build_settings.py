@@ -226,3 +226,12 @@ def test_a_settings_file_nested_too_deeply_or_not_a_file_is_file_invalid(tmp_pat
     [problem] = problems(root)
     assert (problem.code, problem.file, problem.line) == ("settings.file_invalid", name, 1)
     builds_without_a_traceback(root, capsys)
+
+
+def test_a_source_left_to_its_default_that_is_no_directory_says_so(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / "src").rename(root / "worker")
+    (root / "pyproject.toml").write_text("[tool.tickwork]\n")
+    [problem] = problems(root)
+    assert (problem.code, problem.line) == ("settings.source_invalid", 1)
+    assert "`source`, not written, is `src`" in problem.message

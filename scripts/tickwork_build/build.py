@@ -15,7 +15,7 @@ from .project import Project, load_project, resolve_store
 from .purges import Where, owners, schedule_name, validate_purge
 from .queues import Queues, check_queues
 from .schedules import Spec, validate_declaration
-from .settings import line_of
+from .settings import directory_problems, line_of
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,11 @@ class Built:
 
 
 def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queues]:
-    """Validates the whole app, every check on every declaration, gathering every problem."""
+    """Validates the whole app, every check on every declaration, gathering every problem.
+    Raises BuildFailed where `source` or `app` leaves no app to read."""
+    unusable = directory_problems(project.root, project.worker_root, project.app)
+    if unusable:
+        raise BuildFailed(unusable)
     declarations, modules, problems = collect(project)
     store, why_none = resolve_store(project)
     queues, trouble = check_queues(project, modules)

@@ -4,6 +4,7 @@ type or out of range is a problem with its code at the line that writes it, neve
 
 import json
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,36 +102,46 @@ def tickwork_table(settings: Settings, pyproject: dict) -> dict:
     return tickwork
 
 
+# `source` and `app`: each one's value where it is not written, and how to write it.
+_DIRECTORIES = {
+    "source": ("src", 'name the directory of the Worker\'s code, entry.py at its top: `source = "src"`'),
+    "app": ("src/app", 'name the app package\'s directory under `source`, its domains under it: `app = "src/app"`'),
+}
+
+
 def directories(settings: Settings, root: Path, tickwork: dict) -> tuple[Path, Path]:
-    """The Worker's code (`source`) and the app package (`app`, a package under `source`)."""
-    table = ("tool", "tickwork")
-    source, app = tickwork.get("source", "src"), tickwork.get("app", "src/app")
-    if not _directory(root, source):
-        settings.problem("settings.source_invalid", f"`source = {_shown(source)}` is not {_what(source)}",
-                         'name the directory of the Worker\'s code, entry.py at its top: `source = "src"`',
-                         PYPROJECT, table, "source", stops=True)
-    if not _directory(root, app):
-        settings.problem("settings.app_invalid", f"`app = {_shown(app)}` is not {_what(app)}",
-                         'name the app package\'s directory, its domains under it: `app = "src/app"`',
-                         PYPROJECT, table, "app", stops=True)
-    if settings.stops:
-        return root / "src", root / "src" / "app"
-    worker_root, package = (root / source).resolve(), (root / app).resolve()
-    parts = package.relative_to(worker_root).parts if package.is_relative_to(worker_root) else ()
-    if not parts or not all(part.isidentifier() for part in parts):
-        settings.problem("settings.app_invalid",
-                         f"`app = {_shown(app)}` is not a package under `source = {_shown(source)}` that the "
-                         "Worker can import", "put the app in a directory under `source` whose path parts are "
-                         'Python names, e.g. `app = "src/app"`', PYPROJECT, table, "app", stops=True)
-    return worker_root, package
+    """The Worker's code (`source`) and the app package (`app`), where both are strings."""
+    found = []
+    for key, (default, mend) in _DIRECTORIES.items():
+        value = tickwork.get(key, default)
+        if not isinstance(value, str) or not value or "\0" in value:
+            settings.problem(f"settings.{key}_invalid", f"`{key} = {_shown(value)}` is not a directory's name",
+                             mend, PYPROJECT, ("tool", "tickwork"), key, stops=True)
+        found.append((root / (value if isinstance(value, str) else default)).resolve())
+    return found[0], found[1]
 
 
-def _directory(root: Path, value: object) -> bool:
-    return isinstance(value, str) and bool(value) and "\0" not in value and (root / value).is_dir()
+def directory_problems(root: Path, worker_root: Path, app: Path) -> list[Problem]:
+    """Where `source` is not a directory, or `app` not one under it that the Worker can import."""
+    text = (root / PYPROJECT).read_text(encoding="utf-8")
+    tool = tomllib.loads(text).get("tool", {})
+    written = tool.get("tickwork", {}) if isinstance(tool, dict) else {}
+    problems = []
 
+    def problem(key: str, what: str) -> None:
+        default, mend = _DIRECTORIES[key]
+        said = f"`{key} = {_shown(written[key])}`" if key in written else f"`{key}`, not written, is `{default}`: it"
+        problems.append(Problem(f"settings.{key}_invalid", f"{said} is not {what}", mend,
+                                PYPROJECT, line_of(text, ("tool", "tickwork"), key)))
 
-def _what(value: object) -> str:
-    return "a string" if not isinstance(value, str) else "a directory of the project"
+    if not worker_root.is_dir():
+        problem("source", "a directory of the project")
+    if not app.is_dir():
+        problem("app", "a directory of the project")
+    parts = app.relative_to(worker_root).parts if app.is_relative_to(worker_root) else ()
+    if not problems and not (parts and all(part.isidentifier() for part in parts)):
+        problem("app", "a package under `source` whose path parts are Python names, which the Worker can import")
+    return problems
 
 
 def store(settings: Settings, tickwork: dict) -> str | None:
