@@ -232,6 +232,6 @@ def test_a_source_left_to_its_default_that_is_no_directory_says_so(tmp_path):
     root = project(tmp_path, {"c.jadpo": CENSUS})
     (root / "src").rename(root / "worker")
     (root / "pyproject.toml").write_text("[tool.tickwork]\n")
-    [problem] = problems(root)
-    assert (problem.code, problem.line) == ("settings.source_invalid", 1)
+    problem = only(problems(root), "settings.source_invalid")
+    assert problem.line == 1
     assert "`source`, not written, is `src`" in problem.message
