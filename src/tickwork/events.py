@@ -63,11 +63,10 @@ class Event:
 def event(name: str, *, queue: str) -> Event:
     """Declares an event sent through the producer binding `queue`; the build checks it is bound.
     A name or queue that is not text raises EventError at once, in the build as in the Worker."""
-    for code, what, given, example in (("event.name_invalid", "name", name, '"order_placed"'),
-                                       ("event.queue_unbound", "queue", queue, '"EVENTS"')):
+    for code, what, given in (("event.name_invalid", "name", name), ("event.queue_unbound", "queue", queue)):
         if not _text(given):
             raise EventError(code, f"an event's {what} is a string of text, not {_shown(given)}",
-                             f'write e.g. event("order_placed", queue="EVENTS"): the {what} {example}')
+                             'name the event and its producer binding with strings: event("order_placed", queue="EVENTS")')
     caller = sys._getframe(1)
     return Event(name, queue, f"{caller.f_code.co_filename}:{caller.f_lineno}")
 
