@@ -235,3 +235,11 @@ def test_a_source_left_to_its_default_that_is_no_directory_says_so(tmp_path):
     problem = only(problems(root), "settings.source_invalid")
     assert problem.line == 1
     assert "`source`, not written, is `src`" in problem.message
+
+
+def test_a_bad_max_retries_of_the_second_consumer_is_at_its_own_line(tmp_path):
+    root, text = wrangler_project(tmp_path)
+    text = text.replace("[triggers]", '[[queues.consumers]]\nqueue = "other"\nmax_retries = "5"\n\n[triggers]')
+    (root / "wrangler.toml").write_text(text)
+    problem = only(problems(root), "settings.max_retries_invalid")
+    assert problem.line == written_at(text, 'max_retries = "5"') == 21
