@@ -11,7 +11,6 @@ from tickwork_build.build import build
 STRING, EMPTY, NUMBER, NEGATIVE, FRACTION, BOOLEAN = '"x"', '""', "5", "-1", "1.5", "true"
 ARRAY, STRINGS, TABLE, DATE = "[1]", '["src/app"]', "{ a = 1 }", "1979-05-27"
 NOT_STRINGS = [NUMBER, NEGATIVE, FRACTION, BOOLEAN, ARRAY, STRINGS, TABLE, DATE, "[]"]
-ANY = [STRING, EMPTY, *NOT_STRINGS]
 
 DIRECTORIES = {"source": 'source = "src"', "app": 'app = "src/app"'}
 
@@ -53,15 +52,18 @@ def test_a_tickwork_setting_the_build_cannot_use_is_its_code_at_its_line(tmp_pat
 
 
 @pytest.mark.parametrize("text, line", [('tool = "x"\n', 1), ("[tool]\ntickwork = 5\n", 2),
-                                        ('[tool]\nname = "a"\n\n[tool.tickwork]\n', 0)])
+                                        ('[project]\nname = "a"\n\n[tool]\ntickwork = "src"\n', 5)])
 def test_tool_or_tool_tickwork_that_is_not_a_table_is_tickwork_invalid(tmp_path, capsys, text, line):
     root = project(tmp_path, {"c.jadpo": CENSUS})
     (root / "pyproject.toml").write_text(text)
-    if not line:  # an empty [tool.tickwork] is the defaults
-        assert [s.name for s in build(root).schedules] == ["chore_census"]
-        return
     assert [(p.code, p.file, p.line) for p in problems(root)] == [("settings.tickwork_invalid", "pyproject.toml", line)]
     builds_without_a_traceback(root, capsys)
+
+
+def test_an_empty_tool_tickwork_table_is_the_defaults(tmp_path):
+    root = project(tmp_path, {"c.jadpo": CENSUS})
+    (root / "pyproject.toml").write_text('[tool]\nname = "a"\n\n[tool.tickwork]\n')
+    assert [s.name for s in build(root).schedules] == ["chore_census"]
 
 
 def test_an_app_outside_the_workers_source_is_app_invalid(tmp_path):
