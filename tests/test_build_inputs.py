@@ -194,3 +194,24 @@ def test_a_decorator_applied_to_what_is_not_a_function_is_run_invalid_at_its_lin
     source = JOBS + f"\nimport functools\nschedule(every='1h', name='other')({action})\n"
     [problem] = problems(domain_with_module(tmp_path, "jobs.py", source))
     assert (problem.code, problem.line) == ("schedule.run_invalid", 9)
+
+
+DECORATOR_ARGUMENTS = [
+    ("schedule(every={})", "schedule.every_invalid"),
+    ('schedule(every="1h", name={})', "schedule.item_invalid"),
+    ("calendar({})", "schedule.cron_invalid"),
+    ('calendar("0 9 * * 1", zone={})', "schedule.zone_invalid"),
+    ('calendar("0 9 * * 1", overdue={})', "schedule.overdue_invalid"),
+    ('calendar("0 9 * * 1", nonexistent={})', "schedule.dst_invalid"),
+    ('calendar("0 9 * * 1", repeated={})', "schedule.dst_invalid"),
+    ("pulse(cycle={})", "schedule.cycle_invalid"),
+    ("pulse(cycle=3600, intervals={})", "schedule.intervals_invalid"),
+]
+WRONG_TYPES = ["1.5", "True", "[1]", '{"a": 1}', 'b"x"', '""', "object()", '"\\ud800"', 'float("nan")']
+
+
+@pytest.mark.parametrize("call, code", DECORATOR_ARGUMENTS)
+@pytest.mark.parametrize("value", WRONG_TYPES)
+def test_a_decorator_argument_of_any_wrong_type_is_its_items_code_at_the_decorator(tmp_path, call, code, value):
+    source = f"from tickwork import calendar, pulse, schedule\n\n@{call.format(value)}\nasync def tidy_up():\n    pass\n"
+    assert [(p.code, p.line) for p in problems(project(tmp_path, {}, actions=source))] == [(code, 3)]
