@@ -3,8 +3,9 @@
 against a brute-force oracle over every minute of two months, forwards and backwards."""
 
 import pytest
+from helpers import calendar, run, runs, state, ticks
 
-from tickwork.calendars import CronCalendar
+from tickwork.calendars import Calendar, CronCalendar
 from tickwork.cron_syntax import parse
 from tickwork.times import MINUTE, to_datetime, utc
 
@@ -73,3 +74,41 @@ def test_a_day_field_stepped_from_a_star_restricts_the_days_and_the_day_of_week_
 def test_day_fields_neither_starting_with_a_star_match_either():
     # odd days or Mondays: Monday 2026-03-02 though the 2nd is even
     assert CronCalendar("0 9 1-31/2 * 1").next_after(utc("2026-03-01 12:00")).at == utc("2026-03-02 09:00")
+
+
+# What the release before, which read day fields as croniter does, kept for these calendars.
+def as_the_release_before_stored(db, expression: str, due: int) -> None:
+    """The state row and the sealed declared set as that release wrote them: the form without
+    the reading of the days, the due time of the old reading."""
+    old_form = f"calendar {expression} | UTC | nonexistent=shift repeated=first"
+    run(db.all("UPDATE tickwork_schedules SET form = ?1, due_at = ?2 WHERE name = 'weekly'", (old_form, due)))
+    run(db.all("UPDATE tickwork_app SET fingerprint = 'the release before' WHERE id = 1"))
+
+
+@pytest.mark.parametrize("expression", ["0 9 */2 * 1", "0 9 1-31 * 1", "0 9 1,15 * 0-7", "0 9 13 * */5"])
+def test_a_calendar_whose_days_vixie_cron_reads_otherwise_has_a_form_of_its_own(expression):
+    assert Calendar(CronCalendar(expression)).form.endswith(" days=vixie")
+
+
+@pytest.mark.parametrize("expression", ["0 9 * * 1", "0 9 13 * 5", "0 9 */2 * *", "0 9 *,5 * 1", "0 9 1-31 * 0-7"])
+def test_a_calendar_whose_days_read_as_before_keeps_its_form(expression):
+    # so that upgrading rebases none of them: a rebase forgets nothing owed only where it must
+    assert Calendar(CronCalendar(expression)).form == f"calendar {expression} | UTC | nonexistent=shift repeated=first"
+
+
+def test_a_calendar_whose_days_vixie_cron_reads_otherwise_is_not_called_at_the_moment_stored_before(db):
+    odd_mondays = calendar("0 9 */2 * 1")
+    ticks(db, [odd_mondays], utc("2026-03-02 12:00"))
+    as_the_release_before_stored(db, "0 9 */2 * 1", utc("2026-03-03 09:00"))  # odd days or Mondays
+    ticks(db, [odd_mondays], utc("2026-03-02 12:01"), utc("2026-03-03 09:00"), utc("2026-03-09 09:00"))
+    assert odd_mondays.action.at == [utc("2026-03-09 09:00")]
+    assert [r["at"] for r in runs(db, "weekly")] == [utc("2026-03-09 09:00")]
+
+
+def test_a_calendar_whose_days_vixie_cron_reads_otherwise_still_owes_its_latest_occurrence_since_the_stored_due_time(db):
+    daily = calendar("0 9 1-31 * 1")  # every day; the release before read Mondays
+    ticks(db, [daily], utc("2026-03-01 12:00"))
+    as_the_release_before_stored(db, "0 9 1-31 * 1", utc("2026-03-02 09:00"))  # Monday, then ticks stopped
+    ticks(db, [daily], utc("2026-03-04 10:00"))
+    assert daily.action.at == [utc("2026-03-04 09:00")]
+    assert state(db, "weekly").due_at == utc("2026-03-05 09:00")

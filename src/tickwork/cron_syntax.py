@@ -115,6 +115,14 @@ def days_either(expression: str) -> bool:
     return not (written[-3].startswith("*") or written[-1].startswith("*"))
 
 
+def days_read_otherwise(expression: str) -> bool:
+    """Whether tickwork before Vixie's rule named other days: it combined the day fields as
+    croniter does, both where either names every day, either where neither does."""
+    values = parse(expression)
+    every = [values[i] == field.values("*") for i, field in ((-3, _STANDARD[2]), (-1, _STANDARD[4]))]
+    return not all(every) and (not any(every)) != days_either(expression)
+
+
 def canonical(expression: str) -> str:
     """The expression with every field a plain list of numbers (or `*` for all of them), so
     croniter, which reads `5-5` as every minute, is never handed anything it may misread. Read

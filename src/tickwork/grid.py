@@ -43,5 +43,5 @@ class Every(Timing):
     def following(self, due: int, tick: int) -> int:
         return next_due(due, self.every, tick)
 
-    def rebased(self, due: int, tick: int) -> int:
+    def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         return rebased_due(due, self.every, tick)

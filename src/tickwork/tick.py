@@ -262,7 +262,8 @@ class _Tick:
                 if state is None:
                     new.append(_seed(schedule, timing.first_due(self.now)))
                 elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
-                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now))))
+                    was = state.form if state.removed_at is None else None
+                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now, was))))
                 elif state.removed_at is not None:
                     again.append(name)
             except Exception:
