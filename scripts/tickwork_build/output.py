@@ -91,13 +91,14 @@ def _with_minute_cron(text: str) -> str | None:
         return None
     if MINUTE_CRON in _crons(text):
         return text
-    listed = ", ".join(f'"{cron}"' for cron in [*_crons(text), MINUTE_CRON])
+    wanted = [*_crons(text), MINUTE_CRON]
+    listed = ", ".join(map(_basic_string, wanted))
     header = re.search(r"(?m)^\[triggers\][ \t]*(#.*)?$", text)
     if header is not None:
         following = re.search(r"(?m)^\s*\[", text[header.end():])
         end = header.end() + following.start() if following else len(text)
         section = text[header.end():end]
-        crons = re.compile(r"(?ms)^crons\s*=\s*\[.*?\]")
+        crons = re.compile(r"(?m)^crons\s*=\s*" + _ARRAY)
         if crons.search(section):
             section = crons.sub(lambda _: f"crons = [{listed}]", section, count=1)
         else:
@@ -105,7 +106,19 @@ def _with_minute_cron(text: str) -> str | None:
         text = text[:header.end()] + section + text[end:]
     elif "triggers" not in tomllib.loads(text):
         text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
-    return text if MINUTE_CRON in (_crons(text) or ()) else None
+    try:
+        return text if _crons(text) == wanted else None
+    except tomllib.TOMLDecodeError:  # written in a way the edit above misread
+        return None
+
+
+# A TOML array as written: its strings and comments may hold brackets.
+_ARRAY = r"""\[(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|[^\]"'#])*\]"""
+
+
+def _basic_string(text: str) -> str:
+    """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
+    return '"' + "".join(f"\\u{ord(c):04x}" if c < " " or c in '"\\\x7f' else c for c in text) + '"'
 
 
 def _crons(text: str) -> list[str] | None:
