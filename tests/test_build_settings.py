@@ -10,13 +10,14 @@ from tickwork_build.build import build
 # TOML values of every type: each key below is given those that are not its own.
 STRING, EMPTY, NUMBER, NEGATIVE, FRACTION, BOOLEAN = '"x"', '""', "5", "-1", "1.5", "true"
 ARRAY, STRINGS, TABLE, DATE = "[1]", '["src/app"]', "{ a = 1 }", "1979-05-27"
+NUL = '"src\\u0000"'  # a string no path may hold
 NOT_STRINGS = [NUMBER, NEGATIVE, FRACTION, BOOLEAN, ARRAY, STRINGS, TABLE, DATE, "[]"]
 
 DIRECTORIES = {"source": 'source = "src"', "app": 'app = "src/app"'}
 
 TOOL_KEYS = [
-    ("source", "settings.source_invalid", [STRING, EMPTY, *NOT_STRINGS]),
-    ("app", "settings.app_invalid", [STRING, EMPTY, '"src"', '"src/app/domains/../.."', *NOT_STRINGS]),
+    ("source", "settings.source_invalid", [STRING, EMPTY, NUL, *NOT_STRINGS]),
+    ("app", "settings.app_invalid", [STRING, EMPTY, NUL, '"src"', '"src/app/domains/../.."', *NOT_STRINGS]),
     ("store", "settings.store_invalid", NOT_STRINGS),
     ("d1_statements_per_tick", "settings.statements_per_tick_invalid",
      [STRING, EMPTY, NEGATIVE, FRACTION, BOOLEAN, ARRAY, TABLE, DATE, "9", "1001"]),

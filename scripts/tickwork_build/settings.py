@@ -117,7 +117,8 @@ def directories(settings: Settings, root: Path, tickwork: dict) -> tuple[Path, P
         if not isinstance(value, str) or not value or "\0" in value:
             settings.problem(f"settings.{key}_invalid", f"`{key} = {_shown(value)}` is not a directory's name",
                              mend, PYPROJECT, ("tool", "tickwork"), key, stops=True)
-        found.append((root / (value if isinstance(value, str) else default)).resolve())
+            value = default
+        found.append((root / value).resolve())
     return found[0], found[1]
 
 
