@@ -246,3 +246,37 @@ def test_a_bad_max_retries_of_the_second_consumer_is_at_its_own_line(tmp_path):
     (root / "wrangler.toml").write_text(text)
     problem = only(problems(root), "settings.max_retries_invalid")
     assert problem.line == written_at(text, 'max_retries = "5"') == 21
+
+
+# Values of every TOML type, for the settings below to be written with at random.
+ANY_VALUES = [STRING, EMPTY, NUMBER, NEGATIVE, FRACTION, BOOLEAN, ARRAY, STRINGS, TABLE, DATE, NUL, '"src"',
+              '"DB"', '"/"', '"../.."', '"* * * * *"', '["* * * * *", 5]', "[[1], { a = [] }]", "inf", "101"]
+SETTINGS_KEYS = {"pyproject.toml": ("[tool.tickwork]", ["source", "app", "store", "d1_statements_per_tick", "retention"]),
+                 "d1_databases": ("[[d1_databases]]", ["binding", "database_name", "database_id", "migrations_dir"]),
+                 "producers": ("[[queues.producers]]", ["binding", "queue"]),
+                 "consumers": ("[[queues.consumers]]", ["queue", "max_retries"]),
+                 "triggers": ("[triggers]", ["crons"])}
+
+
+def any_settings(rng) -> tuple[str, str]:
+    """A pyproject.toml and a wrangler.toml whose keys hold what a default would, or anything."""
+    tables = {}
+    for table, (header, keys) in SETTINGS_KEYS.items():
+        written = [f"{key} = {rng.choice(ANY_VALUES)}" for key in keys if rng.random() < 0.6]
+        tables[table] = "\n".join([header, *written]) + "\n"
+    wrangler = 'name = "app"\nmain = "build/app/entry.py"\n\n' + "\n".join(
+        tables[table] for table in ("d1_databases", "producers", "consumers", "triggers") if rng.random() < 0.8)
+    return tables["pyproject.toml"], wrangler
+
+
+def test_settings_of_any_type_build_or_are_refused_with_codes_never_a_traceback(tmp_path, capsys):
+    import random
+
+    rng = random.Random(2)  # seeded: a failure names the same files each run
+    for attempt in range(20):
+        root = project(tmp_path / str(attempt), {"c.jadpo": CENSUS})
+        pyproject, wrangler = any_settings(rng)
+        (root / "pyproject.toml").write_text(pyproject)
+        (root / "wrangler.toml").write_text(wrangler)
+        build_main([str(root)])
+        assert "Traceback" not in capsys.readouterr().err, (pyproject, wrangler)
