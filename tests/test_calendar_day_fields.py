@@ -7,6 +7,7 @@ from helpers import calendar, run, runs, state, ticks
 
 from tickwork.calendars import Calendar, CronCalendar
 from tickwork.cron_syntax import parse
+from tickwork.per_item import Items
 from tickwork.times import MINUTE, to_datetime, utc
 
 START, END = utc("2026-01-01 00:00"), utc("2026-03-03 00:00")  # a 31-day month, February, March
@@ -112,3 +113,16 @@ def test_a_calendar_whose_days_vixie_cron_reads_otherwise_still_owes_its_latest_
     ticks(db, [daily], utc("2026-03-04 10:00"))
     assert daily.action.at == [utc("2026-03-04 09:00")]
     assert state(db, "weekly").due_at == utc("2026-03-05 09:00")
+
+
+async def send_statement():
+    pass
+
+
+def test_a_calendar_handed_over_whose_days_vixie_cron_reads_otherwise_is_not_called_at_the_moment_stored_before(db):
+    run(Items(db, lambda: utc("2026-03-02 12:00")).calendar(send_statement, {"customer": "c1"}, "0 9 */2 * 1"))
+    [handed_over] = [row["name"] for row in run(db.all("SELECT name FROM tickwork_schedules"))]
+    old_form = "calendar 0 9 */2 * 1 | UTC | nonexistent=shift repeated=first"  # odd days or Mondays
+    run(db.all("UPDATE tickwork_schedules SET form = ?1, due_at = ?2", (old_form, utc("2026-03-03 09:00"))))
+    ticks(db, [], utc("2026-03-03 09:00"), utc("2026-03-09 09:00"))
+    assert [r["at"] for r in runs(db, handed_over)] == [utc("2026-03-09 09:00")]
