@@ -16,6 +16,7 @@ EXPRESSIONS = [
     "0 9 */2 * 1",  # odd days that are Mondays: `*/2` starts with `*`
     "0 9 1-31/2 * 1",  # odd days or Mondays: neither field starts with `*`
     "0 9 * * 1",  # Mondays
+    "0 9 *,5 * 1",  # Mondays: `*,5` starts with `*` (every day, the 5th among them)
     "0 9 13 * 5",  # the 13th or Fridays
     "0 9 */2 * *",  # odd days
     "0 9 1 * */2",  # the 1st when it is a Sunday, Tuesday, Thursday or Saturday
