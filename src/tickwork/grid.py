@@ -51,5 +51,5 @@ class Every(Timing):
     def slot(self, due: int, tick: int) -> int:
         return latest_slot(due, self.every, tick)
 
-    def rebased(self, due: int, tick: int) -> int:
+    def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         return rebased_due(due, self.every, tick)
