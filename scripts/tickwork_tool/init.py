@@ -1,0 +1,208 @@
+"""`tickwork init`: adds tickwork to the Worker in the current folder, saying each change.
+
+It first checks everything it needs and refuses, changing nothing, where it cannot do its part
+(no wrangler.toml, no D1 database to keep schedule state in, a `[build]` command of another
+tool, a `Default` with a `scheduled` of its own, ...). Run again, it changes nothing it did.
+The Worker's `main` moves to build/app/, where the build lays the source out beside the
+manifest it writes; the source itself keeps no generated file.
+"""
+
+import argparse
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+from tickwork_build.output import cron_trigger_problems, ensure_cron_trigger
+from tickwork_build.project import load_project, resolve_store
+
+from . import node
+from .vendoring import sync_migrations
+
+BUILT = Path("build") / "app"
+# The lines a Worker's entry needs (the example's src/entry.py has them too).
+IMPORTS = """import tickwork_manifest
+from tickwork.adapters.workers import run_cron_tick, run_queue
+from tickwork.app import App
+
+APP = App.from_manifest(tickwork_manifest)
+"""
+METHODS = """async def scheduled(self, controller, env=None, ctx=None):
+    await run_cron_tick(APP, self.env, controller)
+
+async def queue(self, batch, env=None, ctx=None):
+    await run_queue(APP, self.env, batch)
+"""
+MAIN = re.compile(r'(?m)^main\s*=\s*"([^"\n]*)"')
+BUILD = re.compile(r"(?m)^\[build\][ \t]*(#.*)?$")
+
+
+class Refused(Exception):
+    """What init cannot do, and how to mend it."""
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="tickwork init", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", type=Path, default=Path("."), help="the Worker's folder (default: here)")
+    parser.add_argument("--no-node", action="store_true", help="leave installing the host's Node side to first use")
+    args = parser.parse_args(argv)
+    try:
+        changes = init(args.project.resolve(), node_side=not args.no_node)
+    except (Refused, ValueError, node.NodeMissing) as error:
+        print(f"tickwork init: {error}", file=sys.stderr)
+        return 1
+    if not changes:
+        print("tickwork init: nothing to change, tickwork is already in this Worker")
+    return 0
+
+
+def init(root: Path, node_side: bool = True, say=print) -> list[str]:
+    """Checks, then changes; each change said as it is made, and returned."""
+    plan = _plan(root)
+    changes = []
+
+    def did(change: str) -> None:
+        changes.append(change)
+        say(change)
+
+    pyproject = root / "pyproject.toml"
+    if "tickwork" not in tomllib.loads(pyproject.read_text()).get("tool", {}):
+        table = f'\n[tool.tickwork]\nsource = "{plan["source"]}"   # the Worker\'s code, its entry at the top\n' \
+                f'app = "{plan["source"]}/app"   # the app package: its domains are {plan["source"]}/app/domains/<domain>/\n'
+        pyproject.write_text(pyproject.read_text().rstrip("\n") + "\n" + table)
+        did(f"pyproject.toml: added [tool.tickwork] (source = \"{plan['source']}\", app = \"{plan['source']}/app\")")
+    project = load_project(root)
+    for package in (project.app, project.app / "domains"):
+        if not (package / "__init__.py").exists():
+            package.mkdir(parents=True, exist_ok=True)
+            (package / "__init__.py").write_text("")
+            did(f"{project.relative(package / '__init__.py')}: added, the app package (domains go in "
+                f"{project.relative(project.app / 'domains')}/<domain>/)")
+    wrangler = root / "wrangler.toml"
+    text = wrangler.read_text()
+    main_now = MAIN.search(text).group(1)
+    built_main = (BUILT / plan["entry"]).as_posix()
+    if main_now != built_main:
+        text = MAIN.sub(f'main = "{built_main}"', text, count=1)
+        wrangler.write_text(text)
+        did(f'wrangler.toml: main = "{built_main}" (was "{main_now}"): the build lays {plan["source"]}/ out '
+            f"in {BUILT.as_posix()}/ beside the manifest it writes")
+    if plan["build_command"] is not None:
+        text = text.rstrip("\n") + f'\n\n[build]\ncommand = "{plan["build_command"]}"\nwatch_dir = "{plan["source"]}"\n'
+        wrangler.write_text(text)
+        did(f'wrangler.toml: [build] command = "{plan["build_command"]}", so `wrangler deploy` builds first')
+    if ensure_cron_trigger(wrangler):
+        did('wrangler.toml: [triggers] crons has "* * * * *", the minute tick')
+    for change in sync_migrations(plan["migrations"]):
+        did(change)
+    entry = root / plan["source"] / plan["entry"]
+    for change in _add_to_entry(entry, root):
+        did(change)
+    if node_side:
+        node.install(root, say=did)
+    return changes
+
+
+def _plan(root: Path) -> dict:
+    """What init will do, or Refused with everything it cannot."""
+    wrangler, pyproject = root / "wrangler.toml", root / "pyproject.toml"
+    if not wrangler.exists():
+        others = [p.name for p in (root / "wrangler.jsonc", root / "wrangler.json") if p.exists()]
+        if others:
+            raise Refused(f"{others[0]} is not read by tickwork yet: write the Worker's configuration as "
+                          "wrangler.toml (wrangler reads either), then run tickwork init again")
+        raise Refused(f"{root} has no wrangler.toml: run tickwork init in the Worker's folder")
+    if not pyproject.exists():
+        raise Refused(f"{root} has no pyproject.toml: a Python Worker's folder has one (uv init, or pywrangler's template)")
+    text = wrangler.read_text()
+    try:
+        config = tomllib.loads(text)
+        settings = tomllib.loads(pyproject.read_text()).get("tool", {}).get("tickwork", {})
+    except tomllib.TOMLDecodeError as error:
+        raise Refused(f"a configuration file is not valid TOML: {error}") from None
+    refusals = []
+    found = MAIN.search(text)
+    main = found.group(1) if found else None
+    if main is None:
+        refusals.append('wrangler.toml has no `main = "..."`: name the Worker\'s entry, e.g. main = "src/entry.py"')
+        source, entry = settings.get("source", "src"), "entry.py"
+    elif Path(main).parent == BUILT:
+        source, entry = settings.get("source", "src"), Path(main).name
+    else:
+        source, entry = settings.get("source", Path(main).parent.as_posix()), Path(main).name
+    if main is not None and not (root / source / entry).is_file():
+        refusals.append(f"the Worker's entry {source}/{entry} (wrangler.toml's main) does not exist")
+    store, why = resolve_store(load_project(root))
+    migrations = root / "migrations"
+    if store is None:
+        refusals.append(f"{why}: tickwork keeps its schedules' state in D1; add a [[d1_databases]] binding "
+                        '(`npx wrangler d1 create NAME` prints one), or name one in [tool.tickwork] store = "<binding>"')
+    else:
+        binding = next(b for b in config.get("d1_databases", []) if b.get("binding") == store)
+        migrations = root / binding.get("migrations_dir", "migrations")
+    build = config.get("build", {}).get("command")
+    if build is not None and "tickwork build" not in build:
+        refusals.append(f'wrangler.toml\'s [build] command is "{build}": make it run `tickwork build` too '
+                        f'(e.g. command = "{build} && tickwork build"), then run tickwork init again')
+    if cron_trigger_problems(wrangler):
+        refusals.append("wrangler.toml's triggers are written in a form tickwork cannot add the minute cron to: "
+                        'put crons = ["* * * * *"] under a [triggers] table')
+    if main is not None and (root / source / entry).is_file():
+        refusals += _entry_refusals(root / source / entry, f"{source}/{entry}")
+    if refusals:
+        raise Refused("cannot add tickwork to this Worker, nothing changed:\n  " + "\n  ".join(refusals))
+    return {"source": source, "entry": entry, "migrations": migrations,
+            "build_command": None if build is not None else _build_command(root)}
+
+
+def _build_command(root: Path) -> str:
+    """This very command, from the project's root where it lives in it (its .venv)."""
+    command = Path(sys.argv[0]).absolute()
+    try:
+        return f"{command.relative_to(root).as_posix()} build"
+    except ValueError:
+        return "tickwork build"
+
+
+def _default(tree: ast.Module) -> ast.ClassDef | None:
+    return next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Default"), None)
+
+
+def _entry_refusals(path: Path, name: str) -> list[str]:
+    text = path.read_text()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        return [f"{name}:{error.lineno}: the entry does not parse: {error.msg}"]
+    default = _default(tree)
+    if default is None:
+        return [f"{name} has no `class Default(WorkerEntrypoint)`: the Worker's handlers are its methods"]
+    if "run_cron_tick(" in text:
+        return []
+    own = [f.name for f in default.body if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef)
+           and f.name in ("scheduled", "queue")]
+    return [f"{name}:{default.lineno}: Default has its own {m}(): call tickwork from it "
+            f"({'await run_cron_tick(APP, self.env, controller)' if m == 'scheduled' else 'await run_queue(APP, self.env, batch)'})"
+            for m in own]
+
+
+def _add_to_entry(path: Path, root: Path) -> list[str]:
+    text = path.read_text()
+    if "run_cron_tick(" in text:
+        return []
+    tree = ast.parse(text)
+    default = _default(tree)
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    indent = " " * default.body[0].col_offset
+    methods = "".join(f"{indent}{line}" if line.strip() else "\n" for line in METHODS.splitlines(keepends=True))
+    lines.insert(default.end_lineno, "\n" + methods)
+    imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
+    after = max((node.end_lineno for node in imports), default=0)
+    lines.insert(after, IMPORTS + "\n")
+    path.write_text("".join(lines))
+    name = path.relative_to(root).as_posix()
+    return [f"{name}: imports tickwork and makes APP from the build's manifest (after line {after})",
+            f"{name}: Default has scheduled() and queue(), calling tickwork; its other handlers are as they were"]
