@@ -63,7 +63,7 @@ def build(root: Path, out=sys.stdout) -> int:
         store, _ = resolve_store(project)
         for binding in project.d1_bindings:
             if binding["binding"] == store:
-                changes += sync_migrations(project.root / binding.get("migrations_dir", "migrations"))
+                changes += sync_migrations(project.root / binding.get("migrations_dir", "migrations"), project.root)
         built = lay_out(root)
         changes += vendor_runtime(project.root, (project.worker_root / "tickwork").is_dir())
     except BuildFailed as failed:

@@ -94,7 +94,7 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
         did(f'wrangler.toml: [build] command = "{plan["build_command"]}", so `wrangler deploy` builds first')
     if ensure_cron_trigger(wrangler):
         did('wrangler.toml: [triggers] crons has "* * * * *", the minute tick')
-    for change in sync_migrations(plan["migrations"]):
+    for change in sync_migrations(plan["migrations"], root):
         did(change)
     entry = root / plan["source"] / plan["entry"]
     for change in _add_to_entry(entry, root):
@@ -201,7 +201,7 @@ def _add_to_entry(path: Path, root: Path) -> list[str]:
     lines.insert(default.end_lineno, "\n" + methods)
     imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
     after = max((node.end_lineno for node in imports), default=0)
-    lines.insert(after, IMPORTS + "\n")
+    lines.insert(after, ("\n" if after else "") + IMPORTS)
     path.write_text("".join(lines))
     name = path.relative_to(root).as_posix()
     return [f"{name}: imports tickwork and makes APP from the build's manifest (after line {after})",

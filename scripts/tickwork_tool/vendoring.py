@@ -25,7 +25,11 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
 
-def sync_migrations(migrations_dir: Path) -> list[str]:
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
+def sync_migrations(migrations_dir: Path, root: Path) -> list[str]:
     """Copies each of tickwork's migrations missing from `migrations_dir` under its own name and
     number; what changed, one line each. Raises ValueError for one there that differs."""
     changes, differing = [], []
@@ -34,9 +38,9 @@ def sync_migrations(migrations_dir: Path) -> list[str]:
         if not target.exists():
             migrations_dir.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(source, target)
-            changes.append(f"added {target}: tickwork's migration {source.name}")
+            changes.append(f"added {_shown(target, root)}: tickwork's migration")
         elif not filecmp.cmp(source, target, shallow=False):
-            differing.append(str(target))
+            differing.append(_shown(target, root))
     if differing:
         raise ValueError(f"{', '.join(differing)} differ from tickwork's migrations of the same names: "
                          "tickwork's are numbered 0001 to 0099, so number the app's own from 0100")
@@ -80,7 +84,7 @@ def vendor_runtime(project_root: Path, source_holds_tickwork: bool) -> list[str]
             target = modules / file
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(dist.locate_file(file), target)
-        changes.append(f"vendored {name} {version} into {modules}")
+        changes.append(f"vendored {name} {version} into python_modules/")
     return changes
 
 
