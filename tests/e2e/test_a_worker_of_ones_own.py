@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 import urllib.request
+import zipfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -81,6 +82,7 @@ schedule count_visits {
 
 class Worker(NamedTuple):
     root: Path
+    wheel: Path
     init: subprocess.CompletedProcess
     init_again: subprocess.CompletedProcess
     build: subprocess.CompletedProcess
@@ -164,13 +166,27 @@ def worker(tmp_path_factory):
     output: list[str] = []
     threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()
     try:
-        yield Worker(root, init, init_again, build, upload, _started(root, process, output))
+        yield Worker(root, wheel, init, init_again, build, upload, _started(root, process, output))
     finally:
         os.killpg(process.pid, signal.SIGINT)
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
+
+
+def test_the_wheel_is_pure_python_holding_the_runtime_the_build_the_command_the_host_and_migrations(worker):
+    with zipfile.ZipFile(worker.wheel) as wheel:
+        names = set(wheel.namelist())
+        metadata = wheel.read("tickwork-0.1.0.dist-info/METADATA").decode()
+
+    assert worker.wheel.name == "tickwork-0.1.0-py3-none-any.whl"
+    assert {"tickwork/tick.py", "tickwork_build/build.py", "tickwork_cli/cli.py", "tickwork_tool/command.py",
+            "tickwork_tool/host/cli.mjs", "tickwork_tool/host/bridge.py", "tickwork_tool/node/package-lock.json",
+            "tickwork_tool/migrations/0001_schedules.sql"} <= names
+    assert not any(name.startswith(("app/", "tickwork_tool/migrations/01")) for name in names), "not the example's"
+    assert "Requires-Dist: croniter==7.0.0" in metadata and "Requires-Dist: tzdata==" in metadata
+    assert 'Requires-Dist: pydantic==2.14.4; extra == "cli"' in metadata
 
 
 def test_tickwork_init_says_each_change_it_makes(worker):

@@ -1,0 +1,161 @@
+"""`tickwork init` adds tickwork to a Worker of one's own (README "Add tickwork to your Worker"):
+it says each change, changes nothing run again, and refuses, changing nothing, what it cannot do.
+The host's Node side is left out here (`node_side=False`); tests/e2e/test_a_worker_of_ones_own.py
+installs it."""
+
+import ast
+import textwrap
+import tomllib
+
+import pytest
+from helpers import ROOT
+
+from tickwork_tool.init import IMPORTS, METHODS, Refused, init
+from tickwork_tool.shipped import migrations
+from tickwork_tool.vendoring import sync_migrations
+
+WRANGLER = """\
+name = "my-worker"
+main = "src/entry.py"
+compatibility_date = "2026-04-21"
+compatibility_flags = ["python_workers"]
+
+[[d1_databases]]
+binding = "DB"
+database_name = "my-worker"
+database_id = "00000000-0000-0000-0000-000000000001"
+"""
+ENTRY = """\
+from workers import Response, WorkerEntrypoint
+
+
+class Default(WorkerEntrypoint):
+    async def fetch(self, request):
+        return Response("hello")
+"""
+
+
+def _worker(root, wrangler=WRANGLER, entry=ENTRY):
+    (root / "src").mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "my-worker"\nversion = "0.1.0"\n')
+    (root / "wrangler.toml").write_text(wrangler)
+    (root / "src" / "entry.py").write_text(entry)
+    return root
+
+
+def _files(root):
+    return {path.relative_to(root).as_posix(): path.read_bytes() for path in root.rglob("*") if path.is_file()}
+
+
+def _init(root):
+    said = []
+    init(root, node_side=False, say=said.append)
+    return said
+
+
+def _refusal(root) -> str:
+    before = _files(root)
+    with pytest.raises(Refused) as refused:
+        _init(root)
+    assert _files(root) == before, "a refused init changes nothing"
+    return str(refused.value)
+
+
+def test_init_points_main_at_the_build_and_adds_the_build_command_and_the_minute_cron(tmp_path):
+    _init(_worker(tmp_path))
+
+    wrangler = tomllib.loads((tmp_path / "wrangler.toml").read_text())
+    assert wrangler["main"] == "build/app/entry.py"
+    assert wrangler["build"]["command"].endswith("tickwork build")
+    assert wrangler["triggers"]["crons"] == ["* * * * *"]
+
+
+def test_init_adds_the_tool_tickwork_table_and_the_app_package(tmp_path):
+    _init(_worker(tmp_path))
+
+    settings = tomllib.loads((tmp_path / "pyproject.toml").read_text())["tool"]["tickwork"]
+    assert settings == {"source": "src", "app": "src/app"}
+    assert (tmp_path / "src" / "app" / "domains" / "__init__.py").is_file()
+
+
+def test_init_copies_tickworks_migrations_under_their_own_numbers(tmp_path):
+    _init(_worker(tmp_path))
+
+    copied = sorted(path.name for path in (tmp_path / "migrations").iterdir())
+    assert copied == [path.name for path in migrations()]
+    assert all(name[:2] == "00" for name in copied)
+
+
+def test_init_gives_default_scheduled_and_queue_and_keeps_its_fetch(tmp_path):
+    _init(_worker(tmp_path))
+
+    entry = ast.parse((tmp_path / "src" / "entry.py").read_text())
+    default = next(node for node in entry.body if isinstance(node, ast.ClassDef))
+    assert [method.name for method in default.body] == ["fetch", "scheduled", "queue"]
+
+
+def test_init_says_each_change(tmp_path):
+    said = _init(_worker(tmp_path))
+
+    assert 'wrangler.toml: main = "build/app/entry.py" (was "src/entry.py"): the build lays src/ out in build/app/ ' \
+           "beside the manifest it writes" in said
+    assert "added migrations/0001_schedules.sql: tickwork's migration" in said
+    assert any(line.startswith("src/entry.py: Default has scheduled() and queue()") for line in said)
+
+
+def test_init_run_again_changes_nothing(tmp_path):
+    _init(_worker(tmp_path))
+    before = _files(tmp_path)
+
+    assert _init(tmp_path) == []
+    assert _files(tmp_path) == before
+
+
+def test_init_refuses_a_worker_without_a_d1_database(tmp_path):
+    _worker(tmp_path, wrangler=WRANGLER.split("[[d1_databases]]")[0])
+
+    refused = _refusal(tmp_path)
+
+    assert "wrangler.toml binds no D1 database to keep schedule state in" in refused
+    assert "npx wrangler d1 create" in refused
+
+
+def test_init_refuses_a_build_command_of_another_tool(tmp_path):
+    _worker(tmp_path, wrangler=WRANGLER + '\n[build]\ncommand = "make assets"\n')
+
+    assert 'make it run `tickwork build` too (e.g. command = "make assets && tickwork build")' in _refusal(tmp_path)
+
+
+def test_init_refuses_a_default_with_a_scheduled_of_its_own(tmp_path):
+    own = ENTRY + "\n    async def scheduled(self, controller, env=None, ctx=None):\n        pass\n"
+    _worker(tmp_path, entry=own)
+
+    assert "src/entry.py:4: Default has its own scheduled(): call tickwork from it" in _refusal(tmp_path)
+
+
+def test_init_refuses_wrangler_jsonc_saying_to_write_wrangler_toml(tmp_path):
+    _worker(tmp_path)
+    (tmp_path / "wrangler.toml").rename(tmp_path / "wrangler.jsonc")
+
+    assert "wrangler.jsonc is not read by tickwork yet" in _refusal(tmp_path)
+
+
+def test_a_migration_of_the_app_under_one_of_tickworks_names_is_refused(tmp_path):
+    (tmp_path / "0001_schedules.sql").write_text("CREATE TABLE mine (x INTEGER);\n")
+
+    with pytest.raises(ValueError, match="number the app's own from 0100"):
+        sync_migrations(tmp_path, tmp_path)
+
+
+def test_a_migration_tickwork_adds_later_is_copied_by_the_next_build(tmp_path):
+    sync_migrations(tmp_path, tmp_path)
+    (tmp_path / "0009_purge_counts.sql").unlink()
+
+    assert sync_migrations(tmp_path, tmp_path) == ["added 0009_purge_counts.sql: tickwork's migration"]
+
+
+def test_the_example_app_has_the_lines_init_adds_to_an_entry():
+    entry = (ROOT / "src" / "entry.py").read_text()
+
+    assert IMPORTS in entry
+    assert textwrap.indent(METHODS, "    ", lambda line: line.strip() != "") in entry
