@@ -82,11 +82,12 @@ def host(verb: str, rest: list[str]) -> int:
     stderr, so that with --json stdout holds only the host's JSON lines."""
     root = Path.cwd()
     if verb == "tick":
-        if not rest or rest[0].startswith("-"):
+        if not rest:
             print("usage: tickwork tick TIME [--far] [--json]  (TIME: 2026-01-05T09:15Z, epoch ms or now)",
                   file=sys.stderr)
             return 2
-        rest = [f"--time={rest[0]}", *rest[1:]]
+        if not rest[0].startswith("--time"):  # a TIME of `-5` is a time the host refuses as such
+            rest = [f"--time={rest[0]}", *rest[1:]]
     if build(root, out=sys.stderr):
         return 1
     try:

@@ -29,10 +29,11 @@ def pins() -> dict[str, str]:
 def missing(root: Path) -> dict[str, str]:
     """The pins not installed at their version in the project's node_modules/."""
     absent = {}
-    for name, version in pins().items():
+    for name, spec in pins().items():
+        version = spec.rsplit("@", 1)[-1]  # an alias, "npm:pyodide@0.29.5", installs that version
         installed = root / "node_modules" / name / "package.json"
         if not installed.is_file() or json.loads(installed.read_text()).get("version") != version:
-            absent[name] = version
+            absent[name] = spec
     return absent
 
 
