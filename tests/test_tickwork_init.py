@@ -159,3 +159,12 @@ def test_the_example_app_has_the_lines_init_adds_to_an_entry():
 
     assert IMPORTS in entry
     assert textwrap.indent(METHODS, "    ", lambda line: line.strip() != "") in entry
+
+
+def test_init_keeps_what_the_build_npm_and_the_local_d1_write_out_of_git(tmp_path):
+    _worker(tmp_path)
+    (tmp_path / ".gitignore").write_text(".venv\nnode_modules/\n")
+
+    _init(tmp_path)
+
+    assert (tmp_path / ".gitignore").read_text() == ".venv\nnode_modules/\nbuild/\npython_modules/\n.wrangler/\n"

@@ -10,6 +10,7 @@ manifest it writes; the source itself keeps no generated file.
 import argparse
 import ast
 import re
+import shutil
 import sys
 import tomllib
 from pathlib import Path
@@ -35,7 +36,7 @@ async def queue(self, batch, env=None, ctx=None):
     await run_queue(APP, self.env, batch)
 """
 MAIN = re.compile(r'(?m)^main\s*=\s*"([^"\n]*)"')
-BUILD = re.compile(r"(?m)^\[build\][ \t]*(#.*)?$")
+MADE = ("build/", "python_modules/", "node_modules/", ".wrangler/")
 
 
 class Refused(Exception):
@@ -59,7 +60,7 @@ def main(argv: list[str]) -> int:
 
 def init(root: Path, node_side: bool = True, say=print) -> list[str]:
     """Checks, then changes; each change said as it is made, and returned."""
-    plan = _plan(root)
+    plan = _plan(root, node_side)
     changes = []
 
     def did(change: str) -> None:
@@ -99,12 +100,26 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
     entry = root / plan["source"] / plan["entry"]
     for change in _add_to_entry(entry, root):
         did(change)
+    for change in _ignore_what_is_made(root):
+        did(change)
     if node_side:
         node.install(root, say=did)
     return changes
 
 
-def _plan(root: Path) -> dict:
+def _ignore_what_is_made(root: Path) -> list[str]:
+    """What the build, the vendoring, npm and the local D1 write is kept out of git."""
+    ignore = root / ".gitignore"
+    text = ignore.read_text() if ignore.exists() else ""
+    listed = {line.strip().strip("/") for line in text.splitlines()}
+    absent = [name for name in MADE if name.strip("/") not in listed]
+    if not absent:
+        return []
+    ignore.write_text(text + ("\n" if text and not text.endswith("\n") else "") + "".join(f"{n}\n" for n in absent))
+    return [f".gitignore: added {', '.join(absent)}, which tickwork build, npm and tickwork dev write"]
+
+
+def _plan(root: Path, node_side: bool) -> dict:
     """What init will do, or Refused with everything it cannot."""
     wrangler, pyproject = root / "wrangler.toml", root / "pyproject.toml"
     if not wrangler.exists():
@@ -150,6 +165,9 @@ def _plan(root: Path) -> dict:
                         'put crons = ["* * * * *"] under a [triggers] table')
     if main is not None and (root / source / entry).is_file():
         refusals += _entry_refusals(root / source / entry, f"{source}/{entry}")
+    if node_side and node.missing(root) and shutil.which("npm") is None:
+        refusals.append("npm is not installed, and the local host needs wrangler, Miniflare and Pyodide from it: "
+                        "install Node.js 20 (which brings npm), or run tickwork init --no-node")
     if refusals:
         raise Refused("cannot add tickwork to this Worker, nothing changed:\n  " + "\n  ".join(refusals))
     return {"source": source, "entry": entry, "migrations": migrations,
