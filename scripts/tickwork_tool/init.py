@@ -16,6 +16,7 @@ import tomllib
 from pathlib import Path
 
 from tickwork_build.output import cron_trigger_problems, ensure_cron_trigger
+from tickwork_build.problems import BuildFailed
 from tickwork_build.project import load_project, resolve_store
 
 from . import node
@@ -148,7 +149,11 @@ def _plan(root: Path, node_side: bool) -> dict:
         source, entry = settings.get("source", Path(main).parent.as_posix()), Path(main).name
     if main is not None and not (root / source / entry).is_file():
         refusals.append(f"the Worker's entry {source}/{entry} (wrangler.toml's main) does not exist")
-    store, why = resolve_store(load_project(root))
+    try:
+        store, why = resolve_store(load_project(root))
+    except BuildFailed as failed:
+        raise Refused("cannot add tickwork to this Worker, nothing changed:\n  "
+                      + "\n  ".join(map(str, failed.problems))) from None
     migrations = root / "migrations"
     if store is None:
         refusals.append(f"{why}: tickwork keeps its schedules' state in D1; add a [[d1_databases]] binding "
