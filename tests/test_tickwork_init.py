@@ -168,3 +168,14 @@ def test_init_keeps_what_the_build_npm_and_the_local_d1_write_out_of_git(tmp_pat
     _init(tmp_path)
 
     assert (tmp_path / ".gitignore").read_text() == ".venv\nnode_modules/\nbuild/\npython_modules/\n.wrangler/\n"
+
+
+def test_a_refused_init_exits_1_saying_why_on_stderr(tmp_path, capsys):
+    from tickwork_tool.init import main
+
+    _worker(tmp_path, wrangler=WRANGLER.split("[[d1_databases]]")[0])
+
+    assert main(["--project", str(tmp_path), "--no-node"]) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.startswith("tickwork init: cannot add tickwork to this Worker, nothing changed:\n  wrangler.toml binds no D1")

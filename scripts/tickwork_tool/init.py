@@ -54,6 +54,10 @@ def main(argv: list[str]) -> int:
     except (Refused, ValueError, node.NodeMissing) as error:
         print(f"tickwork init: {error}", file=sys.stderr)
         return 1
+    except BuildFailed as failed:
+        for problem in failed.problems:
+            print(f"tickwork init: {problem}", file=sys.stderr)
+        return 1
     if not changes:
         print("tickwork init: nothing to change, tickwork is already in this Worker")
     return 0
