@@ -81,6 +81,9 @@ def host(verb: str, rest: list[str]) -> int:
     """`dev` and `tick`: the local host on the Worker's bundle. The set-up's output goes to
     stderr, so that with --json stdout holds only the host's JSON lines."""
     root = Path.cwd()
+    if {"-h", "--help"} & set(rest):
+        print(USAGE, end="")
+        return 0
     if verb == "tick":
         if not rest:
             print("usage: tickwork tick TIME [--far] [--json]  (TIME: 2026-01-05T09:15Z, epoch ms or now)",

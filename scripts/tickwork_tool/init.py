@@ -60,6 +60,9 @@ def main(argv: list[str]) -> int:
         return 1
     if not changes:
         print("tickwork init: nothing to change, tickwork is already in this Worker")
+    else:
+        print("tickwork init: done; declare schedules in the app's domains (README \"Declaring schedules\"), "
+              "then run tickwork dev")
     return 0
 
 
