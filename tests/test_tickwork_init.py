@@ -179,3 +179,64 @@ def test_a_refused_init_exits_1_saying_why_on_stderr(tmp_path, capsys):
     said = capsys.readouterr()
     assert said.out == ""
     assert said.err.startswith("tickwork init: cannot add tickwork to this Worker, nothing changed:\n  wrangler.toml binds no D1")
+
+
+def test_init_adds_its_command_to_a_build_table_the_worker_has_keeping_what_it_holds(tmp_path):
+    _worker(tmp_path, wrangler=WRANGLER + '\n[build]  # the assets\nwatch_dir = "assets"\n')
+
+    _init(tmp_path)
+
+    text = (tmp_path / "wrangler.toml").read_text()
+    assert tomllib.loads(text)["build"] == {"command": "tickwork build", "watch_dir": "assets"}
+    assert "[build]  # the assets\n" in text
+
+
+def test_init_refuses_a_build_written_as_dotted_keys_it_cannot_add_to(tmp_path):
+    _worker(tmp_path, wrangler='build.watch_dir = "assets"\n' + WRANGLER)
+
+    assert "wrangler.toml's build is written in a form tickwork cannot add its command to" in _refusal(tmp_path)
+
+
+def test_init_keeps_the_crons_and_comments_of_a_triggers_list_the_worker_has(tmp_path):
+    triggers = '\n[triggers]\ncrons = [\n  "0 3 * * *",  # the nightly report [UTC]\n]\n'
+    _worker(tmp_path, wrangler=WRANGLER + triggers)
+
+    _init(tmp_path)
+
+    text = (tmp_path / "wrangler.toml").read_text()
+    assert tomllib.loads(text)["triggers"]["crons"] == ["0 3 * * *", "* * * * *"]
+    assert "  # the nightly report [UTC]\n" in text
+
+
+def test_init_reads_main_written_as_a_literal_string(tmp_path):
+    _worker(tmp_path, wrangler=WRANGLER.replace('main = "src/entry.py"', "main = 'src/entry.py'"))
+
+    _init(tmp_path)
+
+    assert tomllib.loads((tmp_path / "wrangler.toml").read_text())["main"] == "build/app/entry.py"
+
+
+def test_init_indents_the_methods_it_adds_as_the_entry_does_with_tabs(tmp_path):
+    _worker(tmp_path, entry=ENTRY.replace("        ", "\t\t").replace("    ", "\t"))
+
+    _init(tmp_path)
+
+    entry = (tmp_path / "src" / "entry.py").read_text()
+    default = next(node for node in ast.parse(entry).body if isinstance(node, ast.ClassDef))
+    assert [method.name for method in default.body] == ["fetch", "scheduled", "queue"]
+    assert "\n\tasync def scheduled(self, controller, env=None, ctx=None):\n\t\tawait run_cron_tick(" in entry
+
+
+def test_init_adds_its_imports_after_the_entrys_docstring(tmp_path):
+    _worker(tmp_path, entry='"""My Worker."""\n\nclass Default(WorkerEntrypoint):\n    async def fetch(self, request):\n        pass\n')
+
+    _init(tmp_path)
+
+    assert ast.get_docstring(ast.parse((tmp_path / "src" / "entry.py").read_text())) == "My Worker."
+
+
+def test_init_refuses_a_configuration_that_is_not_toml_naming_the_file(tmp_path):
+    _worker(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project\n")
+
+    assert _refusal(tmp_path).startswith("pyproject.toml is not valid TOML")

@@ -78,21 +78,47 @@ def _with_minute_cron(text: str) -> str | None:
     """The file's text with the minute cron among its top-level crons; None where it cannot be."""
     if MINUTE_CRON in _crons(text):
         return text
-    listed = ", ".join(f'"{cron}"' for cron in [*_crons(text), MINUTE_CRON])
     header = re.search(r"(?m)^\[triggers\][ \t]*(#.*)?$", text)
     if header is not None:
         following = re.search(r"(?m)^\s*\[", text[header.end():])
         end = header.end() + following.start() if following else len(text)
         section = text[header.end():end]
-        crons = re.compile(r"(?ms)^crons\s*=\s*\[.*?\]")
-        if crons.search(section):
-            section = crons.sub(lambda _: f"crons = [{listed}]", section, count=1)
+        crons = re.search(r"(?m)^crons\s*=\s*\[", section)
+        if crons is None:
+            section = f'\ncrons = ["{MINUTE_CRON}"]' + section
         else:
-            section = f"\ncrons = [{listed}]" + section
+            last = _last_item_end(section, crons.end())
+            after = {"[": "", ",": " "}.get(section[last - 1], ", ")
+            section = section[:last] + f'{after}"{MINUTE_CRON}"' + section[last:]
         text = text[:header.end()] + section + text[end:]
     elif "triggers" not in tomllib.loads(text):
         text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
     return text if MINUTE_CRON in _crons(text) else None
+
+
+def _last_item_end(text: str, start: int) -> int:
+    """Where the last item (or its comma, or the `[`) of the array opened at `start` ends, past
+    its strings and comments: the minute cron goes there, the comments staying as written."""
+    last, at, quote = start, start, None
+    while at < len(text):
+        char = text[at]
+        if quote:
+            if char == "\\" and quote == '"':
+                at += 1
+            elif char == quote:
+                quote, last = None, at + 1
+        elif char == "#":
+            at = text.find("\n", at)
+            at = len(text) if at < 0 else at
+            continue
+        elif char == "]":
+            break
+        elif char in "\"'":
+            quote = char
+        elif not char.isspace():
+            last = at + 1
+        at += 1
+    return last
 
 
 def _crons(text: str) -> list[str]:

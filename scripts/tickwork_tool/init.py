@@ -36,7 +36,8 @@ METHODS = """async def scheduled(self, controller, env=None, ctx=None):
 async def queue(self, batch, env=None, ctx=None):
     await run_queue(APP, self.env, batch)
 """
-MAIN = re.compile(r'(?m)^main\s*=\s*"([^"\n]*)"')
+MAIN = re.compile(r"""(?m)^main\s*=\s*(["'])([^"'\n]*)\1""")
+BUILD = re.compile(r"(?m)^\[build\][ \t]*(#.*)?$")
 MADE = ("build/", "python_modules/", "node_modules/", ".wrangler/")
 
 
@@ -90,7 +91,7 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
                 f"{project.relative(project.app / 'domains')}/<domain>/)")
     wrangler = root / "wrangler.toml"
     text = wrangler.read_text()
-    main_now = MAIN.search(text).group(1)
+    main_now = MAIN.search(text).group(2)
     built_main = (BUILT / plan["entry"]).as_posix()
     if main_now != built_main:
         text = MAIN.sub(f'main = "{built_main}"', text, count=1)
@@ -98,7 +99,7 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
         did(f'wrangler.toml: main = "{built_main}" (was "{main_now}"): the build lays {plan["source"]}/ out '
             f"in {BUILT.as_posix()}/ beside the manifest it writes")
     if plan["build_command"] is not None:
-        text = text.rstrip("\n") + f'\n\n[build]\ncommand = "{plan["build_command"]}"\nwatch_dir = "{plan["source"]}"\n'
+        text = _with_build_command(text, plan["build_command"], plan["source"])
         wrangler.write_text(text)
         did(f'wrangler.toml: [build] command = "{plan["build_command"]}", so `wrangler deploy` builds first')
     if ensure_cron_trigger(wrangler):
@@ -139,16 +140,13 @@ def _plan(root: Path, node_side: bool) -> dict:
     if not pyproject.exists():
         raise Refused(f"{root} has no pyproject.toml: a Python Worker's folder has one (uv init, or pywrangler's template)")
     text = wrangler.read_text()
-    try:
-        config = tomllib.loads(text)
-        settings = tomllib.loads(pyproject.read_text()).get("tool", {}).get("tickwork", {})
-    except tomllib.TOMLDecodeError as error:
-        raise Refused(f"a configuration file is not valid TOML: {error}") from None
+    config, settings = _toml(wrangler), _toml(pyproject).get("tool", {}).get("tickwork", {})
     refusals = []
     found = MAIN.search(text)
-    main = found.group(1) if found else None
+    main = found.group(2) if found and found.group(2) == config.get("main") else None
     if main is None:
-        refusals.append('wrangler.toml has no `main = "..."`: name the Worker\'s entry, e.g. main = "src/entry.py"')
+        refusals.append('wrangler.toml has no top-level `main = "..."` line: name the Worker\'s entry, '
+                        'e.g. main = "src/entry.py"')
         source, entry = settings.get("source", "src"), "entry.py"
     elif Path(main).parent == BUILT:
         source, entry = settings.get("source", "src"), Path(main).name
@@ -172,6 +170,9 @@ def _plan(root: Path, node_side: bool) -> dict:
     if build is not None and "tickwork build" not in build:
         refusals.append(f'wrangler.toml\'s [build] command is "{build}": make it run `tickwork build` too '
                         f'(e.g. command = "{build} && tickwork build"), then run tickwork init again')
+    if build is None and _with_build_command(text, "tickwork build", source) is None:
+        refusals.append("wrangler.toml's build is written in a form tickwork cannot add its command to: "
+                        "put its keys under a [build] table")
     if cron_trigger_problems(wrangler):
         refusals.append("wrangler.toml's triggers are written in a form tickwork cannot add the minute cron to: "
                         'put crons = ["* * * * *"] under a [triggers] table')
@@ -184,6 +185,29 @@ def _plan(root: Path, node_side: bool) -> dict:
         raise Refused("cannot add tickwork to this Worker, nothing changed:\n  " + "\n  ".join(refusals))
     return {"source": source, "entry": entry, "migrations": migrations,
             "build_command": None if build is not None else _build_command(root)}
+
+
+def _toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as error:
+        raise Refused(f"{path.name} is not valid TOML: {error}") from None
+
+
+def _with_build_command(text: str, command: str, source: str) -> str | None:
+    """wrangler.toml's text with `command` in its [build] table, beside what the table holds;
+    None where the file says its build in a form this cannot add to (an inline table, dotted keys)."""
+    build = tomllib.loads(text).get("build", {})
+    lines = f'command = "{command}"' + ("" if "watch_dir" in build else f'\nwatch_dir = "{source}"')
+    header = BUILD.search(text)
+    if header is None:
+        text = text.rstrip("\n") + f"\n\n[build]\n{lines}\n"
+    else:
+        text = text[:header.end()] + "\n" + lines + text[header.end():]
+    try:
+        return text if tomllib.loads(text).get("build", {}).get("command") == command else None
+    except tomllib.TOMLDecodeError:
+        return None
 
 
 def _build_command(root: Path) -> str:
@@ -208,6 +232,8 @@ def _entry_refusals(path: Path, name: str) -> list[str]:
     default = _default(tree)
     if default is None:
         return [f"{name} has no `class Default(WorkerEntrypoint)`: the Worker's handlers are its methods"]
+    if default.body[0].lineno == default.lineno:
+        return [f"{name}:{default.lineno}: Default's body is on its class line: write it on lines of its own"]
     if "run_cron_tick(" in text:
         return []
     own = [f.name for f in default.body if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef)
@@ -226,11 +252,14 @@ def _add_to_entry(path: Path, root: Path) -> list[str]:
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    indent = " " * default.body[0].col_offset
-    methods = "".join(f"{indent}{line}" if line.strip() else "\n" for line in METHODS.splitlines(keepends=True))
+    first = default.body[0]
+    indent = lines[first.lineno - 1][:first.col_offset]  # the entry's own, tabs or spaces
+    methods = "".join(indent + (indent + line[4:] if line.startswith("    ") else line) if line.strip() else "\n"
+                      for line in METHODS.splitlines(keepends=True))
     lines.insert(default.end_lineno, "\n" + methods)
     imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
-    after = max((node.end_lineno for node in imports), default=0)
+    docstring = tree.body[0].end_lineno if ast.get_docstring(tree, clean=False) is not None else 0
+    after = max((node.end_lineno for node in imports), default=docstring)
     lines.insert(after, ("\n" if after else "") + IMPORTS)
     path.write_text("".join(lines))
     name = path.relative_to(root).as_posix()
