@@ -8,31 +8,13 @@ import textwrap
 import tomllib
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, TEMPLATE_ENTRY, TEMPLATE_WRANGLER_TOML
 
 from tickwork_tool.init import IMPORTS, METHODS, Refused, init
 from tickwork_tool.shipped import migrations
 from tickwork_tool.vendoring import sync_migrations
 
-WRANGLER = """\
-name = "my-worker"
-main = "src/entry.py"
-compatibility_date = "2026-04-21"
-compatibility_flags = ["python_workers"]
-
-[[d1_databases]]
-binding = "DB"
-database_name = "my-worker"
-database_id = "00000000-0000-0000-0000-000000000001"
-"""
-ENTRY = """\
-from workers import Response, WorkerEntrypoint
-
-
-class Default(WorkerEntrypoint):
-    async def fetch(self, request):
-        return Response("hello")
-"""
+WRANGLER, ENTRY = TEMPLATE_WRANGLER_TOML, TEMPLATE_ENTRY
 
 
 def _worker(root, wrangler=WRANGLER, entry=ENTRY):
@@ -130,7 +112,7 @@ def test_init_refuses_a_default_with_a_scheduled_of_its_own(tmp_path):
     own = ENTRY + "\n    async def scheduled(self, controller, env=None, ctx=None):\n        pass\n"
     _worker(tmp_path, entry=own)
 
-    assert "src/entry.py:4: Default has its own scheduled(): call tickwork from it" in _refusal(tmp_path)
+    assert "src/entry.py:8: Default has its own scheduled(): call tickwork from it" in _refusal(tmp_path)
 
 
 def test_init_refuses_wrangler_jsonc_saying_to_write_wrangler_toml(tmp_path):
@@ -240,3 +222,17 @@ def test_init_refuses_a_configuration_that_is_not_toml_naming_the_file(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[project\n")
 
     assert _refusal(tmp_path).startswith("pyproject.toml is not valid TOML")
+
+
+def test_a_scheduled_of_the_workers_own_calling_tickwork_as_the_refusal_says_gets_the_imports_and_queue(tmp_path):
+    own = ENTRY + "\n    async def scheduled(self, controller, env=None, ctx=None):\n" \
+                  "        await self.nightly()\n        await run_cron_tick(APP, self.env, controller)\n"
+    _worker(tmp_path, entry=own)
+
+    _init(tmp_path)
+
+    entry = (tmp_path / "src" / "entry.py").read_text()
+    default = next(node for node in ast.parse(entry).body if isinstance(node, ast.ClassDef))
+    assert IMPORTS in entry
+    assert [method.name for method in default.body] == ["fetch", "scheduled", "queue"]
+    assert "await self.nightly()\n        await run_cron_tick(APP, self.env, controller)\n" in entry

@@ -36,6 +36,7 @@ METHODS = """async def scheduled(self, controller, env=None, ctx=None):
 async def queue(self, batch, env=None, ctx=None):
     await run_queue(APP, self.env, batch)
 """
+HANDLERS = dict(zip(("scheduled", "queue"), METHODS.split("\n\n")))  # each one's lines in METHODS
 MAIN = re.compile(r"""(?m)^main\s*=\s*(["'])([^"'\n]*)\1""")
 BUILD = re.compile(r"(?m)^\[build\][ \t]*(#.*)?$")
 MADE = ("build/", "python_modules/", "node_modules/", ".wrangler/")
@@ -223,6 +224,21 @@ def _default(tree: ast.Module) -> ast.ClassDef | None:
     return next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Default"), None)
 
 
+def _handlers(default: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Default's own `scheduled` and `queue`."""
+    return {f.name: f for f in default.body if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef) and f.name in HANDLERS}
+
+
+def _tickworks_call(handler: str) -> str:
+    """`await run_cron_tick(APP, self.env, controller)`: what the handler calls of tickwork."""
+    return HANDLERS[handler].splitlines()[1].strip()
+
+
+def _calls_tickwork(handler: str, method: ast.AST) -> bool:
+    called = _tickworks_call(handler).removeprefix("await ").split("(")[0]
+    return any(isinstance(node, ast.Call) and getattr(node.func, "id", None) == called for node in ast.walk(method))
+
+
 def _entry_refusals(path: Path, name: str) -> list[str]:
     text = path.read_text()
     try:
@@ -234,34 +250,35 @@ def _entry_refusals(path: Path, name: str) -> list[str]:
         return [f"{name} has no `class Default(WorkerEntrypoint)`: the Worker's handlers are its methods"]
     if default.body[0].lineno == default.lineno:
         return [f"{name}:{default.lineno}: Default's body is on its class line: write it on lines of its own"]
-    if "run_cron_tick(" in text:
-        return []
-    own = [f.name for f in default.body if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef)
-           and f.name in ("scheduled", "queue")]
-    return [f"{name}:{default.lineno}: Default has its own {m}(): call tickwork from it "
-            f"({'await run_cron_tick(APP, self.env, controller)' if m == 'scheduled' else 'await run_queue(APP, self.env, batch)'})"
-            for m in own]
+    return [f"{name}:{method.lineno}: Default has its own {handler}(): call tickwork from it "
+            f"({_tickworks_call(handler)}), then run tickwork init again"
+            for handler, method in _handlers(default).items() if not _calls_tickwork(handler, method)]
 
 
 def _add_to_entry(path: Path, root: Path) -> list[str]:
+    """The imports and APP where the entry lacks them, and the handlers Default lacks."""
     text = path.read_text()
-    if "run_cron_tick(" in text:
-        return []
     tree = ast.parse(text)
     default = _default(tree)
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
+    name, said = path.relative_to(root).as_posix(), []
     first = default.body[0]
     indent = lines[first.lineno - 1][:first.col_offset]  # the entry's own, tabs or spaces
-    methods = "".join(indent + (indent + line[4:] if line.startswith("    ") else line) if line.strip() else "\n"
-                      for line in METHODS.splitlines(keepends=True))
-    lines.insert(default.end_lineno, "\n" + methods)
-    imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
-    docstring = tree.body[0].end_lineno if ast.get_docstring(tree, clean=False) is not None else 0
-    after = max((node.end_lineno for node in imports), default=docstring)
-    lines.insert(after, ("\n" if after else "") + IMPORTS)
-    path.write_text("".join(lines))
-    name = path.relative_to(root).as_posix()
-    return [f"{name}: imports tickwork and makes APP from the build's manifest (after line {after})",
-            f"{name}: Default has scheduled() and queue(), calling tickwork; its other handlers are as they were"]
+    missing = [handler for handler in HANDLERS if handler not in _handlers(default)]
+    if missing:
+        methods = "".join(indent + (indent + line[4:] if line.startswith("    ") else line) if line.strip() else "\n"
+                          for line in "\n\n".join(HANDLERS[h] for h in missing).splitlines(keepends=True))
+        lines.insert(default.end_lineno, "\n" + methods.rstrip("\n") + "\n")
+        added = " and ".join(f"{handler}()" for handler in missing)
+        said.append(f"{name}: Default has {added}, calling tickwork; its other handlers are as they were")
+    if IMPORTS.splitlines()[-1] not in text:
+        imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
+        docstring = tree.body[0].end_lineno if ast.get_docstring(tree, clean=False) is not None else 0
+        after = max((node.end_lineno for node in imports), default=docstring)
+        lines.insert(after, ("\n" if after else "") + IMPORTS)
+        said.insert(0, f"{name}: imports tickwork and makes APP from the build's manifest (after line {after})")
+    if said:
+        path.write_text("".join(lines))
+    return said
