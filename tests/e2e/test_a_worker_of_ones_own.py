@@ -10,7 +10,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -21,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, TEMPLATE_ENTRY, TEMPLATE_WRANGLER_TOML, stop
 
 from tickwork.times import utc
 
@@ -40,25 +39,6 @@ dependencies = []
 
 [dependency-groups]
 dev = ["workers-py", "workers-runtime-sdk"]
-"""
-WRANGLER_TOML = """\
-name = "my-worker"
-main = "src/entry.py"
-compatibility_date = "2026-04-21"
-compatibility_flags = ["python_workers"]
-
-[[d1_databases]]
-binding = "DB"
-database_name = "my-worker"
-database_id = "00000000-0000-0000-0000-000000000001"
-"""
-ENTRY = """\
-from workers import Response, WorkerEntrypoint
-
-
-class Default(WorkerEntrypoint):
-    async def fetch(self, request):
-        return Response("hello")
 """
 # The action writes through the Worker's own binding. Until `tickwork.env` is there, the entry
 # hands its env to the domain before each tick.
@@ -118,8 +98,8 @@ def _ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 def _the_template(root: Path) -> None:
     (root / "src").mkdir(parents=True)
     (root / "pyproject.toml").write_text(PYPROJECT)
-    (root / "wrangler.toml").write_text(WRANGLER_TOML)
-    (root / "src" / "entry.py").write_text(ENTRY)
+    (root / "wrangler.toml").write_text(TEMPLATE_WRANGLER_TOML)
+    (root / "src" / "entry.py").write_text(TEMPLATE_ENTRY)
 
 
 def _add_the_schedule(root: Path) -> None:
@@ -168,11 +148,7 @@ def worker(tmp_path_factory):
     try:
         yield Worker(root, wheel, init, init_again, build, upload, _started(root, process, output))
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+        stop(process)
 
 
 def test_the_wheel_is_pure_python_holding_the_runtime_the_build_the_command_the_host_and_migrations(worker):
