@@ -236,3 +236,14 @@ def test_a_scheduled_of_the_workers_own_calling_tickwork_as_the_refusal_says_get
     assert IMPORTS in entry
     assert [method.name for method in default.body] == ["fetch", "scheduled", "queue"]
     assert "await self.nightly()\n        await run_cron_tick(APP, self.env, controller)\n" in entry
+
+
+def test_init_notes_the_apps_own_migrations_numbered_among_tickworks_and_renames_none(tmp_path):
+    _worker(tmp_path)
+    (tmp_path / "migrations").mkdir()
+    (tmp_path / "migrations" / "0001_users.sql").write_text("CREATE TABLE users (id INTEGER);\n")
+
+    said = _init(tmp_path)
+
+    assert any(line.startswith("note: 0001_users.sql share the numbers 0001 to 0099 with tickwork's") for line in said)
+    assert (tmp_path / "migrations" / "0001_users.sql").is_file() and (tmp_path / "migrations" / "0001_schedules.sql").is_file()

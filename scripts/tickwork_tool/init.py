@@ -20,6 +20,7 @@ from tickwork_build.problems import BuildFailed
 from tickwork_build.project import load_project, resolve_store
 
 from . import node
+from .shipped import migrations
 from .vendoring import sync_migrations
 
 BUILT = Path("build") / "app"
@@ -107,6 +108,12 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
         did('wrangler.toml: [triggers] crons has "* * * * *", the minute tick')
     for change in sync_migrations(plan["migrations"], root):
         did(change)
+    sharing = sorted(path.name for path in plan["migrations"].glob("00[0-9][0-9]_*.sql")
+                     if path.name not in {own.name for own in migrations()})
+    if sharing:
+        say(f"note: {', '.join(sharing)} share the numbers 0001 to 0099 with tickwork's migrations; wrangler applies "
+            "each by its name, so all apply, but number the app's next ones from 0100 (rename what "
+            "`wrangler d1 migrations create` numbers below it): tickwork's newer ones take numbers up to 0099")
     entry = root / plan["source"] / plan["entry"]
     for change in _add_to_entry(entry, root):
         did(change)
