@@ -1,10 +1,13 @@
 """The one distribution, `tickwork` (pyproject.toml): built by a backend pinned exactly, its
 command's build packages an extra at the versions the build and the tests run."""
 
+import sys
 import tomllib
 
 from helpers import ROOT
 from vendor import PINNED
+
+from tickwork_tool.command import CLI_EXTRA, main
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
@@ -30,3 +33,19 @@ def test_the_commands_extra_pins_the_builds_packages_at_the_versions_the_tests_r
 
 def test_the_tickwork_command_is_the_wheels_console_script():
     assert PYPROJECT["project"]["scripts"] == {"tickwork": "tickwork_tool.command:main"}
+
+
+def test_the_command_names_the_extras_modules_when_one_is_missing():
+    extra = PYPROJECT["project"]["optional-dependencies"]["cli"]
+
+    assert {entry.split("==")[0].replace("-", "_").lower() for entry in extra} == CLI_EXTRA
+
+
+def test_tickwork_installed_without_its_extra_says_to_install_it(tmp_path, monkeypatch, capsys):
+    for name in [n for n in sys.modules if n.startswith(("tickwork_build.", "pydantic")) and n != "tickwork_build.problems"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pydantic", None)  # `import pydantic` raises ModuleNotFoundError
+
+    assert main(["build", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.startswith('tickwork build: pydantic is not installed, and the build needs it: '
+                                              'install tickwork with its extra, pip install "tickwork[cli]"')

@@ -14,6 +14,8 @@ from . import node
 from .vendoring import sync_migrations, vendor_runtime
 
 OWN = {"init", "build", "dev", "tick"}
+# The modules of the `cli` extra (pyproject.toml), which a `tickwork` installed without it lacks.
+CLI_EXTRA = {"pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"}
 USAGE = """usage: tickwork VERB ...
 
 For the Worker in this folder:
@@ -29,6 +31,17 @@ The operator's verbs (tickwork schedules --help, ...):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    try:
+        return _dispatch(argv)
+    except ModuleNotFoundError as missing:
+        if (missing.name or "").split(".")[0] not in CLI_EXTRA:
+            raise
+        print(f"tickwork {argv[0]}: {missing.name} is not installed, and the build needs it: install tickwork "
+              'with its extra, pip install "tickwork[cli]" (or uv add --dev "tickwork[cli]")', file=sys.stderr)
+        return 1
+
+
+def _dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE, end="")
         return 0 if argv else 2
