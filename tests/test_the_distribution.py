@@ -3,6 +3,7 @@ command's build packages an extra at the versions the build and the tests run.""
 
 import sys
 import tomllib
+from fnmatch import fnmatch
 
 from helpers import ROOT
 from vendor import PINNED
@@ -49,3 +50,13 @@ def test_tickwork_installed_without_its_extra_says_to_install_it(tmp_path, monke
     assert main(["build", str(tmp_path)]) == 1
     assert capsys.readouterr().err.startswith('tickwork build: pydantic is not installed, and the build needs it: '
                                               'install tickwork with its extra, pip install "tickwork[cli]"')
+
+
+def test_the_wheel_ships_every_file_of_the_host_and_each_of_tickworks_migrations():
+    shipped = PYPROJECT["tool"]["setuptools"]["package-data"]
+    folders = {"tickwork_tool.host": ROOT / "scripts" / "host", "tickwork_tool.migrations": ROOT / "migrations"}
+
+    for package, folder in folders.items():
+        files = [path.name for path in folder.iterdir() if path.is_file() and path.suffix != ".py"]
+        wanted = files if package.endswith("host") else [name for name in files if name[:2] == "00"]
+        assert wanted and all(any(fnmatch(name, pattern) for pattern in shipped[package]) for name in wanted), package
