@@ -4,6 +4,7 @@ The host's Node side is left out here (`node_side=False`); tests/e2e/test_a_work
 installs it."""
 
 import ast
+import sys
 import textwrap
 import tomllib
 
@@ -106,6 +107,13 @@ def test_init_refuses_a_build_command_of_another_tool(tmp_path):
     _worker(tmp_path, wrangler=WRANGLER + '\n[build]\ncommand = "make assets"\n')
 
     assert 'make it run `tickwork build` too (e.g. command = "make assets && tickwork build")' in _refusal(tmp_path)
+
+
+def test_the_build_command_init_suggests_beside_another_tools_runs_the_workers_own_tickwork(tmp_path, monkeypatch):
+    _worker(tmp_path, wrangler=WRANGLER + '\n[build]\ncommand = "make assets"\n')
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / ".venv" / "bin" / "tickwork"), "init"])
+
+    assert '(e.g. command = "make assets && .venv/bin/tickwork build")' in _refusal(tmp_path)
 
 
 def test_init_refuses_a_default_with_a_scheduled_of_its_own(tmp_path):

@@ -177,7 +177,7 @@ def _plan(root: Path, node_side: bool) -> dict:
     build = config.get("build", {}).get("command")
     if build is not None and "tickwork build" not in build:
         refusals.append(f'wrangler.toml\'s [build] command is "{build}": make it run `tickwork build` too '
-                        f'(e.g. command = "{build} && tickwork build"), then run tickwork init again')
+                        f'(e.g. command = "{build} && {_build_command(root)}"), then run tickwork init again')
     if build is None and _with_build_command(text, "tickwork build", source) is None:
         refusals.append("wrangler.toml's build is written in a form tickwork cannot add its command to: "
                         "put its keys under a [build] table")
