@@ -253,5 +253,5 @@ def test_init_notes_the_apps_own_migrations_numbered_among_tickworks_and_renames
 
     said = _init(tmp_path)
 
-    assert any(line.startswith("note: 0001_users.sql share the numbers 0001 to 0099 with tickwork's") for line in said)
+    assert any(line.startswith("note: the app's own 0001_users.sql numbered among tickwork's migrations (0001 to 0099)") for line in said)
     assert (tmp_path / "migrations" / "0001_users.sql").is_file() and (tmp_path / "migrations" / "0001_schedules.sql").is_file()

@@ -111,7 +111,7 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
     sharing = sorted(path.name for path in plan["migrations"].glob("00[0-9][0-9]_*.sql")
                      if path.name not in {own.name for own in migrations()})
     if sharing:
-        say(f"note: {', '.join(sharing)} share the numbers 0001 to 0099 with tickwork's migrations; wrangler applies "
+        say(f"note: the app's own {', '.join(sharing)} numbered among tickwork's migrations (0001 to 0099); wrangler applies "
             "each by its name, so all apply, but number the app's next ones from 0100 (rename what "
             "`wrangler d1 migrations create` numbers below it): tickwork's newer ones take numbers up to 0099")
     entry = root / plan["source"] / plan["entry"]
