@@ -25,12 +25,13 @@ python_modules/.installed: pyproject.toml $(VENV)/.installed
 	$(PY) scripts/vendor.py
 	touch $@
 
-# The operator's command (scripts/tickwork_cli/, README "Operating tickwork"): .venv/bin/tickwork
-# runs it with this checkout's scripts/ and src/ on the path, from wherever it is called.
-$(VENV)/bin/tickwork: $(VENV)/.installed
-	printf '%s\n' '#!/bin/sh' '# tickwork: the operator'"'"'s command, written by make (scripts/tickwork_cli/).' \
+# The `tickwork` command (scripts/tickwork_tool/, README "Add tickwork to your Worker" and "Operating
+# tickwork"), as the wheel installs it: .venv/bin/tickwork runs it with this checkout's scripts/
+# and src/ on the path, from wherever it is called.
+$(VENV)/bin/tickwork: $(VENV)/.installed Makefile
+	printf '%s\n' '#!/bin/sh' '# tickwork: the tickwork command, written by make (scripts/tickwork_tool/).' \
 		'export PYTHONPATH="$(CURDIR)/scripts:$(CURDIR)/src$${PYTHONPATH:+:$$PYTHONPATH}"' \
-		'exec "$(CURDIR)/$(PY)" -m tickwork_cli "$$@"' > $@
+		'exec "$(CURDIR)/$(PY)" -m tickwork_tool "$$@"' > $@
 	chmod +x $@
 
 setup: $(VENV)/.installed $(VENV)/bin/tickwork node_modules/.installed python_modules/.installed
@@ -40,7 +41,7 @@ vendor: python_modules/.installed
 # Validates the app's declarations and lays out the Worker in build/app (see README), with its
 # packages vendored: wrangler.toml's [build] command, so `wrangler deploy` uploads them too.
 build: $(VENV)/.installed $(VENV)/bin/tickwork python_modules/.installed
-	$(PY) scripts/build.py
+	$(VENV)/bin/tickwork build
 
 # What `wrangler deploy` would upload, without the network: build/worker.
 # wrangler never empties its --outdir, so the bundle is always written afresh.
@@ -51,20 +52,21 @@ bundle: build node_modules/.installed python_modules/.installed
 test: setup
 	$(PY) -m pytest
 
-# The local Workers host (scripts/host/) runs the bundle on Pyodide with wrangler.toml's bindings
+# `tickwork dev` builds, bundles (wrangler deploy --dry-run --outdir build/worker) and runs the
+# local Workers host (scripts/host/): it runs the bundle on Pyodide with wrangler.toml's bindings
 # on Miniflare; D1 state in .wrangler/state. ARGS passes flags on: make dev ARGS=--json.
 # The set-up's output (make's, pip's, npm's, the build's, wrangler's) goes to stderr, so that
 # with --json stdout holds only the host's JSON lines.
 dev:
-	@$(MAKE) --no-print-directory bundle >&2
-	@node scripts/host/cli.mjs dev $(ARGS)
+	@$(MAKE) --no-print-directory setup >&2
+	@$(VENV)/bin/tickwork dev $(ARGS)
 
 # One tick at TIME (epoch ms, an ISO UTC time such as 2026-01-05T09:15Z, or now), then exit.
 # More than a day from now it needs ARGS=--far.
 TIME ?= now
 tick:
-	@$(MAKE) --no-print-directory bundle >&2
-	@node scripts/host/cli.mjs tick --time="$(TIME)" $(ARGS)
+	@$(MAKE) --no-print-directory setup >&2
+	@$(VENV)/bin/tickwork tick "$(TIME)" $(ARGS)
 
 # Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
 BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \

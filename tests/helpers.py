@@ -1,6 +1,10 @@
-"""Small pieces the runtime tests share: recording actions and a frozen monotonic clock."""
+"""Small pieces the tests share: recording actions, a frozen monotonic clock, the Worker
+Cloudflare's template makes, and stopping a process."""
 
 import asyncio
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 from tickwork import Schedule, call, clock
@@ -133,3 +137,36 @@ def while_first_call_runs(db, schedules, action: Blocking, first, during, after=
         return meanwhile, [await tick_at(db, schedules, moment) for moment in after]
 
     return asyncio.run(asyncio.wait_for(overlap(), timeout=10))
+
+
+# A Python Worker as Cloudflare's template makes one, with a D1 binding: what `tickwork init` is
+# tried on (tests/test_tickwork_init.py, tests/e2e/test_a_worker_of_ones_own.py).
+TEMPLATE_WRANGLER_TOML = """\
+name = "my-worker"
+main = "src/entry.py"
+compatibility_date = "2026-04-21"
+compatibility_flags = ["python_workers"]
+
+[[d1_databases]]
+binding = "DB"
+database_name = "my-worker"
+database_id = "00000000-0000-0000-0000-000000000001"
+"""
+TEMPLATE_ENTRY = """\
+from workers import Response, WorkerEntrypoint
+
+
+class Default(WorkerEntrypoint):
+    async def fetch(self, request):
+        return Response("hello")
+"""
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Ctrl-C to a process started in a session of its own, and to what it started; killed if it
+    has not ended in 30 s."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)

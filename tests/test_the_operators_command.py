@@ -489,7 +489,9 @@ def test_local_without_local_state_says_how_to_make_it(tmp_path, capsys):
     (tmp_path / "pyproject.toml").write_text("[tool.tickwork]\n")
     (tmp_path / "wrangler.toml").write_text('[[d1_databases]]\nbinding = "DB"\ndatabase_name = "x"\n')
     assert main(["status", "--local", "--project", str(tmp_path)], now=NINE) == 1
-    assert "no local D1 state in" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "no local D1 state in" in said
+    assert "`tickwork dev` (or `npx wrangler d1 migrations apply DB --local`) makes it" in said, "in a Worker of one's own too"
 
 
 def test_a_project_without_a_store_is_one_clear_line(tmp_path, capsys):

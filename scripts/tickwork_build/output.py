@@ -86,23 +86,26 @@ def ensure_cron_trigger(wrangler_toml: Path) -> bool:
 
 
 def _with_minute_cron(text: str) -> str | None:
-    """The file's text with the minute cron among its top-level crons; None where it cannot be."""
-    if _crons(text) is None:
+    """The file's text with the minute cron among its top-level crons, the others and their
+    comments kept as written; None where it cannot be."""
+    crons = _crons(text)
+    if crons is None:
         return None
-    if MINUTE_CRON in _crons(text):
+    if MINUTE_CRON in crons:
         return text
-    wanted = [*_crons(text), MINUTE_CRON]
-    listed = ", ".join(map(_basic_string, wanted))
+    wanted = [*crons, MINUTE_CRON]
     header = re.search(r"(?m)^\[triggers\][ \t]*(#.*)?$", text)
     if header is not None:
         following = re.search(r"(?m)^\s*\[", text[header.end():])
         end = header.end() + following.start() if following else len(text)
         section = text[header.end():end]
-        crons = re.compile(r"(?m)^crons\s*=\s*" + _ARRAY)
-        if crons.search(section):
-            section = crons.sub(lambda _: f"crons = [{listed}]", section, count=1)
+        opened = re.search(r"(?m)^crons\s*=\s*\[", section)
+        if opened is None:
+            section = f'\ncrons = ["{MINUTE_CRON}"]' + section
         else:
-            section = f"\ncrons = [{listed}]" + section
+            last = _last_item_end(section, opened.end())
+            after = {"[": "", ",": " "}.get(section[last - 1], ", ")
+            section = section[:last] + f'{after}"{MINUTE_CRON}"' + section[last:]
         text = text[:header.end()] + section + text[end:]
     elif "triggers" not in tomllib.loads(text):
         text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
@@ -112,13 +115,29 @@ def _with_minute_cron(text: str) -> str | None:
         return None
 
 
-# A TOML array as written: its strings and comments may hold brackets.
-_ARRAY = r"""\[(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|[^\]"'#])*\]"""
-
-
-def _basic_string(text: str) -> str:
-    """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
-    return '"' + "".join(f"\\u{ord(c):04x}" if c < " " or c in '"\\\x7f' else c for c in text) + '"'
+def _last_item_end(text: str, start: int) -> int:
+    """Where the last item (or its comma, or the `[`) of the array opened at `start` ends, past
+    its strings and comments: the minute cron goes there, the comments staying as written."""
+    last, at, quote = start, start, None
+    while at < len(text):
+        char = text[at]
+        if quote:
+            if char == "\\" and quote == '"':
+                at += 1
+            elif char == quote:
+                quote, last = None, at + 1
+        elif char == "#":
+            at = text.find("\n", at)
+            at = len(text) if at < 0 else at
+            continue
+        elif char == "]":
+            break
+        elif char in "\"'":
+            quote = char
+        elif not char.isspace():
+            last = at + 1
+        at += 1
+    return last
 
 
 def _crons(text: str) -> list[str] | None:

@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     where = common.add_argument_group("where the app's D1 is (one of)")
     place = where.add_mutually_exclusive_group(required=True)
     place.add_argument("--local", action="store_true",
-                       help="the local D1 of `make dev` (wrangler d1 execute --local), in .wrangler/state "
+                       help="the local D1 of `tickwork dev` (wrangler d1 execute --local), in .wrangler/state "
                             "or --persist-to")
     place.add_argument("--remote", action="store_true",
                        help="Cloudflare's D1 (wrangler d1 execute --remote): wrangler's login decides who may")
@@ -139,7 +139,7 @@ def connect(args) -> tuple[Database, Path | None]:
     if args.local and not (persist or loaded.root / ".wrangler" / "state").is_dir():
         # wrangler would make an empty database there, and answer that it has no tables
         raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
-                            f"`make dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
+                            f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
 
 

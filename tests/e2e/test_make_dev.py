@@ -6,7 +6,6 @@ import dataclasses
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import threading
@@ -14,7 +13,7 @@ import time
 from typing import NamedTuple
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, stop
 
 from tickwork.times import utc
 
@@ -60,11 +59,7 @@ def dev(host, tmp_path_factory):
             pytest.fail("make dev did not start:\n" + "".join(local.output) + "".join(stderr))
         yield Dev(dataclasses.replace(local, url=url, process=process), stderr)
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
+        stop(process)
 
 
 def test_make_dev_json_keeps_stdout_to_one_json_object_per_line(dev):

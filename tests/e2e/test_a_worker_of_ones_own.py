@@ -1,0 +1,219 @@
+"""tickwork added to a Worker of one's own, as a user would: a minimal Python Worker made the way
+Cloudflare's Python Worker template makes one (its own pyproject.toml, a wrangler.toml with a D1
+binding, src/entry.py whose `Default` answers "hello"), the wheel built from this repository
+installed into its virtualenv, `tickwork init`, a `.jadpo` schedule whose action writes to the
+Worker's own D1 table through its binding, then `tickwork build`, a dry-run deploy, `tickwork
+dev` ticking it and `tickwork schedules --local`. Everything runs in a temporary folder, from
+PyPI and the npm registry alone (their caches first)."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+from helpers import ROOT, TEMPLATE_ENTRY, TEMPLATE_WRANGLER_TOML, stop
+
+from tickwork.times import utc
+
+QUIET = {"WRANGLER_SEND_METRICS": "false", "WRANGLER_SEND_ERROR_REPORTS": "false", "NO_COLOR": "1"}
+NOT_THE_WHEEL = shutil.ignore_patterns(
+    ".git", ".venv", "node_modules", "python_modules", "build", ".wrangler", "tests", "__pycache__",
+    "*.egg-info", ".pytest_cache",
+)
+PYPROJECT = """\
+[project]
+name = "my-worker"
+version = "0.1.0"
+description = "A Python Worker"
+requires-python = ">=3.13"
+dependencies = []
+
+[dependency-groups]
+dev = ["workers-py", "workers-runtime-sdk"]
+"""
+# The action writes through the Worker's own binding. Until `tickwork.env` is there, the entry
+# hands its env to the domain before each tick.
+VISITS = """\
+from tickwork import clock
+
+WORKER = {}
+
+
+async def count_visit():
+    await WORKER["env"].DB.prepare("INSERT INTO visits (at) VALUES (?1)").bind(clock.now_ms).run()
+"""
+SCHEDULE = """\
+/// A row in the Worker's own table each minute.
+schedule count_visits {
+    every: 1m
+    run: count_visit()
+}
+"""
+
+
+class Worker(NamedTuple):
+    root: Path
+    wheel: Path
+    init: subprocess.CompletedProcess
+    init_again: subprocess.CompletedProcess
+    build: subprocess.CompletedProcess
+    upload: Path
+    url: str
+
+    def tickwork(self, *args: str) -> subprocess.CompletedProcess:
+        return _run([str(self.root / ".venv" / "bin" / "tickwork"), *args], self.root)
+
+    def get(self, path: str) -> tuple[int, str]:
+        request = urllib.request.Request(self.url + path, headers={"Accept": "application/json"})
+        with urllib.request.urlopen(request, timeout=120) as answer:
+            return answer.status, answer.read().decode()
+
+    def tick(self, at: int) -> list[dict]:
+        return json.loads(self.get(f"/cdn-cgi/handler/scheduled?cron=*+*+*+*+*&time={at}&far=1")[1])["runs"]
+
+
+def _environment() -> dict[str, str]:
+    shell = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "VIRTUAL_ENV")}
+    return {**shell, **QUIET}
+
+
+def _run(command: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=cwd, env=_environment(), capture_output=True, text=True, timeout=timeout)
+
+
+def _ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert done.returncode == 0, f"{' '.join(map(str, done.args))} failed:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+def _the_template(root: Path) -> None:
+    (root / "src").mkdir(parents=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "wrangler.toml").write_text(TEMPLATE_WRANGLER_TOML)
+    (root / "src" / "entry.py").write_text(TEMPLATE_ENTRY)
+
+
+def _add_the_schedule(root: Path) -> None:
+    domain = root / "src" / "app" / "domains" / "visits"
+    (domain / "schedules").mkdir(parents=True)
+    (domain / "__init__.py").write_text(VISITS)
+    (domain / "schedules" / "count_visits.jadpo").write_text(SCHEDULE)
+    (root / "migrations" / "0100_visits.sql").write_text("CREATE TABLE visits (at INTEGER NOT NULL);\n")
+    entry = root / "src" / "entry.py"
+    text = entry.read_text().replace("import tickwork_manifest\n", "import tickwork_manifest\nfrom app.domains import visits\n")
+    entry.write_text(text.replace("        await run_cron_tick(", "        visits.WORKER['env'] = self.env\n        await run_cron_tick("))
+
+
+def _started(root: Path, process: subprocess.Popen, stderr: list[str]) -> str:
+    deadline = time.monotonic() + 300
+    while process.poll() is None and time.monotonic() < deadline:
+        found = re.search(r"listening on (http://\S+)", "".join(stderr))
+        if found:
+            return found.group(1)
+        time.sleep(0.2)
+    pytest.fail("tickwork dev did not start:\n" + "".join(stderr))
+
+
+@pytest.fixture(scope="module")
+def worker(tmp_path_factory):
+    here = tmp_path_factory.mktemp("own")
+    source, wheels, root = here / "tickwork", here / "wheels", here / "my-worker"
+    shutil.copytree(ROOT, source, ignore=NOT_THE_WHEEL)
+    _ok(_run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
+              "-w", str(wheels), str(source)], here))
+    [wheel] = wheels.glob("tickwork-*.whl")
+    _the_template(root)
+    _ok(_run([sys.executable, "-m", "venv", ".venv"], root))
+    _ok(_run([str(root / ".venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+              f"{wheel}[cli]"], root))
+    tickwork = str(root / ".venv" / "bin" / "tickwork")
+    init, init_again = _ok(_run([tickwork, "init"], root)), _run([tickwork, "init"], root)
+    _add_the_schedule(root)
+    build = _run([tickwork, "build"], root)
+    upload = here / "upload"
+    _ok(_run(["npx", "wrangler", "deploy", "--dry-run", "--outdir", str(upload)], root))
+    process = subprocess.Popen([tickwork, "dev", "--no-timer", "--port", "0"], cwd=root, env=_environment(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    output: list[str] = []
+    threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()
+    try:
+        yield Worker(root, wheel, init, init_again, build, upload, _started(root, process, output))
+    finally:
+        stop(process)
+
+
+def test_the_wheel_is_pure_python_holding_the_runtime_the_build_the_command_the_host_and_migrations(worker):
+    with zipfile.ZipFile(worker.wheel) as wheel:
+        names = set(wheel.namelist())
+        metadata = wheel.read("tickwork-0.1.0.dist-info/METADATA").decode()
+
+    assert worker.wheel.name == "tickwork-0.1.0-py3-none-any.whl"
+    assert {"tickwork/tick.py", "tickwork_build/build.py", "tickwork_cli/cli.py", "tickwork_tool/command.py",
+            "tickwork_tool/host/cli.mjs", "tickwork_tool/host/bridge.py", "tickwork_tool/node/package-lock.json",
+            "tickwork_tool/migrations/0001_schedules.sql"} <= names
+    assert not any(name.startswith(("app/", "tickwork_tool/migrations/01")) for name in names), "not the example's"
+    assert "Requires-Dist: croniter==7.0.0" in metadata and "Requires-Dist: tzdata==" in metadata
+    assert 'Requires-Dist: pydantic==2.14.4; extra == "cli"' in metadata
+
+
+def test_tickwork_init_says_each_change_it_makes(worker):
+    said = worker.init.stdout
+
+    assert 'wrangler.toml: main = "build/app/entry.py" (was "src/entry.py")' in said
+    assert 'wrangler.toml: [build] command = ".venv/bin/tickwork build"' in said
+    assert 'wrangler.toml: [triggers] crons has "* * * * *"' in said
+    assert "pyproject.toml: added [tool.tickwork]" in said
+    assert "added migrations/0001_schedules.sql: tickwork's migration" in said
+    assert "src/entry.py: Default has scheduled() and queue()" in said
+    assert "installed miniflare" in said
+
+
+def test_tickwork_init_run_again_changes_nothing(worker):
+    assert worker.init_again.returncode == 0
+    assert worker.init_again.stdout == "tickwork init: nothing to change, tickwork is already in this Worker\n"
+
+
+def test_tickwork_build_passes_and_vendors_the_runtime(worker):
+    assert worker.build.returncode == 0, worker.build.stderr
+    assert "built 1 schedule(s) (count_visits)" in worker.build.stdout
+    assert (worker.root / "python_modules" / "tickwork" / "tick.py").is_file()
+
+
+def test_a_dry_run_deploy_bundles_tickwork_croniter_tzdata_and_the_users_modules(worker):
+    modules = worker.upload / "python_modules"
+
+    assert (modules / "tickwork" / "adapters" / "workers.py").is_file()
+    assert (modules / "croniter" / "croniter.py").is_file()
+    assert (modules / "tzdata" / "zoneinfo" / "Europe" / "Berlin").is_file()
+    assert (worker.upload / "entry.py").is_file() and (worker.upload / "tickwork_manifest.py").is_file()
+    assert (worker.upload / "app" / "domains" / "visits" / "__init__.py").is_file()
+    assert not (modules / "tickwork_build").exists() and not (modules / "pydantic").exists()
+
+
+def test_tickwork_dev_ticks_the_action_into_the_users_own_table(worker):
+    worker.tick(utc("2026-03-02 09:00"))
+    runs = worker.tick(utc("2026-03-02 09:01"))
+
+    assert [(run["schedule"], run["outcome"]) for run in runs] == [("count_visits", "succeeded")]
+    visits = _ok(_run([str(worker.root / "node_modules" / ".bin" / "wrangler"), "d1", "execute", "DB", "--local",
+                       "--json", "--command", "SELECT at FROM visits"], worker.root))
+    assert json.loads(visits.stdout)[0]["results"] == [{"at": utc("2026-03-02 09:01")}]
+
+
+def test_the_users_fetch_still_answers_hello(worker):
+    assert worker.get("/") == (200, "hello")
+
+
+def test_tickwork_schedules_local_lists_the_schedule(worker):
+    listed = _ok(worker.tickwork("schedules", "--local", "--now", "2026-03-02T09:02Z")).stdout
+
+    assert re.search(r"count_visits\s+every\s+every minute", listed)

@@ -1,0 +1,62 @@
+"""The one distribution, `tickwork` (pyproject.toml): built by a backend pinned exactly, its
+command's build packages an extra at the versions the build and the tests run."""
+
+import sys
+import tomllib
+from fnmatch import fnmatch
+
+from helpers import ROOT
+from vendor import PINNED
+
+from tickwork_tool.command import CLI_EXTRA, main
+
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+
+def _pins(lines) -> dict[str, str]:
+    entries = (line.split("#")[0].strip() for line in lines)
+    return dict(entry.lower().replace("_", "-").split("==") for entry in entries if entry)
+
+
+def test_the_build_backend_is_pinned_exactly():
+    requires = PYPROJECT["build-system"]["requires"]
+
+    assert requires and all(PINNED.fullmatch(entry) for entry in requires)
+
+
+def test_the_commands_extra_pins_the_builds_packages_at_the_versions_the_tests_run():
+    extra = _pins(PYPROJECT["project"]["optional-dependencies"]["cli"])
+    dev = _pins((ROOT / "requirements" / "dev.txt").read_text().splitlines())
+
+    assert "pydantic" in extra
+    assert {name: dev.get(name) for name in extra} == extra
+
+
+def test_the_tickwork_command_is_the_wheels_console_script():
+    assert PYPROJECT["project"]["scripts"] == {"tickwork": "tickwork_tool.command:main"}
+
+
+def test_the_command_names_the_extras_modules_when_one_is_missing():
+    extra = PYPROJECT["project"]["optional-dependencies"]["cli"]
+
+    assert {entry.split("==")[0].replace("-", "_").lower() for entry in extra} == CLI_EXTRA
+
+
+def test_tickwork_installed_without_its_extra_says_to_install_it(tmp_path, monkeypatch, capsys):
+    for name in [n for n in sys.modules if n.startswith(("tickwork_build.", "pydantic")) and n != "tickwork_build.problems"]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pydantic", None)  # `import pydantic` raises ModuleNotFoundError
+
+    assert main(["build", str(tmp_path)]) == 1
+    assert capsys.readouterr().err.startswith('tickwork build: pydantic is not installed, and the build needs it: '
+                                              'install tickwork with its extra, pip install "tickwork[cli]"')
+
+
+def test_the_wheel_ships_every_file_of_the_host_and_each_of_tickworks_migrations():
+    shipped = PYPROJECT["tool"]["setuptools"]["package-data"]
+    folders = {"tickwork_tool.host": ROOT / "scripts" / "host", "tickwork_tool.migrations": ROOT / "migrations"}
+
+    for package, folder in folders.items():
+        files = [path.name for path in folder.iterdir() if path.is_file() and path.suffix != ".py"]
+        wanted = files if package.endswith("host") else [name for name in files if name[:2] == "00"]
+        assert wanted and all(any(fnmatch(name, pattern) for pattern in shipped[package]) for name in wanted), package
