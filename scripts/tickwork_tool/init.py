@@ -32,10 +32,10 @@ from tickwork.app import App
 APP = App.from_manifest(tickwork_manifest)
 """
 METHODS = """async def scheduled(self, controller, env=None, ctx=None):
-    await run_cron_tick(APP, self.env, controller)
+    await run_cron_tick(APP, self.env, controller, self.ctx)
 
 async def queue(self, batch, env=None, ctx=None):
-    await run_queue(APP, self.env, batch)
+    await run_queue(APP, self.env, batch, self.ctx)
 """
 HANDLERS = dict(zip(("scheduled", "queue"), METHODS.split("\n\n")))  # each one's lines in METHODS
 MAIN = re.compile(r"""(?m)^main\s*=\s*(["'])([^"'\n]*)\1""")
@@ -237,7 +237,7 @@ def _handlers(default: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFun
 
 
 def _tickworks_call(handler: str) -> str:
-    """`await run_cron_tick(APP, self.env, controller)`: what the handler calls of tickwork."""
+    """`await run_cron_tick(APP, self.env, controller, self.ctx)`: what the handler calls of tickwork."""
     return HANDLERS[handler].splitlines()[1].strip()
 
 

@@ -40,16 +40,13 @@ dependencies = []
 [dependency-groups]
 dev = ["workers-py", "workers-runtime-sdk"]
 """
-# The action writes through the Worker's own binding. Until `tickwork.env` is there, the entry
-# hands its env to the domain before each tick.
+# The action writes through the Worker's own binding, `tickwork.env.DB`.
 VISITS = """\
-from tickwork import clock
-
-WORKER = {}
+from tickwork import clock, env
 
 
 async def count_visit():
-    await WORKER["env"].DB.prepare("INSERT INTO visits (at) VALUES (?1)").bind(clock.now_ms).run()
+    await env.DB.prepare("INSERT INTO visits (at) VALUES (?1)").bind(clock.now_ms).run()
 """
 SCHEDULE = """\
 /// A row in the Worker's own table each minute.
@@ -108,9 +105,6 @@ def _add_the_schedule(root: Path) -> None:
     (domain / "__init__.py").write_text(VISITS)
     (domain / "schedules" / "count_visits.jadpo").write_text(SCHEDULE)
     (root / "migrations" / "0100_visits.sql").write_text("CREATE TABLE visits (at INTEGER NOT NULL);\n")
-    entry = root / "src" / "entry.py"
-    text = entry.read_text().replace("import tickwork_manifest\n", "import tickwork_manifest\nfrom app.domains import visits\n")
-    entry.write_text(text.replace("        await run_cron_tick(", "        visits.WORKER['env'] = self.env\n        await run_cron_tick("))
 
 
 def _started(root: Path, process: subprocess.Popen, stderr: list[str]) -> str:
