@@ -123,3 +123,17 @@ def test_status_reports_a_stop_the_ticks_recorded(host):
 
 def answer_of(done):
     return json.loads(done.stdout)
+
+
+def test_a_who_that_wrangler_would_trim_is_stored_as_printed(host):
+    """wrangler d1 execute deletes `BEGIN TRANSACTION;` and `COMMIT;` from a command holding
+    `BEGIN TRANSACTION`, inside string literals too: the value is written so it cannot."""
+    host.tick(NOON)
+    who = "BEGIN TRANSACTION;alice COMMIT; 'o'"
+    done = tickwork(host, "pause", "chore_census", "--who", who, now=NOON + 60_000)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith(f"(logged as {who})")
+    assert host.d1("SELECT who FROM tickwork_operator_log") == [{"who": who}]
+    done = tickwork(host, "resume", "chore_census", "--who", "BEGIN TRANSACTION", now=NOON + 60_000)
+    assert done.returncode == 0, done.stderr
+    assert host.d1("SELECT who FROM tickwork_operator_log ORDER BY verb") == [{"who": who}, {"who": "BEGIN TRANSACTION"}]
