@@ -13,9 +13,11 @@ import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
-       items, batches
+       items, batches, by_hand
 FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
+
+const RUNS_READ_EVERY_MS = 1000;
 
 const NO_FETCH =
   'This Worker has no fetch handler: its class Default defines no `async def fetch(self, request)`. ' +
@@ -42,6 +44,7 @@ export function runRecord(row) {
     dst: row.dst ?? null,
     items: row.items ?? null,
     batches: row.batches == null ? null : JSON.parse(row.batches),
+    by_hand: row.by_hand ?? null,
     id: row.id,
   };
 }
@@ -58,7 +61,10 @@ export function describeRun(run) {
   ].filter(Boolean).join(', ');
   const call = input ? ` [${input}]` : '';
   const purged = run.items == null ? '' : `, ${run.items} record${run.items === 1 ? '' : 's'} purged`;
-  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${purged}${took}${detail}`;
+  // A run by hand made before the schedule was due is for no due time: it moved none.
+  const when = run.by_hand == null ? `due ${run.due}`
+    : run.due_at > run.tick_at ? `run by hand by ${run.by_hand}` : `due ${run.due}, by hand by ${run.by_hand}`;
+  return `${run.schedule} ${when}${call}: ${run.outcome}${why ? ` (${why})` : ''}${purged}${took}${detail}`;
 }
 
 // One line per queue batch: how many messages, and what became of them.
@@ -140,9 +146,28 @@ export class Host {
 
   // One cron event at `time` (epoch ms). Returns the runs and skips it recorded, each once: its
   // own tick's and, while queues are bound, those of the ticks at the 10-second marks after it.
-  async scheduled(cron, time) {
-    await this.worker.invoke('scheduled', [new ScheduledController(cron, time)]);
-    return await this.runsOfTick(time);
+  // With `onRun`, each is also handed to it as it ends: the run records are read every second
+  // while the invocation lasts (up to the minute's last mark), not only once it is over.
+  async scheduled(cron, time, onRun) {
+    const invocation = this.worker.invoke('scheduled', [new ScheduledController(cron, time)]);
+    const runs = [];
+    const found = (fresh) => {
+      for (const run of fresh) {
+        runs.push(run);
+        onRun?.(run);
+      }
+    };
+    if (onRun) {
+      let over = false;
+      const ended = invocation.then(() => (over = true), () => (over = true));
+      while (!over) {
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, RUNS_READ_EVERY_MS))]);
+        if (!over) found(await this.runsOfTick(time).catch(() => []));
+      }
+    }
+    await invocation;
+    found(await this.runsOfTick(time));
+    return runs;
   }
 
   async runsOfTick(time) {

@@ -170,7 +170,8 @@ def test_ctrl_c_during_an_invocation_stops_the_host_at_once_without_a_traceback(
         ["node", str(ROOT / "scripts" / "host" / "cli.mjs"), "dev", "--no-timer", "--port", "0",
          "--config", str(host.project / "wrangler.toml"), "--bundle", str(host.project / "build" / "worker"),
          "--persist-to", str(state)],
-        cwd=host.project, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        cwd=host.project, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
     output = []
     threading.Thread(target=_read, args=(process.stdout, output), daemon=True).start()
     try:
@@ -187,12 +188,12 @@ def test_ctrl_c_during_an_invocation_stops_the_host_at_once_without_a_traceback(
         while (_state_of(host, state, "SELECT last_tick FROM tickwork_app") or [{"last_tick": 0}])[0]["last_tick"] < moment:
             assert time.monotonic() < deadline and process.poll() is None, "".join(output)
         asked = time.monotonic()
-        process.send_signal(signal.SIGINT)
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal sends it: to workerd as well
         process.wait(timeout=60)
         took = time.monotonic() - asked
     finally:
         if process.poll() is None:
-            process.kill()
+            os.killpg(process.pid, signal.SIGKILL)
     printed = "".join(output)
     assert took < 10, f"stopping took {took:.1f} s:\n{printed}"
     assert "Traceback" not in printed and "fetch failed" not in printed, printed
@@ -220,3 +221,14 @@ def test_a_runs_line_is_printed_as_the_run_ends_not_when_its_invocation_does(hos
     assert "sweep due" in printed and any(run["schedule"] == "sweep" for run in answer["runs"]), printed
     # the invocation ticks on at the 10-second marks of its minute, for about 45 s more
     assert answered_at - line_at > 15, f"the line came {answered_at - line_at:.1f} s before the invocation ended"
+
+
+def test_no_file_the_project_tracks_is_one_git_ignores():
+    """src/entry.py, the Worker's entry, is the project's own: edited, tracked, never ignored."""
+    done = subprocess.run(["git", "ls-files", "--cached", "--ignored", "--exclude-standard"], cwd=ROOT,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"not a git checkout: {done.stderr.strip()}")
+    assert done.stdout == ""
+    done = subprocess.run(["git", "check-ignore", "--no-index", "src/entry.py"], cwd=ROOT, capture_output=True)
+    assert done.returncode == 1, "src/entry.py is ignored"

@@ -137,3 +137,13 @@ def test_a_who_that_wrangler_would_trim_is_stored_as_printed(host):
     done = tickwork(host, "resume", "chore_census", "--who", "BEGIN TRANSACTION", now=NOON + 60_000)
     assert done.returncode == 0, done.stderr
     assert host.d1("SELECT who FROM tickwork_operator_log ORDER BY verb") == [{"who": who}, {"who": "BEGIN TRANSACTION"}]
+
+
+def test_the_hosts_line_of_a_run_by_hand_says_by_hand_and_by_whom_not_a_due_time(host):
+    host.tick(NOON)
+    assert tickwork(host, "run", "tidy_up", "--who", "alice", now=NOON + 60_000).returncode == 0
+    since = len(host.output)
+    host.tick(NOON + 120_000)
+    printed = host.printed("tidy_up run by hand by alice", since=since)
+    assert "tidy_up run by hand by alice: succeeded" in printed, printed
+    assert "tidy_up due" not in printed
