@@ -14,7 +14,7 @@
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-import { describeRun, Host } from './host.mjs';
+import { describeRun, Host, jsonLine } from './host.mjs';
 import { iso, tickTime } from './times.mjs';
 import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
 
@@ -40,7 +40,7 @@ class Printer {
 
   run(run) {
     if (this.stopping) return;
-    if (this.json) process.stdout.write(`${JSON.stringify(run)}\n`);
+    if (this.json) process.stdout.write(`${jsonLine(run)}\n`);
     else process.stdout.write(`[${run.tick.slice(11, 19)}] ${describeRun(run)}\n`);
   }
 

@@ -49,6 +49,22 @@ export function runRecord(row) {
   };
 }
 
+// What a terminal acts on instead of showing, in text read from D1 (a run's detail, who asked for
+// it by hand): C0 and C1 controls (screen clears, window titles, OSC 8 links) and the
+// bidirectional overrides. A line shows each as its escape; a JSON line, as a JSON escape (C0 ones
+// JSON.stringify escapes itself).
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const JSON_RAW = /[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const hex = (c, digits) => c.charCodeAt(0).toString(16).padStart(digits, '0');
+
+export function printable(text) {
+  return text.replace(CONTROLS, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
+}
+
+export function jsonLine(value) {
+  return JSON.stringify(value).replace(JSON_RAW, (c) => `\\u${hex(c, 4)}`);
+}
+
 // One line per run or skip: schedule, due time, what the call was for, outcome, duration.
 export function describeRun(run) {
   const why = [run.code, run.kind].filter(Boolean).join(', ');
@@ -64,7 +80,7 @@ export function describeRun(run) {
   // A run by hand made before the schedule was due is for no due time: it moved none.
   const when = run.by_hand == null ? `due ${run.due}`
     : run.due_at > run.tick_at ? `run by hand by ${run.by_hand}` : `due ${run.due}, by hand by ${run.by_hand}`;
-  return `${run.schedule} ${when}${call}: ${run.outcome}${why ? ` (${why})` : ''}${purged}${took}${detail}`;
+  return printable(`${run.schedule} ${when}${call}: ${run.outcome}${why ? ` (${why})` : ''}${purged}${took}${detail}`);
 }
 
 // One line per queue batch: how many messages, and what became of them.

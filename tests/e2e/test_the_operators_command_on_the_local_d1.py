@@ -147,3 +147,13 @@ def test_the_hosts_line_of_a_run_by_hand_says_by_hand_and_by_whom_not_a_due_time
     printed = host.printed("tidy_up run by hand by alice", since=since)
     assert "tidy_up run by hand by alice: succeeded" in printed, printed
     assert "tidy_up due" not in printed
+
+
+def test_the_hosts_line_prints_control_characters_read_from_d1_escaped(host):
+    host.tick(NOON)
+    assert tickwork(host, "run", "tidy_up", "--who", "\x1b]0;owned\x07eve\x1b[2J", now=NOON + 60_000).returncode == 0
+    since = len(host.output)
+    host.tick(NOON + 120_000)
+    printed = host.printed("tidy_up run by hand by", since=since)
+    assert "tidy_up run by hand by \\x1b]0;owned\\x07eve\\x1b[2J: succeeded" in printed, printed
+    assert "\x1b" not in printed
