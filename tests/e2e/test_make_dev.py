@@ -42,6 +42,9 @@ def dev(host, tmp_path_factory):
     state = tmp_path_factory.mktemp("dev") / "state"
     local = dataclasses.replace(host, project=ROOT, state=state, url=None, process=None, output=[])
     local.d1(f"CREATE TABLE {LEFT_OVER} (x INTEGER)")
+    # make dev bundles the Worker only when it is stale: made stale, so that the build's output
+    # is there to check where it goes
+    (ROOT / "build" / ".bundled").unlink(missing_ok=True)
     process = subprocess.Popen(
         ["make", "dev", f"ARGS=--json --fresh --no-timer --port 0 --persist-to {state}"],
         cwd=ROOT, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
