@@ -211,11 +211,11 @@ def _quietly(url):
 
 
 def test_a_runs_line_is_printed_as_the_run_ends_not_when_its_invocation_does(host):
-    now = int(time.time() * 1000)
-    host.tick(now - 120_000)  # the first tick sees the schedules; the sweep's next share is due
+    host.tick(int(time.time() * 1000) - 120_000)  # the first tick sees the schedules; the sweep's next share is due
     since = len(host.output)
     answered = []
-    ticking = threading.Thread(target=lambda: answered.append((host.tick(now - 5_000), time.monotonic())))
+    moment = int(time.time() * 1000) - 5_000  # 5 s ago: its invocation ticks on at the 10-second marks after it
+    ticking = threading.Thread(target=lambda: answered.append((host.tick(moment), time.monotonic())))
     ticking.start()
     printed = host.printed("sweep due", since=since, timeout=120)
     line_at = time.monotonic()
