@@ -219,8 +219,8 @@ def main(argv: list[str] | None = None, now: int | None = None, stdout=None, std
 
 
 def _say(stream, text: str, code: int) -> int:
-    """Prints `text`, its control characters escaped, and returns `code`. A reader that stops
-    early (`| head`) ends the output, not with a traceback."""
+    """Prints `text` (its control characters escaped by the caller) and returns `code`. A reader
+    that stops early (`| head`) ends the output, not with a traceback."""
     try:
         print(text, file=stream)
         stream.flush()

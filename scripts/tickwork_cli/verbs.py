@@ -419,8 +419,10 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     }
     lines = [name, f"  declared   {where}", f"  rule       {rule}", f"  next due   {reason}"]
     lines += [f"  note       {note}" for note in notes]
-    lines.append(f"  last due   {when(last_due) + ': ' if last_due is not None else ''}{what}"
-                 if last is None or last_due is not None or unreached else f"  last run   {what}")
+    if last_due is None and last is not None:  # a run by hand, before any due time
+        lines.append(f"  last run   {what}")
+    else:
+        lines.append(f"  last due   {when(last_due) + ': ' if last_due is not None else ''}{what}")
     lines.append(f"  {ticks}")
     if gaps:
         lines.append(f"  gaps       {_gap_words(gaps[0])}" + (f" and {len(gaps) - 1} before" if len(gaps) > 1 else ""))
