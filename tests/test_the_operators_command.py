@@ -661,6 +661,20 @@ def test_a_delivery_says_how_many_times_it_was_sent_not_attempts(app):
     assert "sent 1 time to its queue" in text and "attempt" not in text
 
 
+def test_a_failed_delivery_says_how_many_times_its_consumer_tried_the_last_send(app):
+    """A delivery fails only once the queue's tries of a send to the app's own consumer are spent:
+    `max_retries` of the queue (from the build's manifest) and the first."""
+    [failed] = emitted(app, "failed")
+    (app.project / "build" / "app").mkdir(parents=True)
+    (app.project / "build" / "app" / "tickwork_manifest.py").write_text(
+        "PRODUCERS = {'EVENTS': 'shop-events'}\nSCHEDULES = ()\n"
+        "CONSUMERS = ({'queue': 'shop-events', 'module': 'app.domains.shop', 'action': 'ship', 'max_retries': 3},)\n")
+    _, answer, _ = app.run("deliveries", now=NINE + HOUR)
+    assert (answer["deliveries"][0]["sends"], answer["deliveries"][0]["consumer_tries"]) == (1, 4)
+    _, text, _ = app.run("deliveries", now=NINE + HOUR, json_=False)
+    assert "sent 1 time to its queue, emitted 1 h ago, its consumer raised on all 4 tries of the last" in text
+
+
 def test_a_run_by_hand_shows_no_due_time_and_says_by_hand(app):
     app.tick([every(15, name="tidy")], NINE)
     app.run("run", "tidy", "--who", "alice", now=NINE + MINUTE)

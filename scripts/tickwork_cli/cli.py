@@ -180,7 +180,7 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
     if args.verb in ("pause", "resume", "run"):
         return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
     if args.verb == "deliveries":
-        return await verbs.deliveries(store, now, args.all, args.limit)
+        return await verbs.deliveries(store, now, args.all, args.limit, project)
     if args.verb in ("retry", "dismiss", "cancel"):
         return await verbs.change_delivery(store, now, args.verb, args.id, args.who or _user())
     return await verbs.status(store, now, args.threshold)

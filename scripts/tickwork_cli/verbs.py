@@ -15,7 +15,7 @@ STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as
 CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
 
 from . import words
-from .manifest import declared
+from .manifest import consumer_tries, declared
 from .words import iso, relative, when
 
 
@@ -468,10 +468,13 @@ async def change_schedule(store: OperatorStore, now: int, verb: str, name: str, 
 
 # -- deliveries --------------------------------------------------------------------------------
 
-def _delivery_item(row: dict, now: int, log: list[dict]) -> dict:
+def _delivery_item(row: dict, now: int, log: list[dict], tries: dict[str, int]) -> dict:
+    # Only the app's own consumer fails a delivery, once the queue's tries of its last send are spent.
+    failed_after = tries.get(row["queue"]) if row["state"] == "failed" else None
     return {
         "id": row["id"], "state": row["state"], "event": row["event"], "event_name": row["event_name"],
         "queue": row["queue"], "sends": int(row["attempts"]), "next_send": _instant(row.get("next_attempt_at"), now),
+        "consumer_tries": failed_after,
         "lease_until": _instant(row.get("lease_until"), now), "last_error": row.get("last_error"),
         "body": row["body"], "body_length": int(row["body_length"]), "run": row.get("run"),
         "emitted": _instant(row["emitted_at"], now), "updated": _instant(row["updated_at"], now),
@@ -479,14 +482,18 @@ def _delivery_item(row: dict, now: int, log: list[dict]) -> dict:
     }
 
 
-async def deliveries(store: OperatorStore, now: int, every_state: bool = False, limit: int = 100) -> Answer:
+async def deliveries(store: OperatorStore, now: int, every_state: bool = False, limit: int = 100,
+                     project: Path | None = None) -> Answer:
     rows, log = await store.deliveries(every_state, limit)
-    items = [_delivery_item(row, now, log) for row in rows]
+    tries = consumer_tries(project) if project else {}
+    items = [_delivery_item(row, now, log, tries) for row in rows]
     lines = [f"{len(items)} deliver{'y' if len(items) == 1 else 'ies'}"
              + ("" if every_state else " pending, failed or outcome_unknown")]
     for i in items:
         head = (f"{i['id']}  {i['state']}  {i['event_name']} -> {i['queue']}  sent {i['sends']} time"
                 f"{'' if i['sends'] == 1 else 's'} to its queue, emitted {i['emitted']['relative']}")
+        if i["consumer_tries"]:
+            head += f", its consumer raised on all {i['consumer_tries']} tries of the last"
         if i["next_send"] and i["state"] in ("pending", "outcome_unknown"):
             head += f", sent again {i['next_send']['relative']}"
         lines += ["", head, f"    body   {_clip(i['body'], 100)}"]
