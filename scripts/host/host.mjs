@@ -177,7 +177,9 @@ export class Host {
       let over = false;
       const ended = invocation.then(() => (over = true), () => (over = true));
       while (!over) {
-        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, RUNS_READ_EVERY_MS))]);
+        let timer;
+        await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, RUNS_READ_EVERY_MS)))]);
+        clearTimeout(timer);
         if (!over) found(await this.runsOfTick(time).catch(() => []));
       }
     }
