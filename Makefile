@@ -43,11 +43,27 @@ vendor: python_modules/.installed
 build: $(VENV)/.installed $(VENV)/bin/tickwork python_modules/.installed
 	$(VENV)/bin/tickwork build
 
-# What `wrangler deploy` would upload, without the network: build/worker.
-# wrangler never empties its --outdir, so the bundle is always written afresh.
-bundle: build node_modules/.installed python_modules/.installed
+# What `wrangler deploy` would upload, without the network: build/worker, made again only when
+# what goes into it changed (20-80 s saved on each `make tick`). BUNDLE_SOURCES are its files;
+# their list is kept in build/.bundle-sources, rewritten when a file is added, removed or
+# renamed, so that a file gone also makes the bundle again. The stamp takes the time the bundle
+# began, so a source saved while it was made is newer than it.
+BUNDLE_SOURCES := $(shell find src migrations scripts/tickwork_build -type f -not -path '*/__pycache__/*' \
+	-not -name '*.pyc' 2>/dev/null | LC_ALL=C sort) wrangler.toml pyproject.toml scripts/build.py
+BUNDLE_LIST := build/.bundle-sources
+$(shell mkdir -p build && { echo '$(BUNDLE_SOURCES)' | cmp -s - $(BUNDLE_LIST) || echo '$(BUNDLE_SOURCES)' > $(BUNDLE_LIST); })
+BUNDLED := build/.bundled
+
+$(BUNDLED): $(BUNDLE_SOURCES) $(BUNDLE_LIST) $(VENV)/.installed $(VENV)/bin/tickwork python_modules/.installed node_modules/.installed
+	touch $@.begun
+	$(PY) scripts/build.py
 	rm -rf build/worker
 	npx wrangler deploy --dry-run --outdir build/worker
+	mv $@.begun $@
+
+# wrangler never empties its --outdir, so the bundle is always written afresh.
+bundle: $(BUNDLED)
+	@:
 
 test: setup
 	$(PY) -m pytest

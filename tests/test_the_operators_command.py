@@ -101,7 +101,7 @@ def test_schedules_shows_the_last_runs_outcome_and_age_paused_and_a_running_run_
     app.run("pause", "census", now=NINE + 20 * MINUTE)
     code, answer, _ = app.run("schedules", now=NINE + 31 * MINUTE)
     census, tidy = by_name(answer)["census"], by_name(answer)["tidy"]
-    assert census["last_run"]["outcome"] == "succeeded" and census["last_run"]["at"]["relative"] == "16 min ago"
+    assert census["last_run"]["outcome"] == "succeeded" and census["last_run"]["tick"]["relative"] == "16 min ago"
     assert census["paused"] is True and census["running"] is None
     assert tidy["running"]["run"] == "lost-run"
     assert tidy["running"]["until"]["relative"] == "in 15 min" and tidy["running"]["expired"] is False
@@ -600,3 +600,169 @@ def test_why_a_due_time_passed_less_than_the_threshold_ago_waits_for_the_next_ti
     _, answer, _ = app.run("why", "census", now=NINE + 16 * MINUTE)
     assert answer["next_due_why"].endswith("due now: the next tick makes it")
     assert answer["last_due_what"].startswith("none yet")
+
+
+# -- what reaches a terminal -------------------------------------------------------------------
+
+# A screen clear, a window title and a hyperlink: what a run's error or a `--who` could carry.
+ESCAPES = "\x1b[2J\x1b]0;owned\x07\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\ \x9b31m"
+
+
+def raising(text, name="census"):
+    async def fail():
+        raise RuntimeError(text)
+
+    return every(15, name=name, action=fail)
+
+
+def assert_printable(text):
+    assert not [c for c in text if c != "\n" and (ord(c) < 32 or 0x7f <= ord(c) < 0xa0)], text
+
+
+def test_history_and_why_print_control_characters_of_a_runs_detail_and_the_log_escaped(app):
+    app.tick([raising(ESCAPES)], NINE, NINE + 15 * MINUTE)
+    app.run("pause", "census", "--who", "\x1b[31mmallory", now=NINE + 16 * MINUTE)
+    for verb in ("history", "why", "schedules"):
+        code, text, _ = app.run(verb, *(["census"] if verb != "schedules" else []), now=NINE + 17 * MINUTE,
+                                json_=False)
+        assert code == 0
+        assert_printable(text)
+    _, text, _ = app.run("history", "census", now=NINE + 17 * MINUTE, json_=False)
+    assert "\\x1b[2J" in text and "\\x1b[31mmallory pause" in text
+
+
+def test_deliveries_print_control_characters_of_a_body_and_an_error_escaped(app):
+    [running] = emitted(app, "running")
+    run(OutboxStore(app.db).raised(running, f"RuntimeError: {ESCAPES}", NINE, True, NINE))
+    _, text, _ = app.run("deliveries", now=NINE + HOUR, json_=False)
+    assert_printable(text)
+    assert "error  RuntimeError: \\x1b[2J" in text
+
+
+def test_json_keeps_the_text_exactly_with_every_control_character_escaped_as_json(app):
+    app.tick([raising(ESCAPES)], NINE, NINE + 15 * MINUTE)
+    app.capsys.readouterr()
+    main(["history", "census", "--sqlite", str(app.path), "--json"], now=NINE + 16 * MINUTE)
+    out = app.capsys.readouterr().out
+    assert_printable(out)
+    assert ESCAPES in json.loads(out)["runs"][0]["detail"]
+
+
+def test_an_error_line_prints_control_characters_from_the_database_escaped(app):
+    app.tick([every(15)], NINE)
+    app.run("run", "census", "--who", "\x1b]0;owned\x07eve", now=NINE)
+    code, _, err = app.run("run", "census", now=NINE, json_=False)
+    assert code == 0
+    _, text, _ = app.run("run", "census", now=NINE, json_=False)
+    assert_printable(text)
+    assert "asked for by \\x1b]0;owned\\x07eve" in text
+
+
+# -- the names mean one thing ------------------------------------------------------------------
+
+def test_a_delivery_says_how_many_times_it_was_sent_not_attempts(app):
+    """A delivery's count is of sends to its queue; the consumer's tries of each are the queue's."""
+    [failed] = emitted(app, "failed")
+    _, answer, _ = app.run("deliveries", now=NINE + HOUR)
+    assert answer["deliveries"][0]["sends"] == 1 and "attempts" not in answer["deliveries"][0]
+    _, text, _ = app.run("deliveries", now=NINE + HOUR, json_=False)
+    assert "sent 1 time to its queue" in text and "attempt" not in text
+
+
+def test_a_failed_delivery_says_how_many_times_its_consumer_tried_the_last_send(app):
+    """A delivery fails only once the queue's tries of a send to the app's own consumer are spent:
+    `max_retries` of the queue (from the build's manifest) and the first."""
+    [failed] = emitted(app, "failed")
+    (app.project / "build" / "app").mkdir(parents=True)
+    (app.project / "build" / "app" / "tickwork_manifest.py").write_text(
+        "PRODUCERS = {'EVENTS': 'shop-events'}\nSCHEDULES = ()\n"
+        "CONSUMERS = ({'queue': 'shop-events', 'module': 'app.domains.shop', 'action': 'ship', 'max_retries': 3},)\n")
+    _, answer, _ = app.run("deliveries", now=NINE + HOUR)
+    assert (answer["deliveries"][0]["sends"], answer["deliveries"][0]["consumer_tries"]) == (1, 4)
+    _, text, _ = app.run("deliveries", now=NINE + HOUR, json_=False)
+    assert "sent 1 time to its queue, emitted 1 h ago, its consumer raised on all 4 tries of the last" in text
+
+
+def test_a_run_by_hand_shows_no_due_time_and_says_by_hand(app):
+    app.tick([every(15, name="tidy")], NINE)
+    app.run("run", "tidy", "--who", "alice", now=NINE + MINUTE)
+    app.tick([every(15, name="tidy")], NINE + 2 * MINUTE)
+    _, answer, _ = app.run("history", "tidy", now=NINE + 3 * MINUTE)
+    [by_hand] = answer["runs"]
+    assert (by_hand["due"], by_hand["by_hand"], by_hand["tick"]["ms"]) == (None, "alice", NINE + 2 * MINUTE)
+    _, text, _ = app.run("history", "tidy", now=NINE + 3 * MINUTE, json_=False)
+    row = text.splitlines()[2]
+    assert row.startswith("by hand") and "09:15" not in row
+    _, answer, _ = app.run("why", "tidy", now=NINE + 3 * MINUTE)
+    assert answer["last_due"] is None and "by hand by alice" in answer["last_due_what"]
+
+
+def test_at_is_always_the_moment_a_call_was_for_and_tick_the_ticks_time(app):
+    app.tick([every(15), calendar("0 9 * * 1", name="weekly")], utc("2026-03-02 08:50"), NINE + 15 * MINUTE)
+    app.run("run", "census", "--who", "alice", now=NINE + 16 * MINUTE)
+    _, listed, _ = app.run("schedules", now=NINE + 16 * MINUTE)
+    census, weekly = by_name(listed)["census"], by_name(listed)["weekly"]
+    assert census["last_run"]["tick"]["ms"] == NINE + 15 * MINUTE and "at" not in census["last_run"]
+    assert census["run_requested"]["asked"]["ms"] == NINE + 16 * MINUTE and "at" not in census["run_requested"]
+    assert weekly["last_run"]["tick"]["ms"] == NINE + 15 * MINUTE
+    _, history, _ = app.run("history", "weekly", now=NINE + 16 * MINUTE)
+    assert history["runs"][0]["at"]["ms"] == NINE and history["runs"][0]["tick"]["ms"] == NINE + 15 * MINUTE
+    _, history, _ = app.run("history", "census", now=NINE + 16 * MINUTE)
+    assert history["operator_log"][0]["logged"]["ms"] == NINE + 16 * MINUTE and "at" not in history["operator_log"][0]
+    _, changed, _ = app.run("pause", "weekly", now=NINE + 17 * MINUTE)
+    assert changed["logged"]["ms"] == NINE + 17 * MINUTE and "at" not in changed
+
+
+def test_now_for_the_commands_clock_may_be_now_as_for_make_tick(app, capsys):
+    import time
+
+    app.tick([every(15)], NINE)
+    before = int(time.time() * 1000)
+    assert main(["schedules", "--sqlite", str(app.path), "--json", "--now", "now"]) == 0
+    assert before <= json.loads(capsys.readouterr().out)["now"]["ms"] <= int(time.time() * 1000)
+
+
+def test_json_piped_into_a_reader_that_stops_early_ends_without_a_traceback(app):
+    import os
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    app.tick([every(15, name=f"s{k:04}") for k in range(1500)], NINE)
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT / 'src'}"}
+    done = subprocess.run(
+        f"{sys.executable} -m tickwork_cli schedules --json --sqlite {app.path} | head -c 1 >/dev/null; "
+        "exit ${PIPESTATUS[0]}",
+        shell=True, executable="/bin/bash", env=env, capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.stderr == ""
+
+
+# -- status after ticks ahead of the clock ------------------------------------------------------
+
+def test_status_says_the_clock_and_the_state_disagree_after_ticks_ahead_of_the_clock(app):
+    app.tick([every(15)], NINE + 103 * 24 * HOUR)
+    code, text, _ = app.run("status", now=NINE, json_=False)
+    assert code == 1
+    assert text.startswith("CLOCK AND STATE DISAGREE: the last tick recorded, 2026-06-13 09:00 UTC, is 103 d "
+                           "after this command's clock (2026-03-02 09:00 UTC)")
+    assert "ticking" not in text
+    code, answer, _ = app.run("status", now=NINE)
+    assert (code, answer["stopped"], answer["clock_disagrees"]) == (1, None, True)
+    _, text, _ = app.run("schedules", now=NINE, json_=False)
+    assert "ahead of this command's clock" in text.splitlines()[0]
+
+
+# -- values wrangler would rewrite -------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [
+    "BEGIN TRANSACTION;alice COMMIT; bob", "BEGIN TRANSACTION", "COMMIT;", "begin transaction; commit;",
+    "BEGIN TRANSACTION;BEGIN TRANSACTION;", "it's BEGIN TRANSACTION;", "BEGIN TRANS'ACTION",
+])
+def test_a_value_is_written_so_that_wranglers_transaction_trimming_cannot_match_it(value):
+    """wrangler d1 execute deletes the first `BEGIN TRANSACTION;` and `COMMIT;` of a command
+    containing `BEGIN TRANSACTION` (and refuses a second), inside string literals too."""
+    written = literal(value)
+    assert "BEGIN TRANSACTION" not in written.upper() and "COMMIT;" not in written.upper()
+    assert sqlite3.connect(":memory:").execute(f"SELECT {written}").fetchone() == (value,)

@@ -14,30 +14,40 @@
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-import { describeRun, Host } from './host.mjs';
+import { describeRun, Host, jsonLine } from './host.mjs';
 import { iso, tickTime } from './times.mjs';
 import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
 
 const USAGE = `usage: cli.mjs dev|tick [--time T] [--far] [--cron C] [--json] [--port N] [--no-timer] [--fresh]
        [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]`;
 const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
+// How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
+const STOP_GRACE_MS = 700;
 
 // Where everything is printed. Human: run lines and the Worker's output on stdout, its stderr on
 // stderr. JSON: stdout holds only one JSON object per run or skip; the rest goes to stderr.
 class Printer {
   constructor(json) {
     this.json = json;
+    this.stopping = false;
+  }
+
+  // Once Ctrl-C stops the host, what the invocations cut short print (D1 calls failing as
+  // Miniflare goes) is left out: only the host's own notes are printed.
+  stop() {
+    this.stopping = true;
   }
 
   run(run) {
-    if (this.json) process.stdout.write(`${JSON.stringify(run)}\n`);
+    if (this.stopping) return;
+    if (this.json) process.stdout.write(`${jsonLine(run)}\n`);
     else process.stdout.write(`[${run.tick.slice(11, 19)}] ${describeRun(run)}\n`);
   }
 
   worker(stream, line) {
     // The Worker describes each run itself ("tickwork: ..."); the host's line from the run
     // record replaces it, so that each run is one line.
-    if (line.startsWith('tickwork: ')) return;
+    if (line.startsWith('tickwork: ') || this.stopping) return;
     (stream === 'stderr' || this.json ? process.stderr : process.stdout).write(`${line}\n`);
   }
 
@@ -46,14 +56,13 @@ class Printer {
   }
 
   error(text) {
-    process.stderr.write(`${text}\n`);
+    if (!this.stopping) process.stderr.write(`${text}\n`);
   }
 }
 
 async function tickOnce(host, printer, cron, time) {
   try {
-    const runs = await host.scheduled(cron, time);
-    for (const run of runs) printer.run(run);
+    const runs = await host.scheduled(cron, time, (run) => printer.run(run));
     if (!runs.length && !printer.json) printer.note(`[${iso(time).slice(11, 19)}] tick ${iso(time)}: nothing due`);
     return { ok: true, runs };
   } catch (error) {
@@ -208,6 +217,37 @@ async function main() {
   const printer = new Printer(values.json);
   const time = command === 'tick' ? tickTime(values.time, { now: Date.now(), far: values.far }) : undefined;
   const inflight = new Set();
+  let host;
+  let stopTimer = () => {};
+  let server;
+  // Ctrl-C: within about a second and a half. An invocation still running (a run, or the ticks at
+  // the 10-second marks of its minute) is cut short as a Worker stopped mid-run is: a run's lease
+  // lapses and a later tick records it `lease_expired`.
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) process.exit(130);
+    stopping = true;
+    printer.note('tickwork host: stopping (Ctrl-C again to quit at once)');
+    printer.stop();
+    stopTimer();
+    server?.close();
+    server?.closeAllConnections?.();
+    const ended = await within(Promise.allSettled([...inflight]), STOP_GRACE_MS);
+    if (!ended) {
+      printer.note('tickwork host: cut short what was still running, as on a stopped Worker: a run cut short ' +
+        'keeps its lease until it lapses, and a later tick records it failed `lease_expired`');
+    }
+    if (host) await within(host.dispose(), STOP_GRACE_MS);
+    process.exit(command === 'dev' ? 0 : 130);
+  };
+  // wrangler and Miniflare install exit-at-once listeners on import; stopping is ours.
+  const listen = () => {
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.removeAllListeners(signal);
+      process.on(signal, stop);
+    }
+  };
+  listen();
   const track = (promise) => {
     inflight.add(promise);
     promise.finally(() => inflight.delete(promise)).catch(() => {});
@@ -215,10 +255,10 @@ async function main() {
   };
   let ready;
   const started = new Promise((resolve) => (ready = resolve));
-  const server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track }) : undefined;
+  server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track }) : undefined;
 
   const startedAt = Date.now();
-  const host = await Host.start({
+  host = await Host.start({
     configPath: values.config,
     bundleDir: values.bundle,
     persistTo: values['persist-to'],
@@ -228,18 +268,19 @@ async function main() {
     const applied = await host.reset();
     printer.note(`tickwork host: --fresh: emptied the local D1 in ${values['persist-to']}, then applied ${applied.join(', ')}`);
   }
+  listen();
   const crons = host.platform.config.triggers?.crons ?? [];
   ready({ host, crons });
 
   if (command === 'tick') {
-    const result = await tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time);
+    const result = await track(tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time));
     await host.dispose();
     return result.ok ? 0 : 1;
   }
 
   const { port } = server.address();
   const step = MINUTE;
-  const stopTimer = values['no-timer'] ? () => {} : startTimer(host, printer, { crons, step, track });
+  if (!values['no-timer']) stopTimer = startTimer(host, printer, { crons, step, track });
   const handlers = host.worker.handlerNames().join(', ') || 'none';
   printer.note(
     `tickwork host: ${values.bundle} on Pyodide ${host.worker.pyodide.version}, ` +
@@ -251,25 +292,16 @@ async function main() {
   else if (!crons.length) printer.note('tickwork host: wrangler.toml has no [triggers] crons; tick by hand');
   else printer.note(`tickwork host: ticking every ${step / 1000} s for ${crons.join(', ')}; Ctrl-C stops`);
 
-  return await new Promise((resolve) => {
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) process.exit(130);
-      stopping = true;
-      printer.note('tickwork host: stopping (Ctrl-C again to quit at once)');
-      stopTimer();
-      server.close();
-      server.closeAllConnections?.();
-      await Promise.allSettled([...inflight]);
-      await host.dispose();
-      resolve(0);
-    };
-    // wrangler and Miniflare install exit-at-once listeners on import; stopping is ours.
-    for (const signal of ['SIGINT', 'SIGTERM']) {
-      process.removeAllListeners(signal);
-      process.on(signal, stop);
-    }
-  });
+  return await new Promise(() => {}); // until Ctrl-C
+}
+
+// Whether `promise` settled within `ms`.
+function within(promise, ms) {
+  let timer;
+  return Promise.race([
+    Promise.resolve(promise).then(() => true, () => true),
+    new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 main().then(

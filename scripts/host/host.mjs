@@ -13,9 +13,11 @@ import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
-       items, batches, trace, events
+       items, batches, trace, events, by_hand
 FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
+
+const RUNS_READ_EVERY_MS = 1000;
 
 const NO_FETCH =
   'This Worker has no fetch handler: its class Default defines no `async def fetch(self, request)`. ' +
@@ -44,8 +46,25 @@ export function runRecord(row) {
     batches: row.batches == null ? null : JSON.parse(row.batches),
     events: row.events == null ? null : JSON.parse(row.events),
     trace: row.trace ?? null,
+    by_hand: row.by_hand ?? null,
     id: row.id,
   };
+}
+
+// What a terminal acts on instead of showing, in text read from D1 (a run's detail, who asked for
+// it by hand): C0 and C1 controls (screen clears, window titles, OSC 8 links) and the
+// bidirectional overrides. A line shows each as its escape; a JSON line, as a JSON escape (C0 ones
+// JSON.stringify escapes itself).
+const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const JSON_RAW = /[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const hex = (c, digits) => c.charCodeAt(0).toString(16).padStart(digits, '0');
+
+export function printable(text) {
+  return text.replace(CONTROLS, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
+}
+
+export function jsonLine(value) {
+  return JSON.stringify(value).replace(JSON_RAW, (c) => `\\u${hex(c, 4)}`);
 }
 
 // One line per run or skip: schedule, due time, what the call was for, outcome, duration.
@@ -60,7 +79,10 @@ export function describeRun(run) {
   ].filter(Boolean).join(', ');
   const call = input ? ` [${input}]` : '';
   const did = run.items != null ? `, ${run.items} record${run.items === 1 ? '' : 's'} purged` : emittedWords(run.events);
-  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`;
+  // A run by hand made before the schedule was due is for no due time: it moved none.
+  const when = run.by_hand == null ? `due ${run.due}`
+    : run.due_at > run.tick_at ? `run by hand by ${run.by_hand}` : `due ${run.due}, by hand by ${run.by_hand}`;
+  return printable(`${run.schedule} ${when}${call}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`);
 }
 
 // What a run emitted, as tickwork's model.what_a_run_did says it: ", 3 events emitted (a 1, b 2)".
@@ -150,9 +172,30 @@ export class Host {
 
   // One cron event at `time` (epoch ms). Returns the runs and skips it recorded, each once: its
   // own tick's and, while queues are bound, those of the ticks at the 10-second marks after it.
-  async scheduled(cron, time) {
-    await this.worker.invoke('scheduled', [new ScheduledController(cron, time)]);
-    return await this.runsOfTick(time);
+  // With `onRun`, each is also handed to it as it ends: the run records are read every second
+  // while the invocation lasts (up to the minute's last mark), not only once it is over.
+  async scheduled(cron, time, onRun) {
+    const invocation = this.worker.invoke('scheduled', [new ScheduledController(cron, time)]);
+    const runs = [];
+    const found = (fresh) => {
+      for (const run of fresh) {
+        runs.push(run);
+        onRun?.(run);
+      }
+    };
+    if (onRun) {
+      let over = false;
+      const ended = invocation.then(() => (over = true), () => (over = true));
+      while (!over) {
+        let timer;
+        await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, RUNS_READ_EVERY_MS)))]);
+        clearTimeout(timer);
+        if (!over) found(await this.runsOfTick(time).catch(() => []));
+      }
+    }
+    await invocation;
+    found(await this.runsOfTick(time));
+    return runs;
   }
 
   async runsOfTick(time) {

@@ -4,6 +4,7 @@ import argparse
 import asyncio
 import getpass
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -18,14 +19,17 @@ from tickwork.times import duration_ms, from_datetime
 
 from . import verbs
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
+from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
 
 
 def _moment(text: str, now: int | None = None) -> int:
-    """An ISO time (UTC unless it says otherwise), epoch ms, or (with `now`) a duration ago:
-    `2h`, `1d`, `30m`."""
+    """An ISO time (UTC unless it says otherwise), epoch ms, `now` (the system's clock), or (with
+    `now`) a duration ago: `2h`, `1d`, `30m`."""
+    if text == "now":
+        return _system_now() if now is None else now
     if now is not None:
         ago = duration_ms(text)
         if ago is not None:
@@ -36,11 +40,15 @@ def _moment(text: str, now: int | None = None) -> int:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
         raise argparse.ArgumentTypeError(
-            f"`{text}` is no time: write e.g. 2026-01-05T09:15Z, epoch milliseconds"
+            f"`{text}` is no time: write e.g. 2026-01-05T09:15Z, epoch milliseconds, now"
             + (", or a duration ago such as 2h" if now is not None else "")) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return from_datetime(moment)
+
+
+def _system_now() -> int:
+    return int(time.time() * 1000)
 
 
 def _threshold(text: str) -> int:
@@ -172,7 +180,7 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
     if args.verb in ("pause", "resume", "run"):
         return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
     if args.verb == "deliveries":
-        return await verbs.deliveries(store, now, args.all, args.limit)
+        return await verbs.deliveries(store, now, args.all, args.limit, project)
     if args.verb in ("retry", "dismiss", "cancel"):
         return await verbs.change_delivery(store, now, args.verb, args.id, args.who or _user())
     return await verbs.status(store, now, args.threshold)
@@ -191,25 +199,32 @@ def main(argv: list[str] | None = None, now: int | None = None, stdout=None, std
     args = parser().parse_args(argv)
     if args.now is not None:
         now = args.now
-    now = int(time.time() * 1000) if now is None else now
+    now = _system_now() if now is None else now
     db = None
     try:
         db, project = connect(args)
         answer = asyncio.run(_run(args, db, project, now))
     except OperatorError as error:
-        print(f"tickwork {args.verb}: {error}", file=stderr)
-        return 1
+        return _say(stderr, printable(f"tickwork {args.verb}: {error}"), 1)
     except WranglerError as error:
-        print(f"tickwork {args.verb}: wrangler: {_database_error(str(error))}", file=stderr)
-        return 1
+        return _say(stderr, printable(f"tickwork {args.verb}: wrangler: {_database_error(str(error))}"), 1)
     except sqlite3.Error as error:
-        print(f"tickwork {args.verb}: {_database_error(str(error))}", file=stderr)
-        return 1
+        return _say(stderr, printable(f"tickwork {args.verb}: {_database_error(str(error))}"), 1)
     finally:
         if isinstance(db, SQLiteDatabase):
             db.close()
     if args.json:
-        print(json.dumps(answer.data, indent=2, ensure_ascii=False), file=stdout)
-    else:
-        print("\n".join(answer.lines), file=stdout)
-    return answer.code
+        return _say(stdout, json_printable(json.dumps(answer.data, indent=2, ensure_ascii=False)), answer.code)
+    return _say(stdout, "\n".join(printable(line) for line in answer.lines), answer.code)
+
+
+def _say(stream, text: str, code: int) -> int:
+    """Prints `text` (its control characters escaped by the caller) and returns `code`. A reader
+    that stops early (`| head`) ends the output, not with a traceback."""
+    try:
+        print(text, file=stream)
+        stream.flush()
+    except BrokenPipeError:
+        # What is still buffered would be flushed again at exit, and fail the same way.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    return code

@@ -7,19 +7,38 @@ from pathlib import Path
 MANIFEST = Path("build") / "app" / "tickwork_manifest.py"
 
 
-def declared(project_root: Path) -> dict[str, dict] | None:
-    """Each declared schedule's manifest entry (`source` file:line, kind, timing) by name; None
-    where the project has not been built, or its manifest cannot be read."""
+def _constant(project_root: Path, name: str):
+    """The literal value the manifest assigns to `name`; None where it has none or cannot be read."""
     path = project_root / MANIFEST
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
         return None
     for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "SCHEDULES" for t in node.targets):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             try:
-                entries = ast.literal_eval(node.value)
+                return ast.literal_eval(node.value)
             except ValueError:
                 return None
-            return {entry["name"]: entry for entry in entries if isinstance(entry, dict) and "name" in entry}
     return None
+
+
+def declared(project_root: Path) -> dict[str, dict] | None:
+    """Each declared schedule's manifest entry (`source` file:line, kind, timing) by name; None
+    where the project has not been built, or its manifest cannot be read."""
+    entries = _constant(project_root, "SCHEDULES")
+    if not isinstance(entries, (tuple, list)):
+        return None
+    return {entry["name"]: entry for entry in entries if isinstance(entry, dict) and "name" in entry}
+
+
+def consumer_tries(project_root: Path) -> dict[str, int]:
+    """By producer binding, how many times the queue hands one send of a message to the app's own
+    consumer before its delivery is `failed`: its `max_retries` and the first try."""
+    producers = _constant(project_root, "PRODUCERS")
+    consumers = _constant(project_root, "CONSUMERS")
+    if not isinstance(producers, dict) or not isinstance(consumers, (tuple, list)):
+        return {}
+    retries = {c.get("queue"): c.get("max_retries") for c in consumers if isinstance(c, dict)}
+    return {binding: retries[queue] + 1 for binding, queue in producers.items()
+            if isinstance(retries.get(queue), int)}

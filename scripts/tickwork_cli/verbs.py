@@ -13,9 +13,10 @@ from tickwork.pulses import Pulse
 from tickwork.times import MINUTE, NEVER
 
 STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
+CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
 
 from . import words
-from .manifest import declared
+from .manifest import consumer_tries, declared
 from .words import iso, relative, when
 
 
@@ -71,7 +72,15 @@ def _last_tick_line(app: dict | None, now: int) -> str:
     last = _number((app or {}).get("last_tick"))
     if last is None:
         return "last tick: none yet"
-    return f"last tick {when(last)} ({relative(last, now)})"
+    ahead = (", ahead of this command's clock: ticks by hand into the future, or a clock behind"
+             if _ahead(last, now) else "")
+    return f"last tick {when(last)} ({relative(last, now)}{ahead})"
+
+
+def _ahead(last_tick: int, now: int) -> bool:
+    """A tick recorded later than the clock allows: ticks by hand into the future, or a clock
+    behind the one that ticked."""
+    return last_tick - now > CLOCK_SLACK
 
 
 # -- schedules ---------------------------------------------------------------------------------
@@ -93,11 +102,11 @@ def _schedule_item(row: dict, now: int, manifest: dict | None) -> dict:
     if row.get("last_run"):
         at = _number(row.get("last_tick_at"))  # the tick's time: clock.now inside the run
         last = {"run": row["last_run"], "outcome": row["last_outcome"], "code": row.get("last_code"),
-                "due": _instant(row.get("last_due"), now), "at": _instant(at, now),
+                "due": _instant(row.get("last_due"), now), "tick": _instant(at, now),
                 "by_hand": row.get("last_by_hand")}
     requested = None
     if row.get("run_requested_at") is not None:
-        requested = {"at": _instant(row["run_requested_at"], now), "by": row.get("run_requested_by")}
+        requested = {"asked": _instant(row["run_requested_at"], now), "by": row.get("run_requested_by")}
     return {
         "name": row["name"],
         "handed_over": row.get("action") is not None,
@@ -167,7 +176,7 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
             last_words = "-"
             if last:
                 last_words = last["outcome"] + (f" ({last['code']})" if last["code"] else "")
-                last_words += f" {last['at']['relative']}" if last["at"] else ""
+                last_words += f" {last['tick']['relative']}" if last["tick"] else ""
             table.append([i["name"], i["kind"], i["timing"],
                           f"{when(due['ms'])} ({due['relative']})" if due else "-", last_words, _state_words(i)])
         lines += ["", f"{title}:"]
@@ -187,10 +196,17 @@ def _call_words(run: dict) -> str:
     return ""
 
 
+def _ahead_of_due(run: dict) -> bool:
+    """A run by hand made before the schedule was due: its record keeps the due time it left
+    alone, which is no due time of this run."""
+    return bool(run.get("by_hand")) and int(run["due_at"]) > int(run["tick_at"])
+
+
 def _run_item(run: dict, now: int) -> dict:
     started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
     return {
-        "id": run["id"], "due": _instant(run["due_at"], now), "tick": _instant(run["tick_at"], now),
+        "id": run["id"], "due": None if _ahead_of_due(run) else _instant(run["due_at"], now),
+        "tick": _instant(run["tick_at"], now),
         "started": _instant(started, now), "ended": _instant(ended, now),
         "took_ms": ended - started if started is not None and ended is not None else None,
         "outcome": run["outcome"], "code": run.get("code"), "kind": run.get("kind"), "detail": run.get("detail"),
@@ -211,7 +227,7 @@ def _did(run: dict) -> str:
 
 
 def _log_item(row: dict, now: int) -> dict:
-    return {"id": row["id"], "at": _instant(row["at"], now), "who": row["who"], "verb": row["verb"],
+    return {"id": row["id"], "logged": _instant(row["at"], now), "who": row["who"], "verb": row["verb"],
             "schedule": row.get("schedule"), "delivery": row.get("delivery"), "detail": row.get("detail")}
 
 
@@ -230,14 +246,15 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
         for i, run in zip(items, runs):
             took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
             table.append([
-                when(i["due"]["ms"]), when(i["started"]["ms"]) if i["started"] else "-", took, i["outcome"],
+                when(i["due"]["ms"]) if i["due"] else "by hand", when(i["started"]["ms"]) if i["started"] else "-",
+                took, i["outcome"],
                 i["code"] or "", i["kind"] or "", _call_words(run), _did(run),
                 i["by_hand"] or "", _clip(i["detail"], 60),
             ])
         lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "DID", "BY HAND", "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]
-        lines += [f"  {when(i['at']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
+        lines += [f"  {when(i['logged']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
                   for i in logged]
     return Answer(data, lines)
 
@@ -403,7 +420,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
         if last is not None:
             what += f"; before that, {when(int(last['due_at']))}: {_what_happened(last, gaps)}"
     elif last is not None:
-        last_due = int(last["due_at"])
+        last_due = None if _ahead_of_due(last) else int(last["due_at"])
         what = _what_happened(last, gaps)
     else:
         last_due = None
@@ -418,7 +435,10 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     }
     lines = [name, f"  declared   {where}", f"  rule       {rule}", f"  next due   {reason}"]
     lines += [f"  note       {note}" for note in notes]
-    lines.append(f"  last due   {when(last_due) + ': ' if last_due is not None else ''}{what}")
+    if last_due is None and last is not None:  # a run by hand, before any due time
+        lines.append(f"  last run   {what}")
+    else:
+        lines.append(f"  last due   {when(last_due) + ': ' if last_due is not None else ''}{what}")
     lines.append(f"  {ticks}")
     if gaps:
         lines.append(f"  gaps       {_gap_words(gaps[0])}" + (f" and {len(gaps) - 1} before" if len(gaps) > 1 else ""))
@@ -441,10 +461,10 @@ async def change_schedule(store: OperatorStore, now: int, verb: str, name: str, 
             raise OperatorError(f"`{name}` is paused and a paused schedule's lease is never taken: "
                                 f"`tickwork resume {name}` first")
     due = int(row["due_at"])
-    data = {"verb": verb, "schedule": name, "changed": change.changed, "who": who, "at": _instant(now, now),
+    data = {"verb": verb, "schedule": name, "changed": change.changed, "who": who, "logged": _instant(now, now),
             "paused": bool(row["paused"]), "next_due": _instant(due, now)}
     if verb == "run":
-        data["run_requested"] = {"at": _instant(row.get("run_requested_at"), now), "by": row.get("run_requested_by")}
+        data["run_requested"] = {"asked": _instant(row.get("run_requested_at"), now), "by": row.get("run_requested_by")}
     if not change.changed:
         if verb == "run":
             line = (f"a run of {name} asked for by {row.get('run_requested_by')} at "
@@ -464,10 +484,13 @@ async def change_schedule(store: OperatorStore, now: int, verb: str, name: str, 
 
 # -- deliveries --------------------------------------------------------------------------------
 
-def _delivery_item(row: dict, now: int, log: list[dict]) -> dict:
+def _delivery_item(row: dict, now: int, log: list[dict], tries: dict[str, int]) -> dict:
+    # Only the app's own consumer fails a delivery, once the queue's tries of its last send are spent.
+    failed_after = tries.get(row["queue"]) if row["state"] == "failed" else None
     return {
         "id": row["id"], "state": row["state"], "event": row["event"], "event_name": row["event_name"],
-        "queue": row["queue"], "attempts": int(row["attempts"]), "next_attempt": _instant(row.get("next_attempt_at"), now),
+        "queue": row["queue"], "sends": int(row["attempts"]), "next_send": _instant(row.get("next_attempt_at"), now),
+        "consumer_tries": failed_after,
         "lease_until": _instant(row.get("lease_until"), now), "last_error": row.get("last_error"),
         "body": row["body"], "body_length": int(row["body_length"]), "run": row.get("run"),
         "emitted": _instant(row["emitted_at"], now), "updated": _instant(row["updated_at"], now),
@@ -475,21 +498,25 @@ def _delivery_item(row: dict, now: int, log: list[dict]) -> dict:
     }
 
 
-async def deliveries(store: OperatorStore, now: int, every_state: bool = False, limit: int = 100) -> Answer:
+async def deliveries(store: OperatorStore, now: int, every_state: bool = False, limit: int = 100,
+                     project: Path | None = None) -> Answer:
     rows, log = await store.deliveries(every_state, limit)
-    items = [_delivery_item(row, now, log) for row in rows]
+    tries = consumer_tries(project) if project else {}
+    items = [_delivery_item(row, now, log, tries) for row in rows]
     lines = [f"{len(items)} deliver{'y' if len(items) == 1 else 'ies'}"
              + ("" if every_state else " pending, failed or outcome_unknown")]
     for i in items:
-        head = (f"{i['id']}  {i['state']}  {i['event_name']} -> {i['queue']}  {i['attempts']} attempt"
-                f"{'' if i['attempts'] == 1 else 's'}, emitted {i['emitted']['relative']}")
-        if i["next_attempt"] and i["state"] in ("pending", "outcome_unknown"):
-            head += f", next attempt {i['next_attempt']['relative']}"
+        head = (f"{i['id']}  {i['state']}  {i['event_name']} -> {i['queue']}  sent {i['sends']} time"
+                f"{'' if i['sends'] == 1 else 's'} to its queue, emitted {i['emitted']['relative']}")
+        if i["consumer_tries"]:
+            head += f", its consumer raised on all {i['consumer_tries']} tries of the last"
+        if i["next_send"] and i["state"] in ("pending", "outcome_unknown"):
+            head += f", sent again {i['next_send']['relative']}"
         lines += ["", head, f"    body   {_clip(i['body'], 100)}"]
         if i["last_error"]:
             lines.append(f"    error  {_clip(i['last_error'], 100)}")
         for entry in i["operator_log"]:
-            lines.append(f"    log    {when(entry['at']['ms'])} {entry['who']} {entry['verb']} ({entry['detail']})")
+            lines.append(f"    log    {when(entry['logged']['ms'])} {entry['who']} {entry['verb']} ({entry['detail']})")
     return Answer({"deliveries": items}, lines)
 
 
@@ -501,7 +528,7 @@ async def change_delivery(store: OperatorStore, now: int, verb: str, id: str, wh
     if not change.changed:
         allowed = ", ".join(FROM_STATES[verb][:-1]) + f" or {FROM_STATES[verb][-1]}"
         raise OperatorError(f"delivery `{id}` is {row['state']}: only a {allowed} delivery can be {_done(verb)}")
-    data = {"verb": verb, "delivery": id, "changed": True, "who": who, "at": _instant(now, now),
+    data = {"verb": verb, "delivery": id, "changed": True, "who": who, "logged": _instant(now, now),
             "state": row["state"]}
     line = {
         "retry": f"delivery {id} is pending again: the next tick's sweep sends it",
@@ -520,13 +547,19 @@ def _done(verb: str) -> str:
 async def status(store: OperatorStore, now: int, threshold: int) -> Answer:
     app, gaps = await store.status()
     last = _number((app or {}).get("last_tick"))
-    stopped = last is None or now - last > threshold
+    disagrees = last is not None and _ahead(last, now)
+    stopped = None if disagrees else last is None or now - last > threshold
     data = {"last_tick": _instant(last, now), "age_ms": None if last is None else now - last,
-            "threshold_ms": threshold, "stopped": stopped,
+            "threshold_ms": threshold, "stopped": stopped, "clock_disagrees": disagrees,
             "gaps": [{"from": _instant(g["from_tick"], now), "to": _instant(g["to_tick"], now),
                       "recorded": _instant(g["recorded_at"], now)} for g in gaps]}
     if last is None:
         lines = ["TICKS STOPPED: no tick has been recorded yet"]
+    elif disagrees:
+        lines = [f"CLOCK AND STATE DISAGREE: the last tick recorded, {when(last)}, is {words.short(last - now)} "
+                 f"after this command's clock ({when(now)}): ticks by hand into the future (make tick TIME=...) "
+                 f"or a clock that is behind. Whether ticks stopped cannot be told until the clock passes it; "
+                 f"make dev ARGS=--fresh starts a local D1 again from empty"]
     elif stopped:
         lines = [f"TICKS STOPPED: the last tick was {when(last)}, {words.short(now - last)} ago, "
                  f"over the threshold of {words.short(threshold)}"]
@@ -535,4 +568,4 @@ async def status(store: OperatorStore, now: int, threshold: int) -> Answer:
     if gaps:
         lines += ["", "Gaps in the ticks, latest first:"]
         lines += [f"  {_gap_words(g)}" for g in gaps]
-    return Answer(data, lines, 1 if stopped else 0)
+    return Answer(data, lines, 0 if stopped is False else 1)

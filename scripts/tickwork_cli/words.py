@@ -1,10 +1,28 @@
 """Times, durations and timings as an operator reads them."""
 
+import re
 from datetime import datetime, timezone
 
 from tickwork.times import DAY, HOUR, MINUTE, NEVER, SECOND
 
 _UNITS = ((DAY, "day"), (HOUR, "hour"), (MINUTE, "minute"), (SECOND, "second"))
+
+# What a terminal acts on instead of showing: C0 and C1 controls (ESC starts screen clears, window
+# titles, OSC 8 links; U+009B is a CSI of its own) and the bidirectional overrides that reorder a
+# line. Text from the database (a run's detail, an error, a `--who`) may hold any of them.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_JSON_RAW = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # json.dumps escapes C0 itself
+
+
+def printable(text: str) -> str:
+    """`text` with each control character written as its escape (`\\x1b`, `\\u202e`)."""
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def json_printable(text: str) -> str:
+    """JSON text with the controls that JSON leaves raw (C1, bidirectional) escaped as `\\uXXXX`:
+    they can stand only inside strings, so the JSON reads back the same."""
+    return _JSON_RAW.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
 
 
 def when(ms: int | None) -> str:

@@ -2,13 +2,15 @@
 
 `wrangler d1 execute --command` binds no parameters, so each statement's `?N` (and bare `?`)
 are written into it as SQL literals: integers as integers, None as NULL, strings quoted with
-their quotes doubled; anything else is refused. A batch is one `--command` of the statements
+their quotes doubled (and cut where wrangler would rewrite them, see `_UNTOUCHABLE`); anything
+else is refused. A batch is one `--command` of the statements
 joined by `;` (each on a line of its own, so no comment swallows one), which wrangler runs as one transaction: the first statement that fails rolls them
 all back and wrangler exits non-zero with `{"error": {"text": ...}}` on stdout.
 """
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,6 +24,11 @@ QUIET = {
     "WRANGLER_HIDE_BANNER": "true",
     "NO_COLOR": "1",
 }
+
+# wrangler's `trimSqlQuery` deletes the first `BEGIN TRANSACTION;` and `COMMIT;` of a command
+# holding `BEGIN TRANSACTION` (refusing one that holds two), inside string literals too: a string
+# is written as literals joined with `||`, cut inside each, so the command never holds them.
+_UNTOUCHABLE = re.compile(r"(?<=BEGIN TRANS)(?=ACTION)|(?<=COMMIT)(?=;)", re.IGNORECASE)
 
 # SQLite's own integers: a larger one would be read as a REAL.
 _SMALLEST, _LARGEST = -(2**63), 2**63 - 1
@@ -48,7 +55,9 @@ def literal(value) -> str:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise ValueError("a string that is not valid Unicode (a lone surrogate) cannot go into SQL") from None
-    return "'" + value.replace("'", "''") + "'"
+    pieces = _UNTOUCHABLE.split(value.replace("'", "''"))
+    joined = " || ".join(f"'{piece}'" for piece in pieces)
+    return joined if len(pieces) == 1 else f"({joined})"
 
 
 def inline(sql: str, params: Params) -> str:

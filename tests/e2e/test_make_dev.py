@@ -10,6 +10,7 @@ import socket
 import subprocess
 import threading
 import time
+import urllib.request
 from typing import NamedTuple
 
 import pytest
@@ -40,6 +41,9 @@ def dev(host, tmp_path_factory):
     state = tmp_path_factory.mktemp("dev") / "state"
     local = dataclasses.replace(host, project=ROOT, state=state, url=None, process=None, output=[])
     local.d1(f"CREATE TABLE {LEFT_OVER} (x INTEGER)")
+    # make dev bundles the Worker only when it is stale: made stale, so that the build's output
+    # is there to check where it goes
+    (ROOT / "build" / ".bundled").unlink(missing_ok=True)
     process = subprocess.Popen(
         ["make", "dev", f"ARGS=--json --fresh --no-timer --port 0 --persist-to {state}"],
         cwd=ROOT, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -103,3 +107,126 @@ def test_a_port_in_use_is_named_with_how_to_pick_another_in_one_line(host):
     assert done.stderr == (
         f'tickwork host: port {port} is in use (another make dev?); pick another: make dev ARGS="--port {port + 1}"\n'
     )
+
+
+def _project_copy(directory):
+    """This project's Makefile and sources, with its set-up (venv, npm, vendored packages) linked,
+    every file's time kept."""
+    import shutil
+
+    for name in ("src", "migrations", "scripts", "requirements"):
+        shutil.copytree(ROOT / name, directory / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("Makefile", ".python-version", "pyproject.toml", "wrangler.toml", "package.json", "package-lock.json"):
+        shutil.copy2(ROOT / name, directory / name)
+    for name in (".venv", "node_modules", "python_modules"):
+        (directory / name).symlink_to(ROOT / name)
+    return directory
+
+
+def _would_bundle(project) -> bool:
+    """Whether `make tick` would build and bundle the Worker first (`make -n`: nothing is run)."""
+    done = subprocess.run(["make", "-n", "tick", "TIME=now"], cwd=project, env=_as_typed_in_a_shell(),
+                          capture_output=True, text=True, timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0 and "scripts/host/cli.mjs tick" in said, said
+    return "scripts/build.py" in said or "wrangler deploy" in said
+
+
+def test_make_tick_bundles_again_only_when_a_source_changed_was_added_or_removed(tmp_path):
+    project = _project_copy(tmp_path)
+    assert _would_bundle(project)  # never bundled
+    bundled = time.time() - 60  # as if bundled a minute ago, after every source was written
+    (project / "build").mkdir(exist_ok=True)
+    for made in (project / "build").iterdir():  # what make wrote beside the bundle
+        os.utime(made, (bundled - 1, bundled - 1))
+    (project / "build" / ".bundled").touch()
+    os.utime(project / "build" / ".bundled", (bundled, bundled))
+    assert not _would_bundle(project)
+
+    source = project / "src" / "app" / "domains" / "planning" / "__init__.py"
+    written = source.stat().st_mtime
+    os.utime(source, (bundled + 30, bundled + 30))  # saved after the bundle
+    assert _would_bundle(project)
+    os.utime(source, (written, written))
+    assert not _would_bundle(project)
+
+    (project / "migrations" / "0100_example_app.sql").unlink()
+    assert _would_bundle(project)
+
+
+def _state_of(host, state, sql):
+    done = subprocess.run(
+        [str(ROOT / "node_modules" / ".bin" / "wrangler"), "d1", "execute", "DB", "--local", "--persist-to",
+         str(state), "--json", "--command", sql],
+        cwd=host.project, env=_as_typed_in_a_shell(), capture_output=True, text=True, timeout=120)
+    return json.loads(done.stdout)[-1]["results"] if done.returncode == 0 else None
+
+
+def test_ctrl_c_during_an_invocation_stops_the_host_at_once_without_a_traceback(host, tmp_path):
+    state = tmp_path / "state"
+    process = subprocess.Popen(
+        ["node", str(ROOT / "scripts" / "host" / "cli.mjs"), "dev", "--no-timer", "--port", "0",
+         "--config", str(host.project / "wrangler.toml"), "--bundle", str(host.project / "build" / "worker"),
+         "--persist-to", str(state)],
+        cwd=host.project, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+    output = []
+    threading.Thread(target=_read, args=(process.stdout, output), daemon=True).start()
+    try:
+        deadline = time.monotonic() + 300
+        while not re.search(r"listening on (http://\S+)", "".join(output)) and time.monotonic() < deadline:
+            assert process.poll() is None, "".join(output)
+            time.sleep(0.1)
+        url = re.search(r"listening on (http://\S+)", "".join(output)).group(1)
+        # A tick at a moment of the current minute: its invocation goes on ticking at the 10-second
+        # marks ahead, for most of a minute.
+        moment = int(time.time() * 1000) - 5_000
+        request = f"{url}/cdn-cgi/handler/scheduled?time={moment}"
+        threading.Thread(target=lambda: _quietly(request), daemon=True).start()
+        while (_state_of(host, state, "SELECT last_tick FROM tickwork_app") or [{"last_tick": 0}])[0]["last_tick"] < moment:
+            assert time.monotonic() < deadline and process.poll() is None, "".join(output)
+        asked = time.monotonic()
+        os.killpg(process.pid, signal.SIGINT)  # as a terminal sends it: to workerd as well
+        process.wait(timeout=60)
+        took = time.monotonic() - asked
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+    printed = "".join(output)
+    assert took < 10, f"stopping took {took:.1f} s:\n{printed}"
+    assert "Traceback" not in printed and "fetch failed" not in printed, printed
+    assert "tickwork host: stopping" in printed
+
+
+def _quietly(url):
+    try:
+        urllib.request.urlopen(url, timeout=120).read()
+    except Exception:
+        pass  # the host stopped mid-answer
+
+
+def test_a_runs_line_is_printed_as_the_run_ends_not_when_its_invocation_does(host):
+    host.tick(int(time.time() * 1000) - 120_000)  # the first tick sees the schedules; the sweep's next share is due
+    since = len(host.output)
+    answered = []
+    moment = int(time.time() * 1000) - 5_000  # 5 s ago: its invocation ticks on at the 10-second marks after it
+    ticking = threading.Thread(target=lambda: answered.append((host.tick(moment), time.monotonic())))
+    ticking.start()
+    printed = host.printed("sweep due", since=since, timeout=120)
+    line_at = time.monotonic()
+    ticking.join(timeout=180)
+    [(answer, answered_at)] = answered
+    assert "sweep due" in printed and any(run["schedule"] == "sweep" for run in answer["runs"]), printed
+    # the invocation ticks on at the 10-second marks of its minute, for about 45 s more
+    assert answered_at - line_at > 15, f"the line came {answered_at - line_at:.1f} s before the invocation ended"
+
+
+def test_no_file_the_project_tracks_is_one_git_ignores():
+    """src/entry.py, the Worker's entry, is the project's own: edited, tracked, never ignored."""
+    done = subprocess.run(["git", "ls-files", "--cached", "--ignored", "--exclude-standard"], cwd=ROOT,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"not a git checkout: {done.stderr.strip()}")
+    assert done.stdout == ""
+    done = subprocess.run(["git", "check-ignore", "--no-index", "src/entry.py"], cwd=ROOT, capture_output=True)
+    assert done.returncode == 1, "src/entry.py is ignored"

@@ -123,3 +123,37 @@ def test_status_reports_a_stop_the_ticks_recorded(host):
 
 def answer_of(done):
     return json.loads(done.stdout)
+
+
+def test_a_who_that_wrangler_would_trim_is_stored_as_printed(host):
+    """wrangler d1 execute deletes `BEGIN TRANSACTION;` and `COMMIT;` from a command holding
+    `BEGIN TRANSACTION`, inside string literals too: the value is written so it cannot."""
+    host.tick(NOON)
+    who = "BEGIN TRANSACTION;alice COMMIT; 'o'"
+    done = tickwork(host, "pause", "chore_census", "--who", who, now=NOON + 60_000)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith(f"(logged as {who})")
+    assert host.d1("SELECT who FROM tickwork_operator_log") == [{"who": who}]
+    done = tickwork(host, "resume", "chore_census", "--who", "BEGIN TRANSACTION", now=NOON + 60_000)
+    assert done.returncode == 0, done.stderr
+    assert host.d1("SELECT who FROM tickwork_operator_log ORDER BY verb") == [{"who": who}, {"who": "BEGIN TRANSACTION"}]
+
+
+def test_the_hosts_line_of_a_run_by_hand_says_by_hand_and_by_whom_not_a_due_time(host):
+    host.tick(NOON)
+    assert tickwork(host, "run", "tidy_up", "--who", "alice", now=NOON + 60_000).returncode == 0
+    since = len(host.output)
+    host.tick(NOON + 120_000)
+    printed = host.printed("tidy_up run by hand by alice", since=since)
+    assert "tidy_up run by hand by alice: succeeded" in printed, printed
+    assert "tidy_up due" not in printed
+
+
+def test_the_hosts_line_prints_control_characters_read_from_d1_escaped(host):
+    host.tick(NOON)
+    assert tickwork(host, "run", "tidy_up", "--who", "\x1b]0;owned\x07eve\x1b[2J", now=NOON + 60_000).returncode == 0
+    since = len(host.output)
+    host.tick(NOON + 120_000)
+    printed = host.printed("tidy_up run by hand by", since=since)
+    assert "tidy_up run by hand by \\x1b]0;owned\\x07eve\\x1b[2J: succeeded" in printed, printed
+    assert "\x1b" not in printed
