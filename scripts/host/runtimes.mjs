@@ -39,10 +39,16 @@ export function compatFlags(config) {
   return flags;
 }
 
-function howToSelect({ flag, pyodide, python }) {
-  const since = FLAGS_BY_DATE.find(([, dated]) => dated === flag)?.[0];
-  const date = since ? `compatibility_date ${since} or later, or ` : '';
-  return `Pyodide ${pyodide} (Python ${python}): ${date}compatibility_flags ["python_workers", "${flag}"]`;
+const since = (flag) => FLAGS_BY_DATE.find(([, dated]) => dated === flag)?.[0];
+
+// How wrangler.toml selects `entry`: the dates its flag is on from, until a newer one's is.
+function howToSelect(entry) {
+  const from = since(entry.flag);
+  const newer = PYODIDES.slice(0, PYODIDES.indexOf(entry));
+  const until = newer.map((other) => since(other.flag)).filter(Boolean).sort()[0];
+  const dates = from ? `a compatibility_date from ${from}${until ? ` and before ${until}` : ''}, or ` : '';
+  return `Pyodide ${entry.pyodide} (Python ${entry.python}): ${dates}` +
+    `compatibility_flags ["python_workers", "${entry.flag}"]`;
 }
 
 // The entry of PYODIDES that `flags` (compatFlags') select; a clear error when the host does

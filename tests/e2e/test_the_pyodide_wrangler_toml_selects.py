@@ -80,9 +80,9 @@ def test_a_pyodide_the_host_does_not_run_is_refused_saying_how_to_select_one_it_
     refused = selected(date, flags)["refused"]
 
     assert f"select {pyodide}, which the tickwork host does not run" in refused
-    assert ("Pyodide 314.0.6 (Python 3.14): compatibility_date 2026-09-08 or later, "
+    assert ("Pyodide 314.0.6 (Python 3.14): a compatibility_date from 2026-09-08, "
             'or compatibility_flags ["python_workers", "python_workers_314"]') in refused
-    assert "Pyodide 0.28.2 (Python 3.13): compatibility_date 2025-09-29 or later" in refused
+    assert "Pyodide 0.28.2 (Python 3.13): a compatibility_date from 2025-09-29 and before 2026-09-08" in refused
 
 
 def test_a_worker_without_the_python_workers_flag_is_refused():
