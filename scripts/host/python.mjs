@@ -9,6 +9,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
 import { ExecutionContext } from './bindings.mjs';
 import { pyodideFor } from './runtimes.mjs';
 
@@ -62,7 +63,7 @@ export class PythonWorker {
 
   // Loads the Pyodide `compatFlags` select, mounts the bundle and imports its main module.
   // `output(stream, line)` gets the Worker's stdout and stderr, line by line.
-  static async load({ bundleDir, mainModule, env = {}, compatFlags, output, replace = {} }) {
+  static async load({ bundleDir, mainModule, env = {}, compatFlags = {}, output, replace = {} }) {
     const { loadPyodide } = await import(pyodideFor(compatFlags).module);
     const pyodide = await loadPyodide({ stdout: () => {}, stderr: () => {} });
     pyodide.setStdout({ batched: (line) => output('stdout', line) });
