@@ -14,12 +14,16 @@ from vendor import PINNED, worker_dependencies
 # The Workers SDK (the `workers` module) runs only on Pyodide: CPython's build and tests do
 # without it.
 PYODIDE_ONLY = {"workers-runtime-sdk"}
-# The markers of the Worker's Python: Pyodide 0.28.2's Python 3.13.2.
-PYODIDE = {
-    "python_version": "3.13", "python_full_version": "3.13.2", "implementation_name": "cpython",
-    "platform_python_implementation": "CPython", "sys_platform": "emscripten",
-    "platform_system": "Emscripten", "platform_machine": "wasm32", "os_name": "posix", "extra": "",
-}
+# The markers of the Worker's Python: Pyodide 314.0.6's Python 3.14.2 or Pyodide 0.28.2's 3.13.2,
+# as wrangler.toml selects (README "Which Python runs").
+PYODIDES = [
+    {
+        "python_version": version[:4], "python_full_version": version, "implementation_name": "cpython",
+        "platform_python_implementation": "CPython", "sys_platform": "emscripten",
+        "platform_system": "Emscripten", "platform_machine": "wasm32", "os_name": "posix", "extra": "",
+    }
+    for version in ("3.14.2", "3.13.2")
+]
 
 
 def _name(name: str) -> str:
@@ -77,8 +81,9 @@ def test_no_vendored_package_needs_a_package_the_list_lacks():
     missing = []
     for dist in vendored:
         for needed in map(Requirement, dist.requires or []):
-            applies = needed.marker is None or needed.marker.evaluate(PYODIDE)
             pinned = worker.get(_name(needed.name))
-            if applies and (pinned is None or not needed.specifier.contains(pinned, prereleases=True)):
-                missing.append(f"{dist.metadata['Name']} needs {needed}")
+            for pyodide in PYODIDES:
+                applies = needed.marker is None or needed.marker.evaluate(pyodide)
+                if applies and (pinned is None or not needed.specifier.contains(pinned, prereleases=True)):
+                    missing.append(f"{dist.metadata['Name']} needs {needed} on Python {pyodide['python_full_version']}")
     assert missing == []

@@ -1,19 +1,28 @@
 #!/usr/bin/env node
-// scripts/bench/calendars.py on the host's Pyodide 0.28.2, the Workers runtime's own: the same
-// 1,000 calendars across 50 zones, with the bundle's croniter and tzdata. Prints its JSON line.
+// scripts/bench/calendars.py on the host's Pyodide, the one wrangler.toml selects of the Workers
+// runtime: the same 1,000 calendars across 50 zones, with the bundle's croniter and tzdata.
+// Prints its JSON line.
 //
-//   node scripts/bench/calendars_in_host.mjs [--bundle build/worker]
+//   node scripts/bench/calendars_in_host.mjs [--bundle build/worker] [--config wrangler.toml]
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
+import { compatFlags, readConfig } from '../host/platform.mjs';
 import { PythonWorker, SESSION } from '../host/python.mjs';
 
-const { values } = parseArgs({ options: { bundle: { type: 'string', default: 'build/worker' } } });
+const { values } = parseArgs({
+  options: {
+    bundle: { type: 'string', default: 'build/worker' },
+    config: { type: 'string', default: 'wrangler.toml' },
+  },
+});
+const { config } = await readConfig(values.config);
 
 const worker = await PythonWorker.load({
   bundleDir: values.bundle,
   mainModule: 'entry.py',
+  compatFlags: compatFlags(config),
   output: (stream, line) => (stream === 'stderr' ? process.stderr : process.stdout).write(`${line}\n`),
 });
 const source = readFileSync(new URL('./calendars.py', import.meta.url));

@@ -3,13 +3,15 @@
 // (tickwork and the example app) against a bare entry that only imports WorkerEntrypoint, both
 // from the same bundle, in a fresh interpreter each round, alternating.
 //
-//   node scripts/bench/coldstart.mjs [--bundle build/worker] [--rounds 5]
+//   node scripts/bench/coldstart.mjs [--bundle build/worker] [--rounds 5] [--config wrangler.toml]
 //
 // Goal: the median ratio under 1.5, and pydantic never imported. Exits 1 when either is missed.
 
 import { parseArgs } from 'node:util';
 
+import { compatFlags, readConfig } from '../host/platform.mjs';
 import { PythonWorker } from '../host/python.mjs';
+import { pyodideFor } from '../host/runtimes.mjs';
 
 const GOAL = 1.5;
 const BARE_ENTRY = 'from workers import WorkerEntrypoint\n\n\nclass Default(WorkerEntrypoint):\n    pass\n';
@@ -19,8 +21,10 @@ const { values } = parseArgs({
     bundle: { type: 'string', default: 'build/worker' },
     rounds: { type: 'string', default: '5' },
     main: { type: 'string', default: 'entry.py' },
+    config: { type: 'string', default: 'wrangler.toml' },
   },
 });
+const flags = compatFlags((await readConfig(values.config)).config);
 const rounds = Number(values.rounds);
 
 function median(numbers) {
@@ -33,6 +37,7 @@ async function coldImport(replace) {
   const worker = await PythonWorker.load({
     bundleDir: values.bundle,
     mainModule: values.main,
+    compatFlags: flags,
     output: () => {},
     replace,
   });
@@ -57,7 +62,7 @@ for (let round = 1; round <= rounds; round++) {
 const bare = median(times.bare);
 const entry = median(times.entry);
 const ratio = entry / bare;
-console.log(`cold start (import of ${values.main}, median of ${rounds} fresh Pyodide 0.28.2 interpreters):`);
+console.log(`cold start (import of ${values.main}, median of ${rounds} fresh Pyodide ${pyodideFor(flags).pyodide} interpreters):`);
 console.log(`  bare entry (only WorkerEntrypoint): ${bare.toFixed(1)} ms`);
 console.log(`  entry with tickwork and the app:    ${entry.toFixed(1)} ms`);
 console.log(`  ratio ${ratio.toFixed(2)} (goal < ${GOAL}): ${ratio < GOAL ? 'met' : 'MISSED'}`);

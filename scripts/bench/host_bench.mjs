@@ -29,7 +29,7 @@ migrations_dir = ${JSON.stringify(path.join(ROOT, 'migrations'))}
 `;
   return `name = "${name}"
 main = "entry.py"
-compatibility_date = "2026-04-21"
+compatibility_date = "2026-12-01"
 compatibility_flags = ["python_workers"]
 ${bindings.map(database).join('')}${more}`;
 }

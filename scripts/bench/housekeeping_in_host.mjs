@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// scripts/bench/housekeeping.py on the host: the bundled Worker's tickwork on Pyodide 0.28.2, its
-// store Miniflare's local D1, reached as the Worker reaches it (`self.env.<binding>` through the
+// scripts/bench/housekeeping.py on the host: the bundled Worker's tickwork on the host's Pyodide,
+// its store Miniflare's local D1, reached as the Worker reaches it (`self.env.<binding>` through the
 // workers-runtime-sdk's wrappers; D1 calls go through the host's JS Worker, as outbox_in_host.mjs
 // has them). A D1 database per N of old run records, in a temporary directory, migrated as
 // `wrangler d1 migrations apply` would, ticked a minute apart until housekeeping has emptied it.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// scripts/bench/outbox.py on the host: the bundled Worker's tickwork on Pyodide 0.28.2, its store
+// scripts/bench/outbox.py on the host: the bundled Worker's tickwork on the host's Pyodide, its store
 // Miniflare's D1 and its queues Miniflare's real queues, reached as the Worker reaches them
 // (`self.env.<binding>` through the workers-runtime-sdk's wrappers). The host's own Platform
 // builds Miniflare from a wrangler.toml of the benchmark's (in a temporary directory, with its

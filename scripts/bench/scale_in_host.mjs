@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// scripts/bench/scale.py on the host: the bundled Worker's tickwork on Pyodide 0.28.2, its store
+// scripts/bench/scale.py on the host: the bundled Worker's tickwork on the host's Pyodide, its store
 // Miniflare's local D1, reached as the Worker reaches it (`self.env.<binding>` through the
 // workers-runtime-sdk's wrappers). One D1 database per N (100, 10,000, 100,000) and one for the
 // month's rows written, in a temporary directory, each migrated as `wrangler d1 migrations apply`

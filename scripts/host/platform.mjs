@@ -15,9 +15,11 @@
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Miniflare } from 'miniflare';
+import { Miniflare, supportedCompatibilityDate } from 'miniflare';
 
 import { D1Database, WorkerQueue } from './bindings.mjs';
+
+export { compatFlags } from './runtimes.mjs';
 
 // The route of the JS Worker that does the host's D1 calls, and the header holding the secret a
 // request there must carry (Miniflare listens on a loopback port that other programs may reach).
@@ -102,24 +104,6 @@ export default {
 };
 `;
 
-// Compat flags on by date, as far as the SDK or this host reads them.
-const FLAGS_BY_DATE = [
-  ['2025-08-14', 'python_no_global_handlers'],
-  ['2026-04-21', 'enable_python_external_sdk'],
-];
-
-export function compatFlags(config) {
-  const flags = {};
-  for (const [date, flag] of FLAGS_BY_DATE) {
-    if (config.compatibility_date && config.compatibility_date >= date) flags[flag] = true;
-  }
-  for (const flag of config.compatibility_flags ?? []) {
-    if (flag.startsWith('no_')) delete flags[flag.slice(3)];
-    else flags[flag] = true;
-  }
-  return flags;
-}
-
 // The bindings are wrangler's own reading: `[vars]`, and the secrets of `.dev.vars` beside the
 // config (KEY=value lines, as `wrangler dev` reads them), become the Worker's env. What wrangler
 // says meanwhile (`Using secrets defined in .dev.vars`) goes to stderr, so that with --json
@@ -181,7 +165,9 @@ export class Platform {
     const mf = new Miniflare({
       modules: true,
       script: CONSUMER,
-      compatibilityDate: config.compatibility_date,
+      // The JS Worker serving the bindings, not the Python Worker: a date newer than this
+      // Miniflare's workerd knows is refused, so it gets the newest one workerd takes.
+      compatibilityDate: [config.compatibility_date, supportedCompatibilityDate].sort()[0],
       d1Databases: workerOptions.d1Databases,
       queueProducers: workerOptions.queueProducers,
       queueConsumers: workerOptions.queueConsumers,

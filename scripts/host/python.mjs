@@ -1,4 +1,5 @@
-// A Python Worker in Pyodide 0.28.2, set up as the Workers runtime sets it up.
+// A Python Worker in the Pyodide its compat flags select (runtimes.mjs), set up as the Workers
+// runtime sets it up.
 //
 // The bundle's files go to /session/metadata (python_modules/ inside it), the search path is
 // ordered as the runtime orders it, and the two JS modules the SDK imports
@@ -8,9 +9,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadPyodide } from 'pyodide';
 
 import { ExecutionContext } from './bindings.mjs';
+import { pyodideFor } from './runtimes.mjs';
 
 export const SESSION = '/session/metadata';
 const BRIDGE = readFileSync(fileURLToPath(new URL('./bridge.py', import.meta.url)), 'utf8');
@@ -60,9 +61,10 @@ export class PythonWorker {
     this.env = env;
   }
 
-  // Loads Pyodide, mounts the bundle and imports its main module. `output(stream, line)` gets
-  // the Worker's stdout and stderr, line by line.
+  // Loads the Pyodide `compatFlags` select, mounts the bundle and imports its main module.
+  // `output(stream, line)` gets the Worker's stdout and stderr, line by line.
   static async load({ bundleDir, mainModule, env = {}, compatFlags = {}, output, replace = {} }) {
+    const { loadPyodide } = await import(pyodideFor(compatFlags).module);
     const pyodide = await loadPyodide({ stdout: () => {}, stderr: () => {} });
     pyodide.setStdout({ batched: (line) => output('stdout', line) });
     pyodide.setStderr({ batched: (line) => output('stderr', line) });

@@ -1,5 +1,5 @@
 """End-to-end: the real entry, bundled by `wrangler deploy --dry-run`, run by the local Workers
-host (Pyodide 0.28.2, the `workers-runtime-sdk` wrappers, Miniflare's D1).
+host (the Pyodide wrangler.toml selects, the `workers-runtime-sdk` wrappers, Miniflare's D1).
 
 One host serves the whole session; each test starts from freshly migrated D1 tables. The host
 runs a copy of this repository's Worker with one extra domain (`e2e`) whose actions fail, and
@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -540,13 +541,15 @@ class LocalHost:
         )
 
 
-@pytest.fixture(scope="session")
-def host(tmp_path_factory):
-    project = make_project(tmp_path_factory.mktemp("project"))
-    state = project / "state"
+@contextmanager
+def running_host(project: Path, config: Path | None = None, state: Path | None = None):
+    """`node cli.mjs dev` on `project`'s bundle, with `config` (project/wrangler.toml unless
+    given) and its D1 state in `state` (project/state), until the block ends."""
+    config = config or project / "wrangler.toml"
+    state = state or project / "state"
     process = subprocess.Popen(
         ["node", str(HOST), "dev", "--no-timer", "--port", "0",
-         "--config", str(project / "wrangler.toml"), "--bundle", str(project / "build" / "worker"),
+         "--config", str(config), "--bundle", str(project / "build" / "worker"),
          "--persist-to", str(state)],
         cwd=project, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
@@ -562,12 +565,20 @@ def host(tmp_path_factory):
         process.wait(timeout=30)
         pytest.fail("the host did not start:\n" + "".join(output))
     threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()
-    yield LocalHost(project, state, url, process, output)
-    process.terminate()
     try:
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        yield LocalHost(project, state, url, process, output)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def host(tmp_path_factory):
+    with running_host(make_project(tmp_path_factory.mktemp("project"))) as running:
+        yield running
 
 
 @pytest.fixture(autouse=True)
