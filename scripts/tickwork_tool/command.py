@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tickwork_build.problems import BuildFailed
 
-from . import node
+from . import bundling, node
 from .vendoring import sync_migrations, vendor_runtime
 
 OWN = {"init", "build", "dev", "tick"}
@@ -104,21 +104,38 @@ def host(verb: str, rest: list[str]) -> int:
             return 2
         if not rest[0].startswith("--time"):  # a TIME of `-5` is a time the host refuses as such
             rest = [f"--time={rest[0]}", *rest[1:]]
-    if build(root, out=sys.stderr):
-        return 1
     try:
         node.install(root, say=lambda line: print(line, file=sys.stderr))
     except node.NodeMissing as error:
         print(f"tickwork {verb}: {error}", file=sys.stderr)
+        return 1
+    made = bundle(root)
+    if made:
+        return made
+    command = ["node", str(node.host_cli(root)), verb, *rest]
+    sys.stdout.flush(), sys.stderr.flush()
+    os.execvpe(command[0], command, node.environment())  # Ctrl-C and the exit code are the host's own
+
+
+def bundle(root: Path) -> int:
+    """The build and `wrangler deploy --dry-run` into build/worker, where a source changed."""
+    try:
+        seen = bundling.sources(root)
+    except BuildFailed:
+        seen = {}  # the build says what is wrong
+    if seen and bundling.current(root, seen):
+        print("tickwork: the bundle in build/worker is as its sources are; not bundled again", file=sys.stderr)
+        return 0
+    if build(root, out=sys.stderr):
         return 1
     shutil.rmtree(root / "build" / "worker", ignore_errors=True)  # wrangler never empties its --outdir
     bundled = subprocess.run([*node.wrangler(root), "deploy", "--dry-run", "--outdir", "build/worker"],
                              cwd=root, env=node.environment(), stdout=sys.stderr)
     if bundled.returncode:
         return bundled.returncode
-    command = ["node", str(node.host_cli(root)), verb, *rest]
-    sys.stdout.flush(), sys.stderr.flush()
-    os.execvpe(command[0], command, node.environment())  # Ctrl-C and the exit code are the host's own
+    if seen:
+        bundling.stamp(root, seen)
+    return 0
 
 
 if __name__ == "__main__":

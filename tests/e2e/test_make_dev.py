@@ -109,51 +109,6 @@ def test_a_port_in_use_is_named_with_how_to_pick_another_in_one_line(host):
     )
 
 
-def _project_copy(directory):
-    """This project's Makefile and sources, with its set-up (venv, npm, vendored packages) linked,
-    every file's time kept."""
-    import shutil
-
-    for name in ("src", "migrations", "scripts", "requirements"):
-        shutil.copytree(ROOT / name, directory / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("Makefile", ".python-version", "pyproject.toml", "wrangler.toml", "package.json", "package-lock.json"):
-        shutil.copy2(ROOT / name, directory / name)
-    for name in (".venv", "node_modules", "python_modules"):
-        (directory / name).symlink_to(ROOT / name)
-    return directory
-
-
-def _would_bundle(project) -> bool:
-    """Whether `make tick` would build and bundle the Worker first (`make -n`: nothing is run)."""
-    done = subprocess.run(["make", "-n", "tick", "TIME=now"], cwd=project, env=_as_typed_in_a_shell(),
-                          capture_output=True, text=True, timeout=120)
-    said = done.stdout + done.stderr
-    assert done.returncode == 0 and "scripts/host/cli.mjs tick" in said, said
-    return "scripts/build.py" in said or "wrangler deploy" in said
-
-
-def test_make_tick_bundles_again_only_when_a_source_changed_was_added_or_removed(tmp_path):
-    project = _project_copy(tmp_path)
-    assert _would_bundle(project)  # never bundled
-    bundled = time.time() - 60  # as if bundled a minute ago, after every source was written
-    (project / "build").mkdir(exist_ok=True)
-    for made in (project / "build").iterdir():  # what make wrote beside the bundle
-        os.utime(made, (bundled - 1, bundled - 1))
-    (project / "build" / ".bundled").touch()
-    os.utime(project / "build" / ".bundled", (bundled, bundled))
-    assert not _would_bundle(project)
-
-    source = project / "src" / "app" / "domains" / "planning" / "__init__.py"
-    written = source.stat().st_mtime
-    os.utime(source, (bundled + 30, bundled + 30))  # saved after the bundle
-    assert _would_bundle(project)
-    os.utime(source, (written, written))
-    assert not _would_bundle(project)
-
-    (project / "migrations" / "0100_example_app.sql").unlink()
-    assert _would_bundle(project)
-
-
 def _state_of(host, state, sql):
     done = subprocess.run(
         [str(ROOT / "node_modules" / ".bin" / "wrangler"), "d1", "execute", "DB", "--local", "--persist-to",
