@@ -21,6 +21,10 @@ schedule over twice gives one schedule and the same id, and one cancelled and ha
 comes back under that id. It ends when cancelled, when `expires` passes, or when its action is
 no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
 Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
+
+In bulk (`calendar_many`, `every_many`, `once_many`, `hand_over`, `cancel_many`), many items go
+in one statement as a JSON list, within the statements the caller has left (`room`): what does
+not fit is handed back as `left_over`, unwritten, rather than failing the run.
 """
 
 import json
