@@ -8,7 +8,7 @@ import json
 import pytest
 from helpers import run, state, ticks
 
-from tickwork import Schedule, ScheduleError, call, items
+from tickwork import Schedule, ScheduleError, call, items, on_success
 from tickwork import schedule_store
 from tickwork.calendars import CACHED, CronCalendar, cron_calendar
 from tickwork.grid import Every
@@ -192,6 +192,23 @@ def test_a_run_hands_over_in_bulk_within_the_ticks_cap_and_its_end_is_recorded(d
     assert db.statements_run - before <= cap
     assert 0 < len(done.ids) < 200 and done.left_over == customers(200)[len(done.ids):]
     assert rows(db) == len(done.ids)
+
+
+async def note_and_enrol():
+    on_success.write("INSERT INTO notes (n) VALUES (1)")
+    DONE.append(await items.every_many(send_statement, customers(200), "1d"))
+
+
+def test_a_run_hands_over_in_bulk_leaving_room_for_its_own_writes_beside_its_end(db, monkeypatch):
+    run(db.all("CREATE TABLE notes (n INTEGER)"))
+    noting = [Schedule("enrol", Every(MINUTE), note_and_enrol)]
+    ticks(db, noting, SUNDAY)
+    small_statements(monkeypatch)
+    before, cap = db.statements_run, 12
+    [report] = ticks(db, noting, SUNDAY + MINUTE, max_statements=cap)
+    assert [r.outcome for r in report.runs] == [Outcome.SUCCEEDED]
+    assert db.statements_run - before <= cap and 0 < len(DONE[0].ids) < 200
+    assert run(db.all("SELECT n FROM notes")) == [{"n": 1}]
 
 
 def test_a_run_without_a_cap_hands_every_item_over(db):
