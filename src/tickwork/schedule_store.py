@@ -556,8 +556,7 @@ class ScheduleStore:
     async def hand_over_many(self, chunks: list[str]) -> None:
         """Keeps schedules handed over at run time, each once however often it is handed over:
         `chunks` are JSON lists of HANDED rows, all written in one batch."""
-        if chunks:
-            await self.db.batch([(HAND_OVER, (chunk,)) for chunk in chunks])
+        await self._each(HAND_OVER, [(chunk,) for chunk in chunks])
 
     async def cancel(self, id: str, now: int) -> bool:
         """Ends a schedule handed over at run time; False where none of that id is going on."""
@@ -565,10 +564,14 @@ class ScheduleStore:
 
     async def cancel_many(self, chunks: list[str], now: int) -> set[str]:
         """Ends the schedules of the ids in `chunks` (JSON lists) in one batch; the ids it ended."""
-        if not chunks:
-            return set()
-        results = await self.db.batch([(CANCEL, (chunk, now)) for chunk in chunks])
+        results = await self._each(CANCEL, [(chunk, now) for chunk in chunks])
         return {row["name"] for rows in results for row in rows}
+
+    async def _each(self, sql: str, params: list[tuple]) -> list[list[Row]]:
+        """`sql` once for each of `params`, in one batch (a single one alone)."""
+        if len(params) == 1:
+            return [await self.db.all(sql, params[0])]
+        return await self.db.batch([(sql, p) for p in params]) if params else []
 
     async def health(self) -> tuple[int | None, list[str]]:
         """The app's last tick, and the declared schedules whose latest run failed."""
