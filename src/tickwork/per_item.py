@@ -46,7 +46,7 @@ _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a stateme
 
 
 @dataclass(frozen=True)
-class HandedOver:
+class Bulk:
     """What a call in bulk did. `ids`: of a hand-over, the ids of the items written, in the order
     given (`ids[k]` is the id of the k-th item); of `cancel_many`, the ids it ended. `left_over`:
     the items after them, as given, that the statements left to the caller did not reach; none
@@ -97,26 +97,20 @@ class Items:
 
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
-                            expires: int | None = None) -> HandedOver:
+                            expires: int | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated)
-        inputs = list(inputs)
-        return await self._many([(action, input, entry, expires) for input in inputs], inputs)
+        return await self._each(action, inputs, _calendar(cron, zone, overdue, nonexistent, repeated), expires)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *,
-                         expires: int | None = None) -> HandedOver:
+                         expires: int | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        entry = _every_entry(every)
-        inputs = list(inputs)
-        return await self._many([(action, input, entry, expires) for input in inputs], inputs)
+        return await self._each(action, inputs, _every_entry(every), expires)
 
-    async def once_many(self, action: Action, inputs: Iterable, at: int) -> HandedOver:
+    async def once_many(self, action: Action, inputs: Iterable, at: int) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
-        entry = _once(at)
-        inputs = list(inputs)
-        return await self._many([(action, input, entry, None) for input in inputs], inputs)
+        return await self._each(action, inputs, _once(at), None)
 
-    async def hand_over(self, many: Iterable[dict]) -> HandedOver:
+    async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
         `every` or `at`; `expires` for `cron` and `every`. `left_over` holds the dicts."""
@@ -127,7 +121,7 @@ class Items:
                 found.append(_described(item))
         return await self._many(found, many)
 
-    async def cancel_many(self, ids: Iterable[str]) -> HandedOver:
+    async def cancel_many(self, ids: Iterable[str]) -> Bulk:
         """`cancel` for each of `ids`, many to a statement: `ids` of the result are those it
         ended (the rest had none going on), `left_over` those it had no statements left for."""
         ids = list(ids)
@@ -137,7 +131,7 @@ class Items:
         chunks = _within(json_lists(ids), self.room())
         ended = await self.store.cancel_many([text for text, _ in chunks], self.now())
         reached = sum(count for _, count in chunks)
-        return HandedOver([id for id in ids[:reached] if id in ended], ids[reached:])
+        return Bulk([id for id in ids[:reached] if id in ended], ids[reached:])
 
     async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None) -> str:
         now = self.now()
@@ -145,7 +139,11 @@ class Items:
         await self.store.hand_over(*row)
         return id
 
-    async def _many(self, items: list[tuple], given: list) -> HandedOver:
+    async def _each(self, action: Action, inputs: Iterable, entry: dict, expires: int | None) -> Bulk:
+        inputs = list(inputs)
+        return await self._many([(action, input, entry, expires) for input in inputs], inputs)
+
+    async def _many(self, items: list[tuple], given: list) -> Bulk:
         """Checks every item first (nothing written when one is bad), then writes the rows, a
         JSON list a statement, in one batch, as many statements as `room` allows."""
         now, shared, rows = self.now(), {}, []
@@ -155,7 +153,7 @@ class Items:
         chunks = _within(json_lists([row for _, row in rows]), self.room())
         await self.store.hand_over_many([text for text, _ in chunks])
         written = sum(count for _, count in chunks)
-        return HandedOver([id for id, _ in rows[:written]], given[written:])
+        return Bulk([id for id, _ in rows[:written]], given[written:])
 
 
 def _row(action: Action, input: object, entry: dict, expires: int | None, now: int, shared: dict) -> tuple[str, list]:
