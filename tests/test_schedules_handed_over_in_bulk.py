@@ -147,7 +147,8 @@ def test_hand_over_takes_items_of_any_timing_by_the_single_calls_arguments(db):
     ({"action": send_statement, "input": 1, "every": "1h", "at": SUNDAY}, "not every and at"),
     ({"action": send_statement, "input": 1, "at": SUNDAY, "expires": SUNDAY}, "takes no `expires`"),
     ({"action": send_statement, "input": 1, "every": "1h", "zone": "UTC"}, "takes no `zone`"),
-], ids=["no-timing", "two-timings", "once-expires", "every-zone"])
+    ({"action": send_statement, "every": "1h"}, "names its `input`"),
+], ids=["no-timing", "two-timings", "once-expires", "every-zone", "no-input"])
 def test_hand_over_refuses_an_item_that_is_no_single_calls_arguments(db, item, said):
     with pytest.raises(TypeError, match=f"item 1 of 2: .*{said}"):
         run(handed(db).hand_over([{"action": send_statement, "input": 0, "every": "1h"}, item]))

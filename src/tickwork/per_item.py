@@ -213,8 +213,11 @@ def _described(item: object) -> tuple:
     """An item of `hand_over` as (action, input, entry, expires)."""
     if not isinstance(item, dict):
         raise TypeError(f"items.hand_over takes dicts of a single call's arguments, not {type(item).__name__}")
+    missing = [f"`{name}`" for name in ("action", "input") if name not in item]
+    if missing:
+        raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
     item = dict(item)
-    action, input = item.pop("action", None), item.pop("input", None)
+    action, input = item.pop("action"), item.pop("input")
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
