@@ -206,6 +206,20 @@ def test_a_failed_run_commits_none_of_its_on_success_writes():
     assert runs(db)[-1]["outcome"] == Outcome.FAILED
 
 
+def test_a_run_recorded_deadline_exceeded_commits_none_of_its_on_success_writes():
+    db = open_store()
+    elapsed = [0.0]  # seconds into the tick: the run blocks past its limit, so it cannot be stopped
+
+    async def census():
+        on_success.write(CHORE, "census", clock.now_ms)
+        elapsed[0] += 2.0
+
+    ticks(db, [every_minute(census)], NINE)
+    ticks(db, [every_minute(census)], NINE_ONE, budget=1000, monotonic=lambda: elapsed[0])
+    assert chores(db) == []
+    assert runs(db)[-1]["code"] == Code.DEADLINE_EXCEEDED
+
+
 def test_writes_d1_refuses_fail_their_run_keep_none_of_its_writes_and_leave_a_sibling_succeeded():
     db = open_store()
 

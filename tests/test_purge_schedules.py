@@ -9,9 +9,10 @@ from types import ModuleType, SimpleNamespace
 import pytest
 from faults import Faulty
 from helpers import open_store, run, runs, ticks
+from test_worker_adapter import D1Shaped
 
 from tickwork import Schedule
-from tickwork.adapters.workers import settings_of
+from tickwork.adapters.workers import run_cron_tick, settings_of
 from tickwork.app import App
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome
@@ -110,7 +111,7 @@ def test_a_setting_that_is_not_a_duration_fails_the_run_after_invalid_and_purges
     assert "CHORES_KEPT" in record["detail"]
 
 
-def test_the_worker_reads_the_settings_its_purges_name_from_its_vars_at_each_invocation():
+def test_the_worker_reads_the_vars_its_purges_name_and_no_other():
     manifest = ModuleType("tickwork_manifest")
     manifest.STORE, manifest.SCHEDULES = "DB", (
         {"kind": "purge", "name": "chores_done.purge", "table": "chores_done", "column": "done_at",
@@ -119,3 +120,21 @@ def test_the_worker_reads_the_settings_its_purges_name_from_its_vars_at_each_inv
     assert app.settings == ("CHORES_KEPT",)
     assert settings_of(app, SimpleNamespace(CHORES_KEPT="7d", OTHER="x")) == {"CHORES_KEPT": "7d"}
     assert settings_of(app, SimpleNamespace()) == {"CHORES_KEPT": None}
+
+
+def test_each_cron_invocation_gives_a_purge_the_var_it_names_as_the_worker_has_it_then(tmp_path):
+    path = str(tmp_path / "d1.sqlite")
+    db = open_store(path)
+    chores(db, NOW - 3 * DAY, NOW - DAY - 2 * HOUR, NOW - HOUR)
+    app = App(store="DB", schedules=(purge_of(after=None, setting="CHORES_KEPT"),), settings=("CHORES_KEPT",))
+    env = SimpleNamespace(DB=D1Shaped(path), CHORES_KEPT="2d")
+
+    def invocation(at):
+        run(run_cron_tick(app, env, SimpleNamespace(cron="* * * * *", scheduledTime=at)))
+
+    invocation(NOW - HOUR)
+    invocation(NOW)
+    assert left(db) == 2
+    env.CHORES_KEPT = "1d"  # a new deployment's var
+    invocation(NOW + HOUR)
+    assert left(db) == 1

@@ -133,3 +133,58 @@ def test_a_due_run_whose_request_another_tick_answered_meanwhile_is_still_made_b
     assert census.action.at == [NINE + 14 * MINUTE, NINE + 16 * MINUTE]
     assert [r["by_hand"] for r in runs(db)] == ["ada", None]
     assert state(db).due_at == NINE + 30 * MINUTE
+
+
+def test_a_request_whose_due_run_another_calendar_of_the_action_made_is_still_run_by_hand(db):
+    from helpers import Inputs, calendar
+
+    shared = Inputs()
+    entries = [calendar("0 10 * * *", name=name, action=shared) for name in ("a", "b")]
+    ticks(db, entries, NINE)
+    for name in ("a", "b"):  # whichever loses the moment to the other, its request is run
+        ask(db, name=name, at=NINE + 59 * MINUTE)
+    ticks(db, entries, NINE + 60 * MINUTE, NINE + 61 * MINUTE)
+    records = [(r["outcome"], r["by_hand"]) for name in ("a", "b") for r in runs(db, name)]
+    assert sorted(records, key=str) == sorted([(Outcome.SKIPPED, None), (Outcome.SUCCEEDED, "ada"),
+                                               (Outcome.SUCCEEDED, "ada")], key=str)
+    assert len(shared.made) == 2
+    assert [state(db, name).run_requested_at for name in ("a", "b")] == [None, None]
+
+
+def test_a_request_of_a_schedule_cancelled_before_its_run_costs_later_ticks_nothing(db):
+    from test_schedules_handed_over import handed, send_statement
+
+    census = every(15)
+    ticks(db, [census], NINE)
+    id = run(handed(db, NINE).every(send_statement, {"order": 1}, "1h"))
+    ask(db, name=id)
+    assert run(handed(db, NINE).cancel(id)) is True  # before any tick made the run
+    ticks(db, [census], NINE + MINUTE)
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (NINE + 2 * MINUTE,)))
+    before = db.statements_run
+    [report] = ticks(db, [census], NINE + 2 * MINUTE)
+    assert (db.statements_run - before, report.runs) == (2, [])
+
+
+def test_a_request_of_a_schedule_cancelled_before_its_run_is_not_owed_when_it_is_handed_over_again(db):
+    from test_schedules_handed_over import handed, send_statement
+
+    id = run(handed(db, NINE).every(send_statement, {"order": 1}, "1h"))
+    ask(db, name=id)
+    run(handed(db, NINE).cancel(id))
+    assert run(handed(db, NINE + MINUTE).every(send_statement, {"order": 1}, "1h")) == id
+    ticks(db, [], NINE + 2 * MINUTE)
+    assert runs(db, id) == [] and state(db, id).run_requested_at is None
+
+
+def test_an_interval_handed_over_run_by_hand_is_for_its_latest_slot(db):
+    from test_schedules_handed_over import MADE, handed, send_statement
+
+    MADE.clear()
+    id = run(handed(db, NINE).every(send_statement, {"order": 1}, 15 * MINUTE))
+    ticks(db, [], NINE + 15 * MINUTE)
+    ask(db, name=id)
+    ticks(db, [], NINE + 22 * MINUTE)
+    assert [(m["at"], m["now"]) for m in MADE] == [(NINE + 15 * MINUTE, NINE + 15 * MINUTE),
+                                                  (NINE + 15 * MINUTE, NINE + 22 * MINUTE)]
+    assert state(db, id).due_at == NINE + 30 * MINUTE

@@ -4,17 +4,21 @@ what it emits carries to the consumers that handle it; and what a run emitted, o
 import json
 import logging
 import re
+from types import SimpleNamespace
 
 import pytest
 from helpers import MIGRATIONS, open_store, run, ticks
 from test_the_outbox import Message, Queue, consumed, order_placed, outbox, placing
+from test_worker_adapter import D1Shaped
 
 from tickwork import Schedule, call, event, handled
 from tickwork.adapters.sqlite import SQLiteDatabase
-from tickwork.adapters.workers import describe
+from tickwork.adapters.workers import describe, emitting
+from tickwork.app import App
 from tickwork.consumers import Consumer, consume
 from tickwork.grid import Every
 from tickwork.outbox_store import OutboxStore
+from tickwork.per_item import Items
 from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -203,3 +207,50 @@ def test_a_delivery_left_from_before_traces_is_sent_after_migration_0010_and_han
     assert TRACE.fullmatch(seen_by_consumer[0])
     kept = run(fresh.all("SELECT delivery, trace FROM tickwork_handled ORDER BY delivery"))
     assert kept == [{"delivery": "d-1", "trace": seen_by_consumer[0]}, {"delivery": "message:old", "trace": None}]
+
+
+class QueueBinding:
+    """A Queue binding as the Worker's env holds it: `sendBatch` of `{"body": ...}` messages."""
+
+    def __init__(self):
+        self.bodies: list[dict] = []
+
+    async def sendBatch(self, messages):
+        self.bodies += [message["body"] for message in messages]
+
+
+def test_each_emitting_block_of_a_fetch_starts_a_trace_of_its_own(tmp_path):
+    path = str(tmp_path / "d1.sqlite")
+    db = open_store(path)
+    app = App(store="DB", schedules=(), producers={"EVENTS": "tickwork-events"})
+    env = SimpleNamespace(DB=D1Shaped(path), EVENTS=QueueBinding())
+
+    async def two_requests():
+        seen = []
+        for order in (7, 8):
+            async with emitting(app, env):
+                seen.append(call.trace)
+                await order_placed.emit({"order": order})
+        return seen
+
+    seen = run(two_requests())
+    assert all(TRACE.fullmatch(t) for t in seen) and len(set(seen)) == 2
+    assert [body["trace"] for body in env.EVENTS.bodies] == seen
+    kept = run(db.all("SELECT trace FROM tickwork_events ORDER BY emitted_at, json_extract(body, '$.order')"))
+    assert [row["trace"] for row in kept] == seen
+
+
+seen_by_reminder: list[str] = []
+
+
+async def remind():
+    seen_by_reminder.append(call.trace)
+
+
+def test_every_call_of_a_schedule_handed_over_starts_a_trace_of_its_own():
+    db = open_store()
+    seen_by_reminder.clear()
+    run(Items(db, lambda: NINE).every(remind, {"todo": 17}, "1m"))
+    ticks(db, [], NINE + MINUTE, NINE + 2 * MINUTE)
+    kept = [r["trace"] for r in records(db)]
+    assert kept == seen_by_reminder and len(set(kept)) == 2 and all(TRACE.fullmatch(t) for t in kept)

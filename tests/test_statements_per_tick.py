@@ -77,3 +77,24 @@ def test_a_deploys_reconcile_reads_the_declared_rows_only_never_those_handed_ove
 
     plan = [row["detail"] for row in run(db.all(f"EXPLAIN QUERY PLAN {MARK_REMOVED}", ('["a"]', 0)))]
     assert any("tickwork_schedules_declared" in step for step in plan), plan
+
+
+def test_a_ticks_first_read_finds_runs_asked_for_by_hand_through_their_own_index_not_the_due_times(db):
+    from tickwork.schedule_store import SELECT_DUE
+
+    plan = [row["detail"] for row in run(db.all(f"EXPLAIN QUERY PLAN {SELECT_DUE}", (0, -1)))]
+    assert any("tickwork_schedules_by_hand" in step for step in plan), plan
+    assert not any(step.startswith("SCAN") for step in plan), plan
+
+
+def test_a_claim_batch_makes_no_more_statements_than_the_tick_counts_for_it_before_it_claims(db):
+    from tickwork.schedule_store import ROWS_PER_STATEMENT, Claim, ScheduleStore
+    from tickwork.tick import statements_for
+
+    nine = utc("2026-03-02 09:00")
+    # calendars sharing an action in the first and in the last chunk of rows: two chunks claim moments
+    claims = [Claim(f"s{k}", nine, nine + MINUTE, f"run-{k}", moment="act" if k in (0, ROWS_PER_STATEMENT) else None)
+              for k in range(ROWS_PER_STATEMENT + 1)]
+    before = db.statements_run
+    run(ScheduleStore(db).claim(claims, nine + 16 * MINUTE, nine, nine))
+    assert db.statements_run - before <= statements_for(claims, flush=0)

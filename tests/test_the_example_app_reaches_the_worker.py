@@ -46,3 +46,15 @@ def test_the_digest_is_signed_with_the_secret_kept_with_its_runs_end_and_deliver
 def test_without_the_secret_the_digest_is_kept_unsigned(db):
     publish(db)
     assert digests(db) == [{"at": TEN, "recipient": "sales@example.com", "signature": None}]
+
+
+def test_the_files_wrangler_reads_local_secrets_from_are_never_committed():
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    secret_files = [".dev.vars", ".dev.vars.staging", ".env", ".env.local", ".env.staging"]
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", *secret_files], cwd=root,
+                             capture_output=True, text=True).stdout.split()
+    assert ignored == secret_files
+    assert subprocess.run(["git", "check-ignore", "-q", "--no-index", ".dev.vars.example"], cwd=root).returncode == 1

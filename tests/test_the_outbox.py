@@ -223,6 +223,16 @@ def test_a_message_of_a_delivery_dismissed_or_cancelled_is_acked_without_calling
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 0}]
 
 
+def test_a_set_aside_deliverys_message_is_acked_unrun_as_long_as_a_queue_redelivers_whatever_the_retention(shop):
+    _, set_apart = set_aside(shop, NINE)
+    later = NINE + 13 * DAY  # a queue may still redeliver it; run records are kept a day here
+    run(housekeeping(shop, later, "tick", later + 2 * MINUTE, lambda: MINUTE, lambda: None, lambda: later, DAY))
+    messages = [Message(envelope(Delivery(d["id"], "EVENTS", d["name"], d["body"])), id=d["id"]) for d in set_apart]
+    consumed(shop, messages, now=later)
+    assert [(m.acked, m.retried) for m in messages] == [(True, False)] * 2
+    assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 0}]
+
+
 class Killed(Outbox):
     """The Worker dies between the commit and the send."""
 
@@ -324,7 +334,28 @@ def test_a_handled_batch_that_timed_out_after_it_committed_is_acked_and_says_so(
         [message] = consumed(Faulty(shop, first_with(RECORD_HANDLED), landed=True), [Message(body)])
     assert message.acked and not message.retried
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 1}]
-    assert "timed out after it committed" in caplog.text and "acked" in caplog.text
+    assert "that batch landed all the same (a timeout after commit)" in caplog.text and "acked" in caplog.text
+
+
+def test_a_delivery_set_aside_while_its_consumer_ran_is_acked_and_the_log_says_so_not_that_it_was_handled(shop, caplog):
+    from faults import Faulty, Meanwhile, first_with
+
+    from tickwork.outbox_store import RECORD_HANDLED
+
+    place = placing({"order": 1})
+    ticks(shop, [place], NINE - MINUTE, NINE, outbox=outbox(shop, Queue(failures=1)))
+    [unknown] = deliveries(shop)  # its send raised: a message of it may be in the queue all the same
+    message = Message(envelope(Delivery(unknown["id"], "EVENTS", unknown["name"], unknown["body"])))
+
+    async def the_operator_dismisses_it():
+        assert (await OperatorStore(shop).change("dismiss", unknown["id"], "ada", NINE + MINUTE)).changed
+
+    lost = Meanwhile(Faulty(shop, first_with(RECORD_HANDLED)), RECORD_HANDLED, the_operator_dismisses_it)
+    with caplog.at_level(logging.WARNING, logger="tickwork"):
+        consumed(lost, [message], now=NINE + MINUTE)
+    assert message.acked and not message.retried
+    assert run(shop.all("SELECT COUNT(*) AS n FROM tickwork_handled")) == [{"n": 0}]
+    assert "set aside by an operator" in caplog.text and "landed all the same" not in caplog.text
 
 
 def test_two_deliveries_of_one_message_handled_at_once_do_the_work_once(shop):

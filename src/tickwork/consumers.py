@@ -43,6 +43,8 @@ def consumer(queue: str):
         setattr(action, CONSUMES, (queue, caller.f_code.co_filename, caller.f_lineno))
         return action
 
+    if callable(queue):  # `@consumer` without its queue: noted as it is, for the build to refuse
+        return declare(queue)
     return declare
 
 
@@ -134,11 +136,17 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
     try:
         await store.db.batch(list(writes) + store.handling(what.key, clock(), what.trace) + OutboxStore.emitting(rows))
     except Exception as error:
-        if what.key in await _handled_meanwhile(store, what.key):
-            log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
-                        "is handled: that batch landed all the same (a timeout after commit), or another "
-                        "delivery of it was handled first and this one's work was undone; acked",
-                        consumer.queue, error, what.key)
+        meanwhile = await _handled_meanwhile(store, what.key)
+        if what.key in meanwhile:
+            if meanwhile[what.key]:
+                log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
+                            "was set aside by an operator meanwhile: it never runs again; acked",
+                            consumer.queue, error, what.key)
+            else:
+                log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
+                            "is handled: that batch landed all the same (a timeout after commit), or another "
+                            "delivery of it was handled first and this one's work was undone; acked",
+                            consumer.queue, error, what.key)
             message.ack()
             return True
         log.error("%s: %s was handled but could not be recorded (%s); the queue retries it",

@@ -43,12 +43,14 @@ DELETE FROM tickwork_moments WHERE rowid IN (
     LIMIT 1000)
 """
 
-# Deliveries an operator dismissed or cancelled, 30 days after the last action logged on them,
-# before the events: an event whose last such delivery goes is then deleted in the same pass.
+# Deliveries an operator dismissed or cancelled, the retention after the last action logged on
+# them and never before the handled records' window (a message of one still in the queue is acked
+# unrun only while its row says it was set aside), before the events: an event whose last such
+# delivery goes is then deleted in the same pass.
 SET_ASIDE = """
 SELECT id FROM tickwork_deliveries AS d
-WHERE d.state IN ('dismissed', 'cancelled') AND d.updated_at < ?1
-  AND NOT EXISTS (SELECT 1 FROM tickwork_operator_log AS l WHERE l.delivery = d.id AND l.at >= ?1)
+WHERE d.state IN ('dismissed', 'cancelled') AND d.updated_at < MIN(?1, ?4)
+  AND NOT EXISTS (SELECT 1 FROM tickwork_operator_log AS l WHERE l.delivery = d.id AND l.at >= MIN(?1, ?4))
 LIMIT 1000
 """
 SET_ASIDE_DELIVERIES = f"DELETE FROM tickwork_deliveries WHERE id IN ({SET_ASIDE})"

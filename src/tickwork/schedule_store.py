@@ -29,14 +29,15 @@ RETURNING fingerprint, prev_tick,
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
-# Runs asked for by hand are read beside them, through an index of their own.
+# Runs asked for by hand are read beside them, through an index of their own: those of schedules
+# still there, as only those can be made (a request left on a removed row is never read again).
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 SELECT_DUE = """
 SELECT * FROM (
     SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
     UNION ALL
-    SELECT * FROM tickwork_schedules
-    WHERE run_requested_at IS NOT NULL AND NOT (removed_at IS NULL AND due_at <= ?1)
+    SELECT * FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
+    WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND due_at > ?1
 ) ORDER BY due_at LIMIT CAST(?2 AS INTEGER)
 """
 
@@ -98,8 +99,8 @@ def json_rows(*columns: str) -> str:
 
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
-# from before. One going on, or a one-off moment already made (`done`), is left as it is: a
-# hand-over retried after the call makes no second call.
+# from before (not even a run asked for by hand). One going on, or a one-off moment already made
+# (`done`), is left as it is: a hand-over retried after the call makes no second call.
 HANDED = json_rows("name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick")
 HAND_OVER = f"""
 {HANDED}
@@ -107,7 +108,8 @@ INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick)
 SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
-SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL
+SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
+    run_requested_at = NULL, run_requested_by = NULL
 WHERE ended IN ('cancelled', 'expired', 'action_gone')
 """
 
@@ -168,6 +170,7 @@ COALESCED_DETAIL = "another calendar of the action made the call for this moment
 # Then, in the same batch, a leased run whose moment another calendar of the action made (in
 # this batch or before) is recorded `coalesced` and its lease given back: whatever becomes of the
 # tick after the batch, that due time has its record and no lease is left to lapse unrecorded.
+# A request the lease consumed is given back too: no run answered it, so a later tick makes it.
 RECORD_COALESCED = f"""
 {CLAIMS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
@@ -180,7 +183,9 @@ RETURNING id
 
 GIVE_BACK_COALESCED = f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
+UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL,
+    run_requested_by = CASE WHEN s.run_requested_at IS NULL THEN j.by_hand ELSE s.run_requested_by END,
+    run_requested_at = IFNULL(s.run_requested_at, j.requested)
 FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.code = '{Code.COALESCED}')
 """
