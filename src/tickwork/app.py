@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
 
-from .calendars import Calendar, CronCalendar
+from .calendars import Calendar, cron_calendar
 from .consumers import Consumer
 from .declared import Declared
 from .grid import Every
@@ -21,7 +21,7 @@ def timing_of(entry: dict) -> Timing:
     if kind in ("schedule", "purge"):
         return Every(entry["every_ms"])
     if kind == "calendar":
-        cron = CronCalendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
+        cron = cron_calendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
         return Calendar(cron, entry.get("overdue_ms"))
     if kind == "pulse":
         return Pulse(entry["cycle_ms"], entry["intervals"])

@@ -16,7 +16,7 @@ the moment asked about, never a walk over the occurrences in between.
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from .timing import Call, Timing
 from .times import NEVER, from_datetime
@@ -52,6 +52,23 @@ def parse_cron(expression: str):
     )
 
 
+# Compiled crons and calendars are kept, a bounded number of each: a tick's due items and a
+# hand-over in bulk mostly share a few crons and zones, and parsing one costs far more than a
+# search. Sharing a croniter is safe: a search sets where it starts and steps without awaiting.
+CACHED = 1024
+
+
+@lru_cache(maxsize=CACHED)
+def compiled_cron(expression: str):
+    return parse_cron(expression)
+
+
+@lru_cache(maxsize=CACHED)
+def cron_calendar(expression: str, zone: str = "UTC", nonexistent: str = "shift", repeated: str = "first"):
+    """The CronCalendar of (cron, zone, rules), one instance each while it is among the most recent."""
+    return CronCalendar(expression, zone, nonexistent, repeated)
+
+
 @dataclass(frozen=True)
 class Occurrence:
     at: int  # epoch ms
@@ -69,7 +86,7 @@ class CronCalendar:
     # import-time snapshot reads no zone file. The zone is the vendored tzdata's (zones.py).
     @cached_property
     def _cron(self):
-        return parse_cron(self.expression)
+        return compiled_cron(self.expression)
 
     @cached_property
     def days_read_otherwise(self) -> bool:
@@ -83,7 +100,12 @@ class CronCalendar:
 
     def next_after(self, moment: int) -> Occurrence | None:
         """The first occurrence strictly after `moment` (epoch ms)."""
-        return self._search(moment, forward=True)
+        asked, found = self.__dict__.get("_last_next", (None, None))
+        if asked is not None and found is not None and asked <= moment < found.at:
+            return found  # none lies between: the answer for `asked` is the answer for `moment`
+        found = self._search(moment, forward=True)
+        self.__dict__["_last_next"] = (moment, found)
+        return found
 
     def latest_at_or_before(self, moment: int) -> Occurrence | None:
         """The last occurrence at or before `moment` (epoch ms)."""

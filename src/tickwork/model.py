@@ -56,7 +56,7 @@ class ScheduleError(ValueError):
 
     def __init__(self, code: str, message: str, mend: str = ""):
         super().__init__(f"{code}: {message}" + (f"; {mend}" if mend else ""))
-        self.code, self.mend = code, mend
+        self.code, self.message, self.mend = code, message, mend
 
 
 class ActionError(Exception):

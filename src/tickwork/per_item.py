@@ -21,28 +21,50 @@ schedule over twice gives one schedule and the same id, and one cancelled and ha
 comes back under that id. It ends when cancelled, when `expires` passes, or when its action is
 no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
 Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
+
+In bulk (`calendar_many`, `every_many`, `once_many`, `hand_over`, `cancel_many`), many items go
+in one statement as a JSON list, within the statements the caller has left (`room`): what does
+not fit is handed back as `left_over`, unwritten, rather than failing the run.
 """
 
 import json
-from typing import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from types import FunctionType
+from typing import Callable, Iterable
 
 from .app import action_key, action_of, timing_of
-from .calendars import NONEXISTENT, REPEATED, CronCalendar
+from .calendars import CACHED, NONEXISTENT, REPEATED
 from .database import Database
 from .json_values import NotJSON, ascii_json, is_text, json_text
 from .model import Action, ScheduleError
-from .schedule_store import ScheduleStore
+from .schedule_store import ScheduleStore, json_lists
 from .times import LONGEST, MINUTE, NEVER, duration_ms
 from .zones import is_zone
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
 
 
+@dataclass(frozen=True)
+class Bulk:
+    """What a call in bulk did. `ids`: of a hand-over, the ids of the items written, in the order
+    given (`ids[k]` is the id of the k-th item); of `cancel_many`, the ids it ended. `left_over`:
+    the items after them, as given, that the statements left to the caller did not reach; none
+    of them was written. Hand them over again, say from the next run."""
+
+    ids: list[str]
+    left_over: list
+
+
 class Items:
-    def __init__(self, db: Database, now: Callable[[], int]):
-        """`now` gives the time a hand-over counts from, epoch ms: the tick's inside a run."""
+    def __init__(self, db: Database, now: Callable[[], int], room: Callable[[], int | None] | None = None):
+        """`now` gives the time a hand-over counts from, epoch ms: the tick's inside a run.
+        `room` gives the D1 statements a call in bulk may still make (None: as many as it needs):
+        inside a run, what the tick's cap leaves beside the run's end; in a handler, the
+        invocation's."""
         self.store = ScheduleStore(db)
         self.now = now
+        self.room = room or (lambda: None)
 
     async def calendar(
         self,
@@ -58,54 +80,189 @@ class Items:
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it."""
-        entry = {
-            "kind": "calendar",
-            "cron": _cron(cron),
-            "zone": _zone(zone),
-            "nonexistent": _choice("nonexistent", nonexistent, NONEXISTENT),
-            "repeated": _choice("repeated", repeated, REPEATED),
-            "overdue_ms": None if overdue is None else _ms("overdue", overdue, "schedule.overdue_invalid"),
-        }
-        if CronCalendar(entry["cron"], entry["zone"]).next_after(self.now()) is None:
-            raise ScheduleError("schedule.cron_invalid", f"`{cron}` never comes due",
-                                "name a date that exists, e.g. not the 30th of February")
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated)
         return await self._hand_over(action, input, entry, expires)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        ms = _every(every)
-        if ms < MINUTE:
-            raise ScheduleError("deployable.target_unsupported",
-                                f"every {ms} ms is under a minute; a Worker ticks once a minute",
-                                "hand over every 60000 ms (1m) or more")
-        return await self._hand_over(action, input, {"kind": "schedule", "every_ms": ms}, expires)
+        return await self._hand_over(action, input, _every_entry(every), expires)
 
     async def once(self, action: Action, input: object, at: int) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
-        return await self._hand_over(action, input, {"kind": "once", "at_ms": _moment("at", at)}, None)
+        return await self._hand_over(action, input, _once(at), None)
 
     async def cancel(self, id: str) -> bool:
         """Ends the schedule handed over under `id`; False when there is none going on."""
-        if not isinstance(id, str) or not id or not is_text(id):
-            import reprlib
+        return await self.store.cancel(_id(id), self.now())
 
-            raise ScheduleError("schedule.id_invalid", f"{reprlib.repr(id)} is not an id of a schedule handed over",
-                                "cancel with the string items.calendar, items.every or items.once returned")
-        return await self.store.cancel(id, self.now())
+    async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
+                            overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
+                            expires: int | None = None) -> Bulk:
+        """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs."""
+        return await self._each(action, inputs, _calendar(cron, zone, overdue, nonexistent, repeated), expires)
+
+    async def every_many(self, action: Action, inputs: Iterable, every: int | str, *,
+                         expires: int | None = None) -> Bulk:
+        """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
+        return await self._each(action, inputs, _every_entry(every), expires)
+
+    async def once_many(self, action: Action, inputs: Iterable, at: int) -> Bulk:
+        """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
+        return await self._each(action, inputs, _once(at), None)
+
+    async def hand_over(self, many: Iterable[dict]) -> Bulk:
+        """Items of any timing at once, each a dict of a single call's arguments by name:
+        `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
+        `every` or `at`; `expires` for `cron` and `every`. `left_over` holds the dicts."""
+        many = list(many)
+        found = []
+        for k, item in enumerate(many):
+            with _at_item(k, len(many)):
+                found.append(_described(item))
+        return await self._many(found, many)
+
+    async def cancel_many(self, ids: Iterable[str]) -> Bulk:
+        """`cancel` for each of `ids`, many to a statement: `ids` of the result are those it
+        ended (the rest had none going on), `left_over` those it had no statements left for."""
+        ids = list(ids)
+        for k, id in enumerate(ids):
+            with _at_item(k, len(ids)):
+                _id(id)
+        chunks = _within(json_lists(ids), self.room())
+        ended = await self.store.cancel_many([text for text, _ in chunks], self.now())
+        reached = sum(count for _, count in chunks)
+        return Bulk([id for id in ids[:reached] if id in ended], ids[reached:])
 
     async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None) -> str:
-        key = _action(action)
-        body = _input(input)
-        kept_escaped = ascii_json(input)  # ids are derived as before: every non-ASCII and DEL escaped
-        expires = None if expires is None else _moment("expires", expires)
-        timing = timing_of(entry)
         now = self.now()
-        entry_text = json.dumps(entry, sort_keys=True)
-        # The action's name first, for logs; `@` keeps ids apart from every declared name.
-        id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
-        await self.store.hand_over(id, key, entry_text, body, timing.form, timing.every_ms,
-                                   timing.first_due(now), expires, now)
+        id, row = _row(action, input, entry, expires, now, {})
+        await self.store.hand_over(*row)
         return id
+
+    async def _each(self, action: Action, inputs: Iterable, entry: dict, expires: int | None) -> Bulk:
+        inputs = list(inputs)
+        return await self._many([(action, input, entry, expires) for input in inputs], inputs)
+
+    async def _many(self, items: list[tuple], given: list) -> Bulk:
+        """Checks every item first (nothing written when one is bad), then writes the rows, a
+        JSON list a statement, in one batch, as many statements as `room` allows."""
+        now, shared, rows = self.now(), {}, []
+        for k, (action, input, entry, expires) in enumerate(items):
+            with _at_item(k, len(items)):
+                rows.append(_row(action, input, entry, expires, now, shared))
+        chunks = _within(json_lists([row for _, row in rows]), self.room())
+        await self.store.hand_over_many([text for text, _ in chunks])
+        written = sum(count for _, count in chunks)
+        return Bulk([id for id, _ in rows[:written]], given[written:])
+
+
+def _row(action: Action, input: object, entry: dict, expires: int | None, now: int, shared: dict) -> tuple[str, list]:
+    """An item's id and the row HAND_OVER writes; raises ScheduleError for a bad argument.
+    `shared` keeps what items of one call share, found once: an action's key, a timing's form
+    and first due time."""
+    key = shared.get(action) if isinstance(action, FunctionType) else None
+    if key is None:
+        key = shared[action] = _action(action)
+    body = _input(input)
+    kept_escaped = ascii_json(input)  # ids are derived as before: every non-ASCII and DEL escaped
+    expires = None if expires is None else _moment("expires", expires)
+    entry_text = json.dumps(entry, sort_keys=True)
+    timing = shared.get(entry_text)
+    if timing is None:
+        found = timing_of(entry)
+        timing = shared[entry_text] = (found.form, found.every_ms, found.first_due(now))
+        if entry["kind"] == "calendar" and timing[2] >= NEVER:
+            raise ScheduleError("schedule.cron_invalid", f"`{entry['cron']}` never comes due",
+                                "name a date that exists, e.g. not the 30th of February")
+    form, every_ms, due = timing
+    # The action's name first, for logs; `@` keeps ids apart from every declared name.
+    id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
+    return id, [id, key, entry_text, body, form, every_ms, due, expires, now]
+
+
+def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, int]]:
+    """The chunks, first to last, that the statements left allow."""
+    return chunks if room is None else chunks[:max(0, room)]
+
+
+def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, repeated: object) -> dict:
+    return {
+        "kind": "calendar",
+        "cron": _cron(cron),
+        "zone": _zone(zone),
+        "nonexistent": _choice("nonexistent", nonexistent, NONEXISTENT),
+        "repeated": _choice("repeated", repeated, REPEATED),
+        "overdue_ms": None if overdue is None else _ms("overdue", overdue, "schedule.overdue_invalid"),
+    }
+
+
+def _every_entry(every: object) -> dict:
+    ms = _every(every)
+    if ms < MINUTE:
+        raise ScheduleError("deployable.target_unsupported",
+                            f"every {ms} ms is under a minute; a Worker ticks once a minute",
+                            "hand over every 60000 ms (1m) or more")
+    return {"kind": "schedule", "every_ms": ms}
+
+
+def _once(at: object) -> dict:
+    return {"kind": "once", "at_ms": _moment("at", at)}
+
+
+def _described(item: object) -> tuple:
+    """An item of `hand_over` as (action, input, entry, expires)."""
+    if not isinstance(item, dict):
+        raise TypeError(f"items.hand_over takes dicts of a single call's arguments, not {type(item).__name__}")
+    missing = [f"`{name}`" for name in ("action", "input") if name not in item]
+    if missing:
+        raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
+    item = dict(item)
+    action, input = item.pop("action"), item.pop("input")
+    timings = [name for name in ("cron", "every", "at") if name in item]
+    if len(timings) != 1:
+        raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
+                        f"not {' and '.join(timings) or 'none'}")
+    if timings == ["cron"]:
+        return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
+                                                 repeated="first")), item.get("expires")
+    if timings == ["every"]:
+        return action, input, _every_entry(**_taken(item, "every")), item.get("expires")
+    return action, input, _once(**_taken(item, "at")), None
+
+
+def _taken(item: dict, timing: str, **defaults) -> dict:
+    """The arguments of an item's timing, with their defaults; a name none of them takes is refused."""
+    allowed = {timing, *defaults} | ({"expires"} if timing != "at" else set())
+    unknown = sorted(set(item) - allowed)
+    if unknown:
+        raise TypeError(f"an item with `{timing}` takes no {', '.join(f'`{u}`' for u in unknown)}")
+    return {**defaults, **{k: v for k, v in item.items() if k != "expires"}}
+
+
+class _at_item:
+    """Says which item of a call in bulk a ScheduleError is about: `item 7 of 10,000: ...`."""
+
+    def __init__(self, k: int, count: int):
+        self.k, self.count = k, count
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, trace):
+        if isinstance(error, ScheduleError):
+            raise ScheduleError(error.code, f"item {self.k} of {self.count:,}: {error.message}", error.mend) from None
+        if isinstance(error, TypeError):
+            raise TypeError(f"item {self.k} of {self.count:,}: {error}") from None
+        return False
+
+
+def _id(id: object) -> str:
+    if not isinstance(id, str) or not id or not is_text(id):
+        import reprlib
+
+        raise ScheduleError("schedule.id_invalid", f"{reprlib.repr(id)} is not an id of a schedule handed over",
+                            "cancel with the string items.calendar, items.every or items.once returned")
+    return id
 
 
 def _digest(text: str) -> str:
@@ -147,11 +304,16 @@ def _input(value: object) -> str:
 
 
 def _cron(expression: object) -> str:
-    from .cron_syntax import CronInvalid, parse
-
     if not isinstance(expression, str):
         raise ScheduleError("schedule.cron_invalid", f"the cron expression {expression!r} is not a string",
                             'write e.g. "0 9 * * 1"')
+    return _checked_cron(expression)
+
+
+@lru_cache(maxsize=CACHED)  # an expression is checked once, not at each hand-over of it
+def _checked_cron(expression: str) -> str:
+    from .cron_syntax import CronInvalid, parse
+
     try:
         fields = parse(expression)
     except CronInvalid as error:

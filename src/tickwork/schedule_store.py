@@ -85,26 +85,6 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
-# A schedule handed over at run time, in one statement: a new row, or one cancelled, expired or
-# ended for want of its action coming back under its id, owing nothing from before (not even a
-# run asked for by hand). One going on, or a one-off moment already
-# made (`done`), is left as it is: a hand-over retried after the call makes no second call.
-HAND_OVER = """
-INSERT INTO tickwork_schedules
-    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)
-ON CONFLICT (name) DO UPDATE
-SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL
-WHERE ended IN ('cancelled', 'expired', 'action_gone')
-"""
-
-CANCEL = """
-UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
-WHERE name = ?1 AND action IS NOT NULL AND ended IS NULL
-RETURNING name
-"""
-
 # The reasons a skip ends a handed-over schedule for good.
 ENDING = f"('{Code.EXPIRED}', '{Code.ACTION_GONE}')"
 
@@ -116,6 +96,29 @@ def json_rows(*columns: str) -> str:
     items = ", ".join(f"json_extract(value, '$[{k}]') AS {c}" for k, c in enumerate(columns))
     return f"WITH j AS (SELECT {items} FROM json_each(?1))"
 
+
+# Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
+# one cancelled, expired or ended for want of its action coming back under its id, owing nothing
+# from before (not even a run asked for by hand). One going on, or a one-off moment already made
+# (`done`), is left as it is: a hand-over retried after the call makes no second call.
+HANDED = json_rows("name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick")
+HAND_OVER = f"""
+{HANDED}
+INSERT INTO tickwork_schedules
+    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick)
+SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick FROM j WHERE true
+ON CONFLICT (name) DO UPDATE
+SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
+    run_requested_at = NULL, run_requested_by = NULL
+WHERE ended IN ('cancelled', 'expired', 'action_gone')
+"""
+
+# ?1 a JSON list of ids; the rows it returns are those it ended.
+CANCEL = """
+UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
+WHERE name IN (SELECT value FROM json_each(?1)) AND action IS NOT NULL AND ended IS NULL
+RETURNING name
+"""
 
 CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail",
                    "requested", "by_hand", "trace")
@@ -370,15 +373,21 @@ JSON_BYTES = 1_000_000
 
 def json_chunks(rows: list) -> list[str]:
     """`rows` as JSON lists of at most JSON_BYTES each (one row alone may be more)."""
+    return [text for text, _ in json_lists(rows)]
+
+
+def json_lists(rows: list) -> list[tuple[str, int]]:
+    """`json_chunks`, each with how many rows it holds: the first of `rows` in order."""
     found, part, size = [], [], 2
     for row in rows:
-        length = len(json.dumps(row).encode()) + 1
+        text = json.dumps(row)
+        length = len(text.encode()) + 2
         if part and size + length > JSON_BYTES:
-            found.append(json.dumps(part))
+            found.append(("[" + ", ".join(part) + "]", len(part)))
             part, size = [], 2
-        part.append(row)
+        part.append(text)
         size += length
-    return found + ([json.dumps(part)] if part else [])
+    return found + ([("[" + ", ".join(part) + "]", len(part))] if part else [])
 
 
 @dataclass(frozen=True)
@@ -547,11 +556,27 @@ class ScheduleStore:
         expires: int | None, now: int,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
-        await self.db.all(HAND_OVER, (id, action, timing, input, form, every, due, expires, now))
+        await self.hand_over_many([json.dumps([[id, action, timing, input, form, every, due, expires, now]])])
+
+    async def hand_over_many(self, chunks: list[str]) -> None:
+        """Keeps schedules handed over at run time, each once however often it is handed over:
+        `chunks` are JSON lists of HANDED rows, all written in one batch."""
+        await self._each(HAND_OVER, [(chunk,) for chunk in chunks])
 
     async def cancel(self, id: str, now: int) -> bool:
         """Ends a schedule handed over at run time; False where none of that id is going on."""
-        return bool(await self.db.all(CANCEL, (id, now)))
+        return bool(await self.cancel_many([json.dumps([id])], now))
+
+    async def cancel_many(self, chunks: list[str], now: int) -> set[str]:
+        """Ends the schedules of the ids in `chunks` (JSON lists) in one batch; the ids it ended."""
+        results = await self._each(CANCEL, [(chunk, now) for chunk in chunks])
+        return {row["name"] for rows in results for row in rows}
+
+    async def _each(self, sql: str, params: list[tuple]) -> list[list[Row]]:
+        """`sql` once for each of `params`, in one batch (a single one alone)."""
+        if len(params) == 1:
+            return [await self.db.all(sql, params[0])]
+        return await self.db.batch([(sql, p) for p in params]) if params else []
 
     async def health(self) -> tuple[int | None, list[str]]:
         """The app's last tick, and the declared schedules whose latest run failed."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from math import ceil
 from typing import Awaitable, Callable, Iterable
 
-from .context import new_trace, running
+from .context import current_run, new_trace, running
 from .database import Database
 from .model import (
     LEASE_GRACE,
@@ -153,7 +153,8 @@ class _Tick:
         self.before = store.db.statements_run
         self.owing = Owing(now)
         self.timings: dict[str, Timing] = {}
-        self.items = Items(store.db, lambda: now)
+        self.items = Items(store.db, lambda: now, self.room_for_run)
+        self.ends: Ends | None = None  # the ends of the runs under way
         self.outbox: Outbox | None = outbox
         self.flush = ENDS if outbox is None else ENDS_WITH_EVENTS  # statements a batch of ends costs
         self.sender = _run_id()  # who claims the deliveries this tick sends
@@ -172,6 +173,19 @@ class _Tick:
     def room(self) -> int | None:
         """The statements the tick may still make; None without a cap."""
         return None if self.cap is None else self.cap - (self.store.db.statements_run - self.before)
+
+    def room_for_run(self) -> int | None:
+        """The statements the run under way may still make (its hand-overs in bulk): what the
+        cap leaves beside the ends still to record, the sweep, and the run's own writes."""
+        room = self.room()
+        if room is None or self.ends is None:
+            return room
+        writes = current_run().with_end
+        return room - self.kept(self.ends) - (len(writes) + 1 if writes else 0)
+
+    def kept(self, ends: Ends) -> int:
+        """The statements kept for the ends still to record, and for the sweep."""
+        return _ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + (SWEEP if self.sweeps() else 0)
 
     def fits(self, statements: int) -> bool:
         room = self.room()
@@ -390,7 +404,7 @@ class _Tick:
         ]
         won = (claimed.leased & claimed.recorded) - claimed.coalesced
         runs = [c for c in claims if c.reason is None and c.run in won]
-        ends = Ends(lambda batch: self.write_ends(batch, lease_until), len(runs), self.may_write_now)
+        ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease_until), len(runs), self.may_write_now)
         reports += await asyncio.gather(*(self.run_one(c, started, limit, ends) for c in runs))
         await ends.done()
         return reports
@@ -444,8 +458,7 @@ class _Tick:
         room = self.room()
         if room is None:
             return True
-        kept = _ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + (SWEEP if self.sweeps() else 0)
-        return writes + 1 <= room - kept
+        return writes + 1 <= room - self.kept(ends)
 
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""

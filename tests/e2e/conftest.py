@@ -240,6 +240,24 @@ class Default(Default):
             orders = _json.loads(await request.text())
             ids = [await handed.once(remember, {{"order": order["order"]}}, order["at"]) for order in orders]
             return _Response.json({{"ids": ids}}, status=201)
+        if request.method == "POST" and url.path == "/hand-over-many":
+            # {{"count", "at", "statements"}}: `count` orders at `at`, in bulk, within `statements`.
+            from app.domains.e2e import remember
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            handed = items(APP, self.env, statements=asked["statements"])
+            done = await handed.once_many(remember, [{{"order": k}} for k in range(asked["count"])], asked["at"])
+            return _Response.json({{"ids": done.ids, "left_over": len(done.left_over),
+                                   "statements": handed.store.db.statements_run}}, status=201)
+        if request.method == "POST" and url.path == "/cancel-many":
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            handed = items(APP, self.env, statements=asked["statements"])
+            done = await handed.cancel_many(asked["ids"])
+            return _Response.json({{"cancelled": len(done.ids), "left_over": len(done.left_over),
+                                   "statements": handed.store.db.statements_run}})
         if request.method == "POST" and url.path == "/ship":
             from app.domains.e2e import ship_orders
             from tickwork.adapters.workers import items

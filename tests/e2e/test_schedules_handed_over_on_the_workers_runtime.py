@@ -54,3 +54,37 @@ def test_eight_ticks_racing_over_a_thousand_due_make_each_call_exactly_once(host
     assert all(answer["ok"] for answer in answers), answers
     assert sum(len(answer["runs"]) for answer in answers) == 1000
     assert calls_made(host) == {"runs": 1000, "schedules": 1000}
+
+
+FREE_PLAN = 50  # D1 queries an invocation on the Free plan
+
+
+def hand_over_many(host, count, statements):
+    answer = host.fetch("/hand-over-many", "POST", json.dumps(
+        {"count": count, "at": NINE, "statements": statements}).encode())
+    assert answer.status == 201, answer
+    return answer.json()
+
+
+def handed_over(host):
+    return host.d1("SELECT COUNT(*) AS n FROM tickwork_schedules WHERE name LIKE 'remember@%' AND ended IS NULL")[0]["n"]
+
+
+def test_two_thousand_handed_over_in_bulk_from_fetch_fit_the_free_plans_statements(host):
+    done = hand_over_many(host, 2000, FREE_PLAN)
+    assert (len(done["ids"]), done["left_over"]) == (2000, 0) and done["statements"] <= FREE_PLAN
+    assert handed_over(host) == 2000
+
+
+def test_what_the_invocations_statements_do_not_reach_is_handed_back_from_fetch(host):
+    done = hand_over_many(host, 10_000, 2)
+    assert done["statements"] == 2 and 0 < len(done["ids"]) < 10_000
+    assert done["left_over"] == 10_000 - len(done["ids"]) and handed_over(host) == len(done["ids"])
+
+
+def test_two_thousand_cancelled_in_bulk_from_fetch_are_not_called(host):
+    ids = hand_over_many(host, 2000, FREE_PLAN)["ids"]
+    answer = host.fetch("/cancel-many", "POST", json.dumps({"ids": ids, "statements": FREE_PLAN}).encode()).json()
+    assert answer == {"cancelled": 2000, "left_over": 0, "statements": 1}
+    host.tick(NINE)
+    assert calls_made(host) == {"runs": 0, "schedules": 0}

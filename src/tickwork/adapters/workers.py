@@ -27,6 +27,7 @@ from ..times import iso
 # D1 takes 1,000 queries an invocation on the Paid plan; the rest is left to the actions.
 # An app sets its own with [tool.tickwork] d1_statements_per_tick.
 TICK_STATEMENTS = 900
+INVOCATION_STATEMENTS = 1000  # what `items(...)` may make in a handler's invocation; 50 on Free
 
 
 class D1Database(Database):
@@ -163,13 +164,16 @@ def _now() -> int:
     return int(time.time() * 1000)
 
 
-def items(app: App, env) -> Items:
+def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
     """Schedules handed over from a `fetch` or `queue` handler, timed from the wall clock:
     `await items(APP, self.env).calendar(send_statement, {"customer": id}, "0 9 * * 1")`.
-    Inside a run, `tickwork.items` does the same, timed from the tick."""
+    Its calls in bulk make at most `statements` D1 statements in all, the invocation's 1,000 by
+    default (pass 50 on the Free plan, less what the handler makes besides), and say what did
+    not fit. Inside a run, `tickwork.items` does the same, timed from the tick."""
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
-    return Items(D1Database(getattr(env, app.store)), _now)
+    db = D1Database(getattr(env, app.store))
+    return Items(db, _now, lambda: statements - db.statements_run)
 
 
 def describe(run) -> str:
