@@ -230,3 +230,11 @@ def test_handled_records_are_looked_up_by_their_age_through_an_index_not_a_scan(
     plan = [row["detail"] for row in run(db.all(f"EXPLAIN QUERY PLAN {HANDLED}", (None, None, None, NOW)))]
     assert any("USING COVERING INDEX tickwork_handled_by_at" in step for step in plan), plan
     assert not any(step.startswith("SCAN tickwork_handled") for step in plan), plan
+
+
+@pytest.mark.parametrize("room", [0, 1])
+def test_a_pass_is_not_begun_where_the_statements_left_cannot_take_its_lease_and_give_it_back(db, room):
+    runs_at(db, NOW - 40 * DAY)
+    before = db.statements_run
+    assert pass_at(db, room=room) == 0
+    assert db.statements_run == before
