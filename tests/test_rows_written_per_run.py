@@ -7,19 +7,24 @@ import re
 
 from helpers import MIGRATIONS, every, open_store, run, runs, ticks
 
+from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, SELECT_RUNS
 from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, TAKE_LEASES, TAKE_LEASES_ENDING
 from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
 
 
+def unbound(sql: str) -> tuple:
+    return (None,) * max([int(n) for n in re.findall(r"\?(\d+)", sql)] or [0])
+
+
 def written(db: SQLiteDatabase, sql: str) -> set[str]:
     """The tables and indexes `sql` may write."""
     conn = db._conn
     names = {page: name for name, page in conn.execute("SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0")}
-    params = (None,) * max(int(n) for n in re.findall(r"\?(\d+)", sql))
-    return {names[op[3]] for op in conn.execute("EXPLAIN " + sql, params) if op[1] == "OpenWrite"}
+    return {names[op[3]] for op in conn.execute("EXPLAIN " + sql, unbound(sql)) if op[1] == "OpenWrite"}
 
 
 def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by_tick_only():
@@ -60,3 +65,12 @@ def test_run_records_made_before_migration_0012_are_kept_whole_and_read_by_sched
     ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (14, 30, 45)))
     assert census.action.at and [r["id"] for r in runs(db)][0] == "old-run"
     assert [r["outcome"] for r in runs(db)[1:]] == ["succeeded"] * len(census.action.at)
+
+
+def test_what_reads_run_records_reads_them_through_an_index_after_migration_0012():
+    conn = open_store()._conn
+    readers = [housekeeping_store.RUNS, SELECT_RUNS, HEALTH, FAIL_EXPIRED_RUNS, operator_store.SELECT_HISTORY,
+               operator_store.SELECT_LAST_RUN, operator_store.SELECT_LEASE_RUN, operator_store.SELECT_SCHEDULES]
+    for sql in readers:
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
+        assert not [step for step in plan if step.startswith("SCAN tickwork_runs")], (sql, plan)
