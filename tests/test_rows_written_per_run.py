@@ -10,7 +10,7 @@ from helpers import MIGRATIONS, every, open_store, run, runs, ticks
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, SELECT_RUNS
-from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, TAKE_LEASES, TAKE_LEASES_ENDING
+from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
 from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -41,6 +41,12 @@ def test_a_lease_that_ends_no_schedule_leaves_the_indexes_of_declared_and_ended_
     db = open_store()
     assert not written(db, TAKE_LEASES) & {"tickwork_schedules_declared", "tickwork_schedules_ended"}
     assert {"tickwork_schedules_declared", "tickwork_schedules_ended"} <= written(db, TAKE_LEASES_ENDING)
+
+
+def test_a_skip_that_ends_no_schedule_leaves_the_indexes_of_declared_and_ended_rows_alone():
+    db = open_store()
+    assert not written(db, SKIP) & {"tickwork_schedules_declared", "tickwork_schedules_ended"}
+    assert {"tickwork_schedules_declared", "tickwork_schedules_ended"} <= written(db, SKIP_ENDING)
 
 
 OLD_RECORD = """

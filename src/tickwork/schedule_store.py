@@ -103,7 +103,8 @@ RETURNING name
 """
 
 # The reasons a skip ends a handed-over schedule for good.
-ENDING = f"('{Code.EXPIRED}', '{Code.ACTION_GONE}')"
+ENDING_CODES = (Code.EXPIRED, Code.ACTION_GONE)
+ENDING = "(" + ", ".join(f"'{code}'" for code in ENDING_CODES) + ")"
 
 
 
@@ -190,12 +191,12 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
 
 # A skip moves the due time on while the row is as the tick saw it for the skip's reason, and
 # marks the row with the skip's record, which the same batch then writes: only where the mark is
-# this skip's, so of two racing ticks one records it.
-SKIP = f"""
+# this skip's, so of two racing ticks one records it. As with the lease, a skip that ends no
+# schedule leaves `removed_at` and its indexes alone: SKIP_ENDING is for chunks where one does.
+def _skip(ending: str = "") -> str:
+    return f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run,
-    ended = CASE WHEN j.reason IN {ENDING} THEN j.reason ELSE ended END,
-    removed_at = CASE WHEN j.reason IN {ENDING} THEN ?2 ELSE removed_at END
+UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run{ending}
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND CASE j.reason
     WHEN '{Code.EXPIRED}' THEN 1
@@ -205,6 +206,12 @@ WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND CASE j.r
     ELSE s.paused = 0 AND (s.lease_until IS NULL OR s.lease_until <= ?2)
 END
 """
+
+
+SKIP = _skip()
+SKIP_ENDING = _skip(f""",
+    ended = CASE WHEN j.reason IN {ENDING} THEN j.reason ELSE ended END,
+    removed_at = CASE WHEN j.reason IN {ENDING} THEN ?2 ELSE removed_at END""")
 
 RECORD_SKIPS = f"""
 {CLAIMS}
@@ -514,8 +521,10 @@ class ScheduleStore:
             statements.append((RECORD_STARTS, (chunk, tick, started)))
             if moments:
                 statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
-        for chunk in map(json.dumps, chunks(skips)):
-            statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+        for rows in chunks(skips):
+            chunk = json.dumps(rows)
+            skip = SKIP_ENDING if any(row[9] in ENDING_CODES for row in rows) else SKIP
+            statements += [(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
         if not statements:
             return Claimed(set(), set(), set())
         results = await self.db.batch(statements)
