@@ -96,7 +96,7 @@ def test_no_call_is_made_after_a_cancel_that_committed_before_the_claim():
 
     from tickwork.database import Database
     from tickwork.per_item import Items
-    from tickwork.schedule_store import TAKE_LEASES
+    from tickwork.schedule_store import TAKE_LEASES_ENDING
 
     db = open_store()
     reminder = run(Items(db, lambda: NINE).once(_remind, {"todo": 1}, NINE + MINUTE))
@@ -112,7 +112,7 @@ def test_no_call_is_made_after_a_cancel_that_committed_before_the_claim():
             return await db.all(sql, params)
 
         async def batch(self, statements):
-            if self.cancelled is None and any(sql == TAKE_LEASES for sql, _ in statements):
+            if self.cancelled is None and any(sql == TAKE_LEASES_ENDING for sql, _ in statements):
                 self.cancelled = await Items(db, lambda: NINE + MINUTE).cancel(reminder)
             return await db.batch(statements)
 

@@ -86,7 +86,8 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
 # The reasons a skip ends a handed-over schedule for good.
-ENDING = f"('{Code.EXPIRED}', '{Code.ACTION_GONE}')"
+ENDING_CODES = (Code.EXPIRED, Code.ACTION_GONE)
+ENDING = "(" + ", ".join(f"'{code}'" for code in ENDING_CODES) + ")"
 
 
 
@@ -128,20 +129,27 @@ CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "mom
 # nothing to take. A run asked for by hand moves no due time, so a claim answering a request also
 # needs that request still there, and consumes it: one request, one run. The runs it returns are
 # the leases this tick won. A schedule handed over that never comes due again (a one-off moment)
-# is `done` with its last call.
-TAKE_LEASES = f"""
+# is `done` with its last call. A column set, even to its own value, rewrites every index that
+# names it, and D1 bills each: `removed_at` (in the declared rows' index) is set only by the
+# statement for rows where a claim ends a schedule, TAKE_LEASES_ENDING.
+def _take_leases(ending: str = "") -> str:
+    return f"""
 {CLAIMS}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due,
     run_requested_by = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_by END,
-    run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END,
-    ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN 'done' ELSE ended END,
-    removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END
+    run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END{ending}
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
   AND (s.lease_until IS NULL OR s.lease_until <= ?3)
   AND (j.requested IS NULL OR s.run_requested_at = j.requested)
 RETURNING lease_run AS run
 """
+
+
+TAKE_LEASES = _take_leases()
+TAKE_LEASES_ENDING = _take_leases(f""",
+    ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN 'done' ELSE ended END,
+    removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END""")
 
 # In the lease's batch, for calendars of an action that has several: each moment goes to the
 # first run that claims it, and only that run records a start.
@@ -192,12 +200,12 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
 
 # A skip moves the due time on while the row is as the tick saw it for the skip's reason, and
 # marks the row with the skip's record, which the same batch then writes: only where the mark is
-# this skip's, so of two racing ticks one records it.
-SKIP = f"""
+# this skip's, so of two racing ticks one records it. As with the lease, a skip that ends no
+# schedule leaves `removed_at` and its indexes alone: SKIP_ENDING is for chunks where one does.
+def _skip(ending: str = "") -> str:
+    return f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run,
-    ended = CASE WHEN j.reason IN {ENDING} THEN j.reason ELSE ended END,
-    removed_at = CASE WHEN j.reason IN {ENDING} THEN ?2 ELSE removed_at END
+UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run{ending}
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND CASE j.reason
     WHEN '{Code.EXPIRED}' THEN 1
@@ -207,6 +215,12 @@ WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND CASE j.r
     ELSE s.paused = 0 AND (s.lease_until IS NULL OR s.lease_until <= ?2)
 END
 """
+
+
+SKIP = _skip()
+SKIP_ENDING = _skip(f""",
+    ended = CASE WHEN j.reason IN {ENDING} THEN j.reason ELSE ended END,
+    removed_at = CASE WHEN j.reason IN {ENDING} THEN ?2 ELSE removed_at END""")
 
 RECORD_SKIPS = f"""
 {CLAIMS}
@@ -514,15 +528,18 @@ class ScheduleStore:
         statements: list = []
         for rows in chunks(leases):
             chunk = json.dumps(rows)
-            statements.append((TAKE_LEASES, (chunk, lease_until, tick)))
+            take = TAKE_LEASES_ENDING if any(row[2] >= NEVER for row in rows) else TAKE_LEASES
+            statements.append((take, (chunk, lease_until, tick)))
             moments = any(row[8] is not None for row in rows)  # calendars sharing an action
             if moments:
                 statements.append((CLAIM_MOMENTS, (chunk,)))
             statements.append((RECORD_STARTS, (chunk, tick, started)))
             if moments:
                 statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
-        for chunk in map(json.dumps, chunks(skips)):
-            statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+        for rows in chunks(skips):
+            chunk = json.dumps(rows)
+            skip = SKIP_ENDING if any(row[9] in ENDING_CODES for row in rows) else SKIP
+            statements += [(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
         if not statements:
             return Claimed(set(), set(), set())
         results = await self.db.batch(statements)
@@ -530,7 +547,8 @@ class ScheduleStore:
         def returned(*kinds: str) -> set[str]:
             return {v for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows for v in row.values()}
 
-        return Claimed(returned(TAKE_LEASES), returned(RECORD_STARTS, RECORD_SKIPS), returned(RECORD_COALESCED))
+        return Claimed(returned(TAKE_LEASES, TAKE_LEASES_ENDING), returned(RECORD_STARTS, RECORD_SKIPS),
+                       returned(RECORD_COALESCED))
 
     async def read_back(self, claims: list["Claim"]) -> "Claimed":
         """What a claim batch that answered an error did: nothing, or all of it."""

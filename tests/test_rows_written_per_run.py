@@ -1,0 +1,82 @@
+"""D1 bills every row written, each index entry written with it included (issue 15): a due run's
+statements write the b-trees they must and no other. Which b-trees a statement writes is what
+SQLite's program for it opens for writing (`EXPLAIN`), the same on D1; the counts D1 bills are
+measured on the host by scripts/bench/rows_in_host.mjs."""
+
+import re
+
+from helpers import MIGRATIONS, every, open_store, run, runs, ticks
+
+from tickwork import housekeeping_store, operator_store
+from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, SELECT_RUNS
+from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
+from tickwork.times import MINUTE, utc
+
+NINE = utc("2026-03-02 09:00")
+
+
+def unbound(sql: str) -> tuple:
+    return (None,) * max([int(n) for n in re.findall(r"\?(\d+)", sql)] or [0])
+
+
+def written(db: SQLiteDatabase, sql: str) -> set[str]:
+    """The tables and indexes `sql` may write."""
+    conn = db._conn
+    names = {page: name for name, page in conn.execute("SELECT name, rootpage FROM sqlite_master WHERE rootpage > 0")}
+    return {names[op[3]] for op in conn.execute("EXPLAIN " + sql, unbound(sql)) if op[1] == "OpenWrite"}
+
+
+def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by_tick_only():
+    assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick"}
+
+
+def test_a_run_end_and_the_lease_given_back_write_no_index_but_the_leases():
+    db = open_store()
+    assert written(db, RECORD_ENDS) == {"tickwork_runs"}
+    assert written(db, GIVE_BACK_LEASES) == {"tickwork_schedules", "tickwork_schedules_by_lease"}
+
+
+def test_a_lease_that_ends_no_schedule_leaves_the_indexes_of_declared_and_ended_rows_alone():
+    db = open_store()
+    assert not written(db, TAKE_LEASES) & {"tickwork_schedules_declared", "tickwork_schedules_ended"}
+    assert {"tickwork_schedules_declared", "tickwork_schedules_ended"} <= written(db, TAKE_LEASES_ENDING)
+
+
+def test_a_skip_that_ends_no_schedule_leaves_the_indexes_of_declared_and_ended_rows_alone():
+    db = open_store()
+    assert not written(db, SKIP) & {"tickwork_schedules_declared", "tickwork_schedules_ended"}
+    assert {"tickwork_schedules_declared", "tickwork_schedules_ended"} <= written(db, SKIP_ENDING)
+
+
+OLD_RECORD = """
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail,
+    at, n, i, dst, by_hand, items, batches, trace, events)
+VALUES ('old-run', 'census', ?1, ?1, ?1, ?1 + 5, 'failed', 'boom', 'raised', 'it said so',
+    ?1, 2, 1, 'shift', 'ada', 7, '[7]', 'trace-1', '{"e": 1}')
+"""
+
+
+def test_run_records_made_before_migration_0012_are_kept_whole_and_read_by_schedule():
+    db = SQLiteDatabase()
+    scripts = sorted(MIGRATIONS.glob("*.sql"))
+    for script in [s for s in scripts if s.name < "0012"]:
+        db._conn.executescript(script.read_text())
+    db._conn.execute(OLD_RECORD, (NINE,))
+    before = runs(db)
+    for script in [s for s in scripts if s.name >= "0012"]:
+        db._conn.executescript(script.read_text())
+    assert runs(db) == before and before[0]["detail"] == "it said so"
+    census = every(15)
+    ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (14, 30, 45)))
+    assert census.action.at and [r["id"] for r in runs(db)][0] == "old-run"
+    assert [r["outcome"] for r in runs(db)[1:]] == ["succeeded"] * len(census.action.at)
+
+
+def test_what_reads_run_records_reads_them_through_an_index_after_migration_0012():
+    conn = open_store()._conn
+    readers = [housekeeping_store.RUNS, SELECT_RUNS, HEALTH, FAIL_EXPIRED_RUNS, operator_store.SELECT_HISTORY,
+               operator_store.SELECT_LAST_RUN, operator_store.SELECT_LEASE_RUN, operator_store.SELECT_SCHEDULES]
+    for sql in readers:
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
+        assert not [step for step in plan if step.startswith("SCAN tickwork_runs")], (sql, plan)
