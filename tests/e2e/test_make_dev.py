@@ -6,6 +6,7 @@ import dataclasses
 import json
 import os
 import re
+import signal
 import socket
 import subprocess
 import threading
