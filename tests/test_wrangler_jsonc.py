@@ -219,3 +219,10 @@ def test_without_a_store_the_reason_names_the_wrangler_jsonc(tmp_path):
     (root / "wrangler.jsonc").write_text(text[:start] + text[end:])
 
     assert resolve_store(load_project(root)) == (None, "wrangler.jsonc binds no D1 database to keep schedule state in")
+
+
+@pytest.mark.parametrize("last", ['"a": 1 /* one */,', '"a": 1, // one', '"a": 1 // one'])
+def test_a_member_added_after_a_commented_last_one_takes_one_comma(last):
+    added = jsonc.add_member(f"{{\n  {last}\n}}\n", (), "b", 2)
+
+    assert jsonc.loads(added) == {"a": 1, "b": 2} and "one" in added

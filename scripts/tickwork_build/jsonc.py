@@ -29,8 +29,9 @@ def _blank(text: str) -> str:
     return "".join(char if char == "\n" else " " for char in text)
 
 
-def strip(text: str) -> str:
-    """The text with its comments and trailing commas blanked, strings untouched."""
+def strip(text: str, commas: bool = True) -> str:
+    """The text with its comments (and trailing commas, unless `commas` is false) blanked,
+    strings untouched."""
     out, at, comma = [], 0, None  # comma: where the last comma outside strings is in `out`
     while at < len(text):
         char = text[at]
@@ -52,7 +53,7 @@ def strip(text: str) -> str:
             out.append(_blank(text[at:end + 2]))
             at = end + 2
         else:
-            if char in "]}" and comma is not None:
+            if char in "]}" and comma is not None and commas:
                 out[comma] = " "
             if not char.isspace():
                 comma = len(out) if char == "," else None
@@ -181,7 +182,7 @@ def _append(text: str, path: tuple, written: str) -> str:
     if not children:
         return text[:opened] + (f" {written} " if isinstance(container, dict) else written) + text[opened:]
     last = children[-1]
-    comma = "" if plain[last.end:].lstrip(" \t").startswith(",") or text[last.end:].lstrip(" \t").startswith(",") else ","
+    comma = "" if strip(text, commas=False)[last.end:].lstrip().startswith(",") else ","
     end = _line_end(plain, last.end)
     own_lines = "\n" in plain[opened:children[0].start] and not plain[last.end:end].replace(",", "").strip()
     if not own_lines:

@@ -116,10 +116,15 @@ def _json_with_minute_cron(text: str) -> str | None:
         return text
     read = jsonc.loads(text)
     if "triggers" not in read:
-        return jsonc.add_member(text, (), "triggers", {"crons": [MINUTE_CRON]})
-    if "crons" not in read["triggers"]:
-        return jsonc.add_member(text, ("triggers",), "crons", [MINUTE_CRON])
-    return jsonc.add_item(text, ("triggers", "crons"), MINUTE_CRON)
+        text = jsonc.add_member(text, (), "triggers", {"crons": [MINUTE_CRON]})
+    elif "crons" not in read["triggers"]:
+        text = jsonc.add_member(text, ("triggers",), "crons", [MINUTE_CRON])
+    else:
+        text = jsonc.add_item(text, ("triggers", "crons"), MINUTE_CRON)
+    try:
+        return text if _json_crons(text) == [*crons, MINUTE_CRON] else None
+    except jsonc.JsoncError:  # written in a way the edit above misread
+        return None
 
 
 def _with_minute_cron(text: str) -> str | None:
