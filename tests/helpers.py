@@ -152,6 +152,38 @@ binding = "DB"
 database_name = "my-worker"
 database_id = "00000000-0000-0000-0000-000000000001"
 """
+# The same Worker as Cloudflare's current templates configure it: wrangler.jsonc, its comments.
+TEMPLATE_WRANGLER_JSONC = """\
+/**
+ * For more details on how to configure Wrangler, refer to:
+ * https://developers.cloudflare.com/workers/wrangler/configuration/
+ */
+{
+	"$schema": "node_modules/wrangler/config-schema.json",
+	"name": "my-worker",
+	"main": "src/entry.py",
+	"compatibility_date": "2026-04-21",
+	"compatibility_flags": [
+		"python_workers"
+	],
+	"observability": {
+		"enabled": true
+	},
+	// where the Worker keeps its data; "// not a comment" inside a string stays
+	"d1_databases": [
+		{
+			"binding": "DB",
+			"database_name": "my-worker",
+			"database_id": "00000000-0000-0000-0000-000000000001",
+		},
+	],
+	/**
+	 * Smart Placement
+	 * https://developers.cloudflare.com/workers/configuration/smart-placement/#smart-placement
+	 */
+	// "placement": { "mode": "smart" },
+}
+"""
 TEMPLATE_ENTRY = """\
 from workers import Response, WorkerEntrypoint
 

@@ -190,12 +190,12 @@ def test_a_wrangler_table_of_the_wrong_type_is_its_code_at_its_line(tmp_path, ca
 
 
 @pytest.mark.parametrize("name", ["wrangler.jsonc", "wrangler.json"])
-def test_a_json_wrangler_configuration_which_wrangler_would_read_first_is_refused(tmp_path, name):
+def test_a_json_wrangler_configuration_beside_wrangler_toml_is_refused_as_one_too_many(tmp_path, name):
     root = project(tmp_path, {"c.jadpo": CENSUS})
     (root / name).write_text('{"name": "app"}\n')
     [problem] = problems(root)
-    assert (problem.code, problem.file) == ("settings.file_invalid", name)
-    assert "wrangler.toml only" in problem.message
+    assert (problem.code, problem.file) == ("settings.file_invalid", "wrangler.toml")
+    assert f"wrangler reads {name} alone" in problem.message
 
 
 @pytest.mark.parametrize("pyproject, wrangler, where", [

@@ -4,12 +4,14 @@ The host's Node side is left out here (`node_side=False`); tests/e2e/test_a_work
 installs it."""
 
 import ast
+import json
 import sys
 import textwrap
 import tomllib
 
 import pytest
-from helpers import ROOT, TEMPLATE_ENTRY, TEMPLATE_WRANGLER_TOML
+from helpers import ROOT, TEMPLATE_ENTRY, TEMPLATE_WRANGLER_JSONC, TEMPLATE_WRANGLER_TOML
+from tickwork_build import jsonc
 
 from tickwork_tool.init import IMPORTS, METHODS, Refused, init
 from tickwork_tool.shipped import migrations
@@ -123,11 +125,85 @@ def test_init_refuses_a_default_with_a_scheduled_of_its_own(tmp_path):
     assert "src/entry.py:8: Default has its own scheduled(): call tickwork from it" in _refusal(tmp_path)
 
 
-def test_init_refuses_wrangler_jsonc_saying_to_write_wrangler_toml(tmp_path):
-    _worker(tmp_path)
-    (tmp_path / "wrangler.toml").rename(tmp_path / "wrangler.jsonc")
+def _jsonc_worker(root, wrangler=TEMPLATE_WRANGLER_JSONC, name="wrangler.jsonc"):
+    _worker(root)
+    (root / "wrangler.toml").unlink()
+    (root / name).write_text(wrangler)
+    return root
 
-    assert "wrangler.jsonc is not read by tickwork yet" in _refusal(tmp_path)
+
+def test_init_edits_a_wrangler_jsonc_main_build_command_and_minute_cron(tmp_path):
+    _init(_jsonc_worker(tmp_path))
+
+    wrangler = jsonc.loads((tmp_path / "wrangler.jsonc").read_text())
+    assert wrangler["main"] == "build/app/entry.py"
+    assert wrangler["build"]["command"].endswith("tickwork build")
+    assert wrangler["build"]["watch_dir"] == "src"
+    assert wrangler["triggers"]["crons"] == ["* * * * *"]
+
+
+def test_init_keeps_every_comment_of_a_wrangler_jsonc(tmp_path):
+    _init(_jsonc_worker(tmp_path))
+
+    text = (tmp_path / "wrangler.jsonc").read_text()
+    comments = [line.strip() for line in TEMPLATE_WRANGLER_JSONC.splitlines() if line.strip().startswith(("/", "*"))]
+    assert comments and all(comment in text for comment in comments)
+
+
+def test_init_writes_each_member_it_adds_to_a_wrangler_jsonc_on_a_line_of_its_own(tmp_path):
+    _init(_jsonc_worker(tmp_path))
+
+    lines = (tmp_path / "wrangler.jsonc").read_text().splitlines()
+    assert [line for line in lines if '"build"' in line or '"triggers"' in line] == [
+        '\t"build": { "command": "tickwork build", "watch_dir": "src" },',
+        '\t"triggers": { "crons": ["* * * * *"] }',
+    ]
+
+
+def test_init_run_twice_on_a_wrangler_jsonc_changes_nothing_the_second_time(tmp_path):
+    _init(_jsonc_worker(tmp_path))
+    before = _files(tmp_path)
+
+    assert _init(tmp_path) == []
+    assert _files(tmp_path) == before
+
+
+@pytest.mark.parametrize("name", ["wrangler.json", "wrangler.jsonc"])
+def test_init_reads_a_wrangler_json_without_comments_too(tmp_path, name):
+    plain = json.dumps(jsonc.loads(TEMPLATE_WRANGLER_JSONC), indent=2)
+    _init(_jsonc_worker(tmp_path, plain, name))
+
+    assert json.loads((tmp_path / name).read_text())["triggers"] == {"crons": ["* * * * *"]}
+
+
+def test_init_adds_the_minute_cron_beside_a_wrangler_jsonc_s_own(tmp_path):
+    own = TEMPLATE_WRANGLER_JSONC.replace('\t"observability"', '\t"triggers": {\n\t\t"crons": [\n\t\t\t"0 3 * * *", // nightly\n'
+                                          '\t\t],\n\t},\n\t"observability"')
+    _init(_jsonc_worker(tmp_path, own))
+
+    text = (tmp_path / "wrangler.jsonc").read_text()
+    assert jsonc.loads(text)["triggers"]["crons"] == ["0 3 * * *", "* * * * *"]
+    assert "// nightly" in text
+
+
+def test_init_refuses_a_wrangler_jsonc_whose_build_command_is_another_tools(tmp_path):
+    own = TEMPLATE_WRANGLER_JSONC.replace('\t"observability"', '\t"build": { "command": "make assets" },\n\t"observability"')
+    _jsonc_worker(tmp_path, own)
+
+    assert "wrangler.jsonc's [build] command is \"make assets\"" in _refusal(tmp_path)
+
+
+def test_init_refuses_a_wrangler_jsonc_that_does_not_parse_at_its_line(tmp_path):
+    _jsonc_worker(tmp_path, '{\n  "name": "my-worker"\n  "main": "src/entry.py"\n}\n')
+
+    assert 'wrangler.jsonc:3: not valid JSON (with comments): "," or "}" should be here' in _refusal(tmp_path)
+
+
+def test_init_refuses_wrangler_jsonc_beside_wrangler_toml_naming_the_one_wrangler_reads(tmp_path):
+    _worker(tmp_path)
+    (tmp_path / "wrangler.jsonc").write_text(TEMPLATE_WRANGLER_JSONC)
+
+    assert "wrangler reads wrangler.jsonc alone" in _refusal(tmp_path)
 
 
 def test_a_migration_of_the_app_under_one_of_tickworks_names_is_refused(tmp_path):

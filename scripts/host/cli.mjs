@@ -3,7 +3,7 @@
 //
 //   node scripts/host/cli.mjs dev  [--port 8787] [--json] [--no-timer] [--fresh]
 //   node scripts/host/cli.mjs tick [--time 2026-01-05T09:15Z|<epoch ms>|now] [--far] [--cron "* * * * *"] [--json]
-//   common: [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]
+//   common: [--config wrangler.json|wrangler.jsonc|wrangler.toml, the first there, as wrangler looks] [--bundle build/worker] [--persist-to .wrangler/state]
 //
 // `dev` ticks at each whole minute (the Worker ticks again at the 10-second marks while queues are bound), serves the Worker's fetch
 // and `GET /cdn-cgi/handler/scheduled?cron=...&time=<ms>` (or `/__scheduled`, as wrangler does);
@@ -11,6 +11,7 @@
 // `--fresh` empties the local D1 first. The bundle is what `wrangler deploy --dry-run --outdir`
 // wrote (`make bundle`).
 
+import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
@@ -19,7 +20,9 @@ import { iso, tickTime } from './times.mjs';
 import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
 
 const USAGE = `usage: cli.mjs dev|tick [--time T] [--far] [--cron C] [--json] [--port N] [--no-timer] [--fresh]
-       [--config wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]`;
+       [--config wrangler.jsonc|wrangler.toml] [--bundle build/worker] [--persist-to .wrangler/state]`;
+// wrangler's own order of its configuration files, where --config names none.
+const CONFIGS = ['wrangler.json', 'wrangler.jsonc', 'wrangler.toml'];
 const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
@@ -196,7 +199,7 @@ async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      config: { type: 'string', default: 'wrangler.toml' },
+      config: { type: 'string', default: CONFIGS.find((name) => existsSync(name)) ?? 'wrangler.toml' },
       bundle: { type: 'string', default: 'build/worker' },
       'persist-to': { type: 'string', default: '.wrangler/state' },
       port: { type: 'string', default: '8787' },
@@ -289,7 +292,7 @@ async function main() {
   printer.note(`tickwork host: handlers ${handlers}; D1 state in ${values['persist-to']}`);
   printer.note(`tickwork host: listening on http://127.0.0.1:${port}`);
   if (values['no-timer']) printer.note('tickwork host: no timer; tick with GET /cdn-cgi/handler/scheduled?time=<ms>');
-  else if (!crons.length) printer.note('tickwork host: wrangler.toml has no [triggers] crons; tick by hand');
+  else if (!crons.length) printer.note(`tickwork host: ${values.config} has no [triggers] crons; tick by hand`);
   else printer.note(`tickwork host: ticking every ${step / 1000} s for ${crons.join(', ')}; Ctrl-C stops`);
 
   return await new Promise(() => {}); // until Ctrl-C

@@ -66,7 +66,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
     problems += project.problems
     problems += check_statements_per_tick(project)
     problems += check_retention(project)
-    problems += cron_trigger_problems(project.root / "wrangler.toml")
+    problems += cron_trigger_problems(project.root / project.config_file)
     return store, specs, problems, queues
 
 
@@ -102,7 +102,7 @@ def _store_required(why: str, file: str, line: int, name: str | None, owners: li
         mend = (f'name the store in pyproject.toml: [tool.tickwork] store = "{owners[0]}", '
                 "the database whose migrations create the purged table")
     else:
-        mend = 'bind one D1 database in wrangler.toml, or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"'
+        mend = 'bind one D1 database in the Worker\'s wrangler configuration, or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"'
     return Problem("schedule.store_required", why, mend, file, line, name)
 
 
@@ -122,7 +122,7 @@ def build(root: Path) -> Built:
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
     manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project))
-    ensure_cron_trigger(project.root / "wrangler.toml")
+    ensure_cron_trigger(project.root / project.config_file)
     return Built(project, store, specs, project.statements_per_tick, manifest)
 
 

@@ -4,6 +4,7 @@ import re
 import tomllib
 from pathlib import Path
 
+from . import jsonc
 from .problems import BuildFailed, Problem
 from .schedules import Spec
 from .settings import line_of
@@ -47,9 +48,19 @@ def write_manifest(
 
 
 def cron_trigger_problems(wrangler_toml: Path) -> list[Problem]:
-    """Where wrangler.toml says its triggers in a form the build cannot edit safely (an inline
-    table, dotted keys) or of the wrong type: a problem, rather than a Worker that never ticks."""
-    text = wrangler_toml.read_text()
+    """Where the Worker's configuration (wrangler.toml, or wrangler.jsonc, wrangler.json) says its
+    triggers in a form the build cannot edit safely (an inline table, dotted keys) or of the wrong
+    type: a problem, rather than a Worker that never ticks."""
+    text, name = wrangler_toml.read_text(), wrangler_toml.name
+    if _is_json(wrangler_toml):
+        if _json_crons(text) is not None:
+            return []
+        read, where = jsonc.loads(text), ("triggers",)
+        if not isinstance(read.get("triggers", {}), dict):
+            where = ()
+        return [Problem("deployable.trigger_missing", f"{name}'s `triggers.crons` is not an array of cron "
+                        "expressions (strings)", f'write `"triggers": {{ "crons": ["{MINUTE_CRON}"] }}` in {name}',
+                        name, jsonc.line_of(text, where, "crons" if where else "triggers"))]
     if _crons(text) is None:
         return [Problem(
             "deployable.trigger_missing",
@@ -73,16 +84,47 @@ def cron_trigger_problems(wrangler_toml: Path) -> list[Problem]:
 
 
 def ensure_cron_trigger(wrangler_toml: Path) -> bool:
-    """Adds the minute cron to the top-level `[triggers] crons`; True if the file had to change.
+    """Adds the minute cron to the top-level triggers' crons (of wrangler.toml, or of
+    wrangler.jsonc or wrangler.json, its comments kept); True if the file had to change.
     Raises BuildFailed with `cron_trigger_problems` where it cannot."""
     text = wrangler_toml.read_text()
-    changed = _with_minute_cron(text)
+    changed = _json_with_minute_cron(text) if _is_json(wrangler_toml) else _with_minute_cron(text)
     if changed is None:
         raise BuildFailed(cron_trigger_problems(wrangler_toml))
     if changed == text:
         return False
     wrangler_toml.write_text(changed)
     return True
+
+
+def _is_json(path: Path) -> bool:
+    return path.suffix in (".json", ".jsonc")
+
+
+def _json_crons(text: str) -> list[str] | None:
+    triggers = jsonc.loads(text).get("triggers", {})
+    crons = triggers.get("crons", []) if isinstance(triggers, dict) else None
+    return crons if isinstance(crons, list) and all(isinstance(cron, str) for cron in crons) else None
+
+
+def _json_with_minute_cron(text: str) -> str | None:
+    """The JSONC text with the minute cron among its crons, added where the others are."""
+    crons = _json_crons(text)
+    if crons is None:
+        return None
+    if MINUTE_CRON in crons:
+        return text
+    read = jsonc.loads(text)
+    if "triggers" not in read:
+        text = jsonc.add_member(text, (), "triggers", {"crons": [MINUTE_CRON]})
+    elif "crons" not in read["triggers"]:
+        text = jsonc.add_member(text, ("triggers",), "crons", [MINUTE_CRON])
+    else:
+        text = jsonc.add_item(text, ("triggers", "crons"), MINUTE_CRON)
+    try:
+        return text if _json_crons(text) == [*crons, MINUTE_CRON] else None
+    except jsonc.JsoncError:  # written in a way the edit above misread
+        return None
 
 
 def _with_minute_cron(text: str) -> str | None:

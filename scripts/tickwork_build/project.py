@@ -16,12 +16,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import settings
+from . import jsonc, settings
 from .problems import BuildFailed, Problem
-from .settings import Settings
+from .settings import WRANGLER, Settings
 
 
 DEFAULT_STATEMENTS_PER_TICK = 900
+CONFIG_NAMES = ("wrangler.json", "wrangler.jsonc", WRANGLER)  # wrangler's own order
+JSON_SUFFIXES = (".json", ".jsonc")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Project:
     retention: object = "30d"  # [tool.tickwork] retention: how long run records are kept, as written
     worker_vars: object = None  # wrangler.toml's [vars]: the settings a Worker starts with, as written
     problems: tuple[Problem, ...] = ()  # settings of the wrong type, read as their defaults
+    config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
 
     @property
     def app_package(self) -> str:
@@ -62,16 +65,32 @@ class Project:
             return str(path)
 
 
+def config_name(root: Path) -> str | Problem:
+    """The Worker's configuration as wrangler finds it: wrangler.json, then wrangler.jsonc, then
+    wrangler.toml; a problem where there are two, as the other would be unread."""
+    found = [name for name in CONFIG_NAMES if (root / name).exists()]
+    if len(found) > 1:
+        return Problem("settings.file_invalid",
+                       f"{root} has {' and '.join(found)}: wrangler reads {found[0]} alone, so the other is not "
+                       "the Worker's configuration", f"keep one of them: merge what {found[1]} says into "
+                       f"{found[0]} and remove {found[1]}", found[1], 1)
+    return found[0] if found else WRANGLER
+
+
 def load_project(root: Path) -> Project:
     """The project at `root`; raises BuildFailed, every problem said, where its pyproject.toml
-    or wrangler.toml is missing or not TOML, or its settings leave no app to read. Other
-    settings of the wrong type are the project's `problems`, read as their defaults meanwhile."""
+    or wrangler configuration (wrangler.toml, wrangler.jsonc or wrangler.json) is missing or
+    does not parse, or its settings leave no app to read. Other settings of the wrong type are
+    the project's `problems`, read as their defaults meanwhile."""
     root = root.resolve()
-    pyproject, wrangler = _toml(root, "pyproject.toml"), _toml(root, "wrangler.toml")
-    problems = [problem for problem in (pyproject, wrangler, _json_config(root)) if isinstance(problem, Problem)]
+    name = config_name(root)
+    if isinstance(name, Problem):
+        raise BuildFailed([name])
+    pyproject, wrangler = _toml(root, "pyproject.toml"), _toml(root, name)
+    problems = [problem for problem in (pyproject, wrangler) if isinstance(problem, Problem)]
     if problems:
         raise BuildFailed(problems)
-    read = Settings(*(_text(root, name) for name in ("pyproject.toml", "wrangler.toml")))
+    read = Settings(_text(root, "pyproject.toml"), _text(root, name), wrangler_file=name)
     tickwork = settings.tickwork_table(read, pyproject)
     if not read.stops:
         worker_root, app = settings.directories(read, root, tickwork)
@@ -89,6 +108,7 @@ def load_project(root: Path) -> Project:
         queue_consumers=settings.queues(read, wrangler, "consumers", "queue"),
         worker_vars=wrangler.get("vars"),
         problems=tuple(read.problems),
+        config_file=name,
     )
 
 
@@ -96,30 +116,29 @@ def _text(root: Path, name: str) -> str:
     return (root / name).read_text(encoding="utf-8")
 
 
-def _json_config(root: Path) -> Problem | None:
-    """Wrangler reads wrangler.json, then wrangler.jsonc, before wrangler.toml; the build reads
-    wrangler.toml alone, so a JSON one beside it would be the Worker's configuration unchecked."""
-    for name in ("wrangler.json", "wrangler.jsonc"):
-        if (root / name).exists():
-            return Problem("settings.file_invalid",
-                           f"{root} has {name}, which wrangler reads instead of wrangler.toml; "
-                           "the build reads wrangler.toml only",
-                           f"write the Worker's configuration in wrangler.toml and remove {name}", name, 1)
-    return None
-
-
 def _toml(root: Path, name: str) -> dict | Problem:
+    """The file read as TOML, or as JSONC where its name ends so; a problem where it cannot be."""
     try:
-        return tomllib.loads((root / name).read_text(encoding="utf-8"))
+        text = (root / name).read_text(encoding="utf-8")
+        if name.endswith(JSON_SUFFIXES):
+            read = jsonc.loads(text)
+            if not isinstance(read, dict):
+                raise jsonc.JsoncError("the configuration is not an object ({ ... })", 1)
+            return read
+        return tomllib.loads(text)
     except FileNotFoundError:
         return Problem("settings.file_invalid", f"{root} has no {name}",
-                       "build from the directory of wrangler.toml and pyproject.toml", name, 1)
+                       "build from the directory of pyproject.toml and the Worker's wrangler.toml "
+                       "(or wrangler.jsonc)", name, 1)
     except OSError as error:  # a directory, say
         return Problem("settings.file_invalid", f"{name} cannot be read: {error.strerror}",
                        f"make {name} a file the build can read", name, 1)
     except RecursionError:
         return Problem("settings.file_invalid", f"{name} nests its arrays or tables too deeply to read",
                        "write the settings with arrays and tables a few levels deep", name, 1)
+    except jsonc.JsoncError as error:
+        return Problem("settings.file_invalid", f"{name} is not valid JSON (with comments): {error.reason}",
+                       "fix the JSON at this line", name, error.line)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         at = re.search(r"at line (\d+)", str(error))
         line = int(at.group(1)) if at else 1
@@ -134,10 +153,10 @@ def resolve_store(project: Project) -> tuple[str | None, str]:
         for binding in bindings:
             if project.store in (binding.get("binding"), binding.get("database_name")):
                 return binding["binding"], ""
-        return None, f"the store `{project.store}` named in pyproject.toml is not bound in wrangler.toml"
+        return None, f"the store `{project.store}` named in pyproject.toml is not bound in {project.config_file}"
     if len(bindings) == 1:
         return bindings[0]["binding"], ""
     if not bindings:
-        return None, "wrangler.toml binds no D1 database to keep schedule state in"
+        return None, f"{project.config_file} binds no D1 database to keep schedule state in"
     names = ", ".join(binding["binding"] for binding in bindings)
-    return None, f"wrangler.toml binds several D1 databases ({names}) and none is named the store"
+    return None, f"{project.config_file} binds several D1 databases ({names}) and none is named the store"

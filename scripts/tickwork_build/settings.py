@@ -8,6 +8,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import jsonc
 from .problems import Problem
 
 PYPROJECT, WRANGLER = "pyproject.toml", "wrangler.toml"
@@ -57,11 +58,17 @@ class Settings:
     wrangler_text: str
     problems: list[Problem] = field(default_factory=list)
     stops: bool = False  # a problem that leaves no app to read: nothing else is checked
+    wrangler_file: str = WRANGLER  # or wrangler.jsonc, wrangler.json: JSON, its lines found as such
 
     def problem(self, code: str, message: str, mend: str, file: str, table: tuple[str, ...],
                 key: str | None = None, index: int | None = None, stops: bool = False) -> None:
-        text = self.pyproject_text if file == PYPROJECT else self.wrangler_text
-        self.problems.append(Problem(code, message, mend, file, line_of(text, table, key, index)))
+        if file == PYPROJECT:
+            line = line_of(self.pyproject_text, table, key, index)
+        elif self.wrangler_file == WRANGLER:
+            line = line_of(self.wrangler_text, table, key, index)
+        else:
+            file, line = self.wrangler_file, jsonc.line_of(self.wrangler_text, table, key, index)
+        self.problems.append(Problem(code, message, mend, file, line))
         self.stops = self.stops or stops
 
 

@@ -18,7 +18,7 @@ def sources(root: Path) -> dict[str, list[int]]:
     folders = [project.worker_root, root / "python_modules", Path(__file__).resolve().parents[1]]
     folders += [root / binding.get("migrations_dir", "migrations") for binding in project.d1_bindings]
     found = {}
-    for name in ("wrangler.toml", "pyproject.toml"):
+    for name in (project.config_file, "pyproject.toml"):
         found.update(_seen(root / name))
     for folder in folders:
         if folder.is_dir():

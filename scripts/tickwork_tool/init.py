@@ -1,7 +1,7 @@
 """`tickwork init`: adds tickwork to the Worker in the current folder, saying each change.
 
 It first checks everything it needs and refuses, changing nothing, where it cannot do its part
-(no wrangler.toml, no D1 database to keep schedule state in, a `[build]` command of another
+(no wrangler.toml or wrangler.jsonc, no D1 database to keep schedule state in, a `[build]` command of another
 tool, a `Default` with a `scheduled` of its own, ...). Run again, it changes nothing it did.
 The Worker's `main` moves to build/app/, where the build lays the source out beside the
 manifest it writes; the source itself keeps no generated file.
@@ -15,9 +15,10 @@ import sys
 import tomllib
 from pathlib import Path
 
+from tickwork_build import jsonc
 from tickwork_build.output import cron_trigger_problems, ensure_cron_trigger
-from tickwork_build.problems import BuildFailed
-from tickwork_build.project import load_project, resolve_store
+from tickwork_build.problems import BuildFailed, Problem
+from tickwork_build.project import JSON_SUFFIXES, config_name, load_project, resolve_store
 
 from . import node
 from .shipped import migrations
@@ -91,21 +92,23 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
             (package / "__init__.py").write_text("")
             did(f"{project.relative(package / '__init__.py')}: added, the app package (domains go in "
                 f"{project.relative(project.app / 'domains')}/<domain>/)")
-    wrangler = root / "wrangler.toml"
+    wrangler = root / plan["config"]
+    json = wrangler.name.endswith(JSON_SUFFIXES)
     text = wrangler.read_text()
-    main_now = MAIN.search(text).group(2)
+    main_now = jsonc.loads(text)["main"] if json else MAIN.search(text).group(2)
     built_main = (BUILT / plan["entry"]).as_posix()
     if main_now != built_main:
-        text = MAIN.sub(f'main = "{built_main}"', text, count=1)
+        text = jsonc.set_value(text, ("main",), built_main) if json else MAIN.sub(f'main = "{built_main}"', text, count=1)
         wrangler.write_text(text)
-        did(f'wrangler.toml: main = "{built_main}" (was "{main_now}"): the build lays {plan["source"]}/ out '
+        did(f'{wrangler.name}: main = "{built_main}" (was "{main_now}"): the build lays {plan["source"]}/ out '
             f"in {BUILT.as_posix()}/ beside the manifest it writes")
     if plan["build_command"] is not None:
-        text = _with_build_command(text, plan["build_command"], plan["source"])
+        adding = _with_json_build_command if json else _with_build_command
+        text = adding(text, plan["build_command"], plan["source"])
         wrangler.write_text(text)
-        did(f'wrangler.toml: [build] command = "{plan["build_command"]}", so `wrangler deploy` builds first')
+        did(f'{wrangler.name}: [build] command = "{plan["build_command"]}", so `wrangler deploy` builds first')
     if ensure_cron_trigger(wrangler):
-        did('wrangler.toml: [triggers] crons has "* * * * *", the minute tick')
+        did(f'{wrangler.name}: [triggers] crons has "* * * * *", the minute tick')
     for change in sync_migrations(plan["migrations"], root):
         did(change)
     sharing = sorted(path.name for path in plan["migrations"].glob("00[0-9][0-9]_*.sql")
@@ -138,30 +141,35 @@ def _ignore_what_is_made(root: Path) -> list[str]:
 
 def _plan(root: Path, node_side: bool) -> dict:
     """What init will do, or Refused with everything it cannot."""
-    wrangler, pyproject = root / "wrangler.toml", root / "pyproject.toml"
+    pyproject, name = root / "pyproject.toml", config_name(root)
+    if isinstance(name, Problem):
+        raise Refused(f"cannot add tickwork to this Worker, nothing changed:\n  {name}")
+    wrangler = root / name
     if not wrangler.exists():
-        others = [p.name for p in (root / "wrangler.jsonc", root / "wrangler.json") if p.exists()]
-        if others:
-            raise Refused(f"{others[0]} is not read by tickwork yet: write the Worker's configuration as "
-                          "wrangler.toml (wrangler reads either), then run tickwork init again")
-        raise Refused(f"{root} has no wrangler.toml: run tickwork init in the Worker's folder")
+        raise Refused(f"{root} has no wrangler.toml (nor wrangler.jsonc, wrangler.json): run tickwork init in the "
+                      "Worker's folder")
     if not pyproject.exists():
         raise Refused(f"{root} has no pyproject.toml: a Python Worker's folder has one (uv init, or pywrangler's template)")
     text = wrangler.read_text()
-    config, settings = _toml(wrangler), _toml(pyproject).get("tool", {}).get("tickwork", {})
+    json = name.endswith(JSON_SUFFIXES)
+    config, settings = _read(wrangler), _read(pyproject).get("tool", {}).get("tickwork", {})
     refusals = []
-    found = MAIN.search(text)
-    main = found.group(2) if found and found.group(2) == config.get("main") else None
+    if json:
+        main = config.get("main") if isinstance(config.get("main"), str) and config["main"] else None
+    else:
+        found = MAIN.search(text)
+        main = found.group(2) if found and found.group(2) == config.get("main") else None
     if main is None:
-        refusals.append('wrangler.toml has no top-level `main = "..."` line: name the Worker\'s entry, '
-                        'e.g. main = "src/entry.py"')
+        refusals.append(f'{name} has no top-level "main" naming the Worker\'s entry: add one, e.g. '
+                        '"main": "src/entry.py"' if json else 'wrangler.toml has no top-level `main = "..."` line: '
+                        'name the Worker\'s entry, e.g. main = "src/entry.py"')
         source, entry = settings.get("source", "src"), "entry.py"
     elif Path(main).parent == BUILT:
         source, entry = settings.get("source", "src"), Path(main).name
     else:
         source, entry = settings.get("source", Path(main).parent.as_posix()), Path(main).name
     if main is not None and not (root / source / entry).is_file():
-        refusals.append(f"the Worker's entry {source}/{entry} (wrangler.toml's main) does not exist")
+        refusals.append(f"the Worker's entry {source}/{entry} ({name}'s main) does not exist")
     try:
         store, why = resolve_store(load_project(root))
     except BuildFailed as failed:
@@ -174,16 +182,20 @@ def _plan(root: Path, node_side: bool) -> dict:
     else:
         binding = next(b for b in config.get("d1_databases", []) if b.get("binding") == store)
         migrations = root / binding.get("migrations_dir", "migrations")
-    build = config.get("build", {}).get("command")
-    if build is not None and "tickwork build" not in build:
-        refusals.append(f'wrangler.toml\'s [build] command is "{build}": make it run `tickwork build` too '
+    build_table = config.get("build", {})
+    build = build_table.get("command") if isinstance(build_table, dict) else None
+    if build is not None and not (isinstance(build, str) and "tickwork build" in build):
+        refusals.append(f'{name}\'s [build] command is "{build}": make it run `tickwork build` too '
                         f'(e.g. command = "{build} && {_build_command(root)}"), then run tickwork init again')
-    if build is None and _with_build_command(text, "tickwork build", source) is None:
-        refusals.append("wrangler.toml's build is written in a form tickwork cannot add its command to: "
-                        "put its keys under a [build] table")
+    adding = _with_json_build_command if json else _with_build_command
+    if build is None and adding(text, "tickwork build", source) is None:
+        refusals.append(f"{name}'s build is written in a form tickwork cannot add its command to: "
+                        + ('make "build" an object: "build": { "command": "..." }' if json
+                           else "put its keys under a [build] table"))
     if cron_trigger_problems(wrangler):
-        refusals.append("wrangler.toml's triggers are written in a form tickwork cannot add the minute cron to: "
-                        'put crons = ["* * * * *"] under a [triggers] table')
+        refusals.append(f"{name}'s triggers are written in a form tickwork cannot add the minute cron to: "
+                        + ('write "triggers": { "crons": ["* * * * *"] }' if json
+                           else 'put crons = ["* * * * *"] under a [triggers] table'))
     if main is not None and (root / source / entry).is_file():
         refusals += _entry_refusals(root / source / entry, f"{source}/{entry}")
     if node_side and node.missing(root) and shutil.which("npm") is None:
@@ -191,15 +203,34 @@ def _plan(root: Path, node_side: bool) -> dict:
                         "install Node.js 20 (which brings npm), or run tickwork init --no-node")
     if refusals:
         raise Refused("cannot add tickwork to this Worker, nothing changed:\n  " + "\n  ".join(refusals))
-    return {"source": source, "entry": entry, "migrations": migrations,
+    return {"source": source, "entry": entry, "migrations": migrations, "config": name,
             "build_command": None if build is not None else _build_command(root)}
 
 
-def _toml(path: Path) -> dict:
+def _read(path: Path) -> dict:
     try:
+        if path.name.endswith(JSON_SUFFIXES):
+            read = jsonc.loads(path.read_text())
+            if not isinstance(read, dict):
+                raise jsonc.JsoncError("the configuration is not an object ({ ... })", 1)
+            return read
         return tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as error:
         raise Refused(f"{path.name} is not valid TOML: {error}") from None
+    except jsonc.JsoncError as error:
+        raise Refused(f"{path.name}:{error.line}: not valid JSON (with comments): {error.reason}") from None
+
+
+def _with_json_build_command(text: str, command: str, source: str) -> str | None:
+    """wrangler.jsonc's text with `command` in its "build", beside what it holds; None where
+    "build" is not an object."""
+    build = jsonc.loads(text).get("build")
+    if build is None:
+        return jsonc.add_member(text, (), "build", {"command": command, "watch_dir": source})
+    if not isinstance(build, dict):
+        return None
+    text = jsonc.add_member(text, ("build",), "command", command)
+    return text if "watch_dir" in build else jsonc.add_member(text, ("build",), "watch_dir", source)
 
 
 def _with_build_command(text: str, command: str, source: str) -> str | None:
