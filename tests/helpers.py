@@ -2,6 +2,7 @@
 Cloudflare's template makes, and stopping a process."""
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -202,3 +203,21 @@ def stop(process: subprocess.Popen) -> None:
         process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
+def in_node(module: Path, names: str, expression: str) -> dict:
+    """`{"value": ...}` or `{"refused": message}`: the JS `expression`, with `names` imported
+    from the ES module at `module`, evaluated in Node (what it throws is refused)."""
+    script = f"""
+        import {{ {names} }} from {json.dumps(module.as_uri())};
+        let answer;
+        try {{
+          answer = {{ value: {expression} }};
+        }} catch (error) {{
+          answer = {{ refused: error.message }};
+        }}
+        process.stdout.write(JSON.stringify(answer));
+    """
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

@@ -8,18 +8,17 @@ The selection rules are runtimes.mjs's, run in Node; the ticks are the example's
 
 import json
 import re
-import subprocess
 from importlib.metadata import PathDistribution
 from pathlib import Path
 
 import pytest
 from conftest import make_project, running_host
-from helpers import ROOT
+from helpers import ROOT, in_node
 from packaging.specifiers import SpecifierSet
 
 from tickwork.times import utc
 
-RUNTIMES = (ROOT / "scripts" / "host" / "runtimes.mjs").as_uri()
+RUNTIMES = ROOT / "scripts" / "host" / "runtimes.mjs"
 SUPPORTED = [
     # (compatibility_date, Pyodide, the stdlib's folder in it)
     ("2026-12-01", "314.0.6", "python314.zip"),
@@ -33,21 +32,8 @@ def selected(date, flags=("python_workers",)):
     """`{"pyodide": version}` or `{"refused": message}`: what the host runs for a wrangler.toml
     with `compatibility_date = date` and `compatibility_flags = flags`."""
     config = {"compatibility_date": date, "compatibility_flags": list(flags)}
-    script = f"""
-        import {{ compatFlags, pyodideFor }} from {json.dumps(RUNTIMES)};
-        let answer;
-        try {{
-          answer = {{ pyodide: pyodideFor(compatFlags({json.dumps(config)})).pyodide }};
-        }} catch (error) {{
-          answer = {{ refused: error.message }};
-        }}
-        process.stdout.write(JSON.stringify(answer));
-    """
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    answer = in_node(RUNTIMES, "compatFlags, pyodideFor", f"pyodideFor(compatFlags({json.dumps(config)})).pyodide")
+    return {"pyodide": answer["value"]} if "value" in answer else answer
 
 
 def test_a_worker_made_today_runs_on_pyodide_314_with_python_3_14():

@@ -10,34 +10,20 @@ import json
 import os
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, in_node
 
 from tickwork.times import DAY, MINUTE, utc
 
-TIMES = (Path(__file__).resolve().parents[2] / "scripts" / "host" / "times.mjs").as_uri()
+TIMES = ROOT / "scripts" / "host" / "times.mjs"
 NOW = utc("2026-01-05 12:00")
 
 
 def tick_time(text, now=NOW, far=False):
     """`{"time": epoch ms}` or `{"refused": message}`: what the host makes of `text` at `now`."""
-    script = f"""
-        import {{ tickTime }} from {json.dumps(TIMES)};
-        let answer;
-        try {{
-          answer = {{ time: tickTime({json.dumps(text)}, {{ now: {now}, far: {json.dumps(far)} }}) }};
-        }} catch (error) {{
-          answer = {{ refused: error.message }};
-        }}
-        process.stdout.write(JSON.stringify(answer));
-    """
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    answer = in_node(TIMES, "tickTime", f"tickTime({json.dumps(text)}, {{ now: {now}, far: {json.dumps(far)} }})")
+    return {"time": answer["value"]} if "value" in answer else answer
 
 
 def test_epoch_milliseconds_and_iso_utc_times_within_a_day_are_taken():
