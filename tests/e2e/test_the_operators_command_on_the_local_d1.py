@@ -139,21 +139,22 @@ def test_a_who_that_wrangler_would_trim_is_stored_as_printed(host):
     assert host.d1("SELECT who FROM tickwork_operator_log ORDER BY verb") == [{"who": who}, {"who": "BEGIN TRANSACTION"}]
 
 
-def test_the_hosts_line_of_a_run_by_hand_says_by_hand_and_by_whom_not_a_due_time(host):
+def _hosts_line_of_a_run_by_hand(host, who):
+    """What the host prints for a run of tidy_up asked for by `who`, at the tick after."""
     host.tick(NOON)
-    assert tickwork(host, "run", "tidy_up", "--who", "alice", now=NOON + 60_000).returncode == 0
+    assert tickwork(host, "run", "tidy_up", "--who", who, now=NOON + 60_000).returncode == 0
     since = len(host.output)
     host.tick(NOON + 120_000)
-    printed = host.printed("tidy_up run by hand by alice", since=since)
+    return host.printed("tidy_up run by hand by", since=since)
+
+
+def test_the_hosts_line_of_a_run_by_hand_says_by_hand_and_by_whom_not_a_due_time(host):
+    printed = _hosts_line_of_a_run_by_hand(host, "alice")
     assert "tidy_up run by hand by alice: succeeded" in printed, printed
     assert "tidy_up due" not in printed
 
 
 def test_the_hosts_line_prints_control_characters_read_from_d1_escaped(host):
-    host.tick(NOON)
-    assert tickwork(host, "run", "tidy_up", "--who", "\x1b]0;owned\x07eve\x1b[2J", now=NOON + 60_000).returncode == 0
-    since = len(host.output)
-    host.tick(NOON + 120_000)
-    printed = host.printed("tidy_up run by hand by", since=since)
+    printed = _hosts_line_of_a_run_by_hand(host, "\x1b]0;owned\x07eve\x1b[2J")
     assert "tidy_up run by hand by \\x1b]0;owned\\x07eve\\x1b[2J: succeeded" in printed, printed
     assert "\x1b" not in printed
