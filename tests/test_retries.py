@@ -1,0 +1,165 @@
+"""Issue 17, "Retries" and "A time limit per schedule": a failed run is tried again for the same
+due time after a pause doubling each time, each attempt a run record of its own, until it
+succeeds, its attempts run out or the next due time supersedes it; a run past its own limit is
+`deadline_exceeded`. Opt-in: without `retry:` a failure waits for the next due time."""
+
+import asyncio
+from dataclasses import replace
+
+from helpers import lose_a_run, run, runs, state, tick_at, ticks
+from test_how_a_schedule_runs import VirtualTime
+
+from tickwork import Schedule, call, clock
+from tickwork.calendars import Calendar, CronCalendar
+from tickwork.grid import Every
+from tickwork.model import Code, Kind, Outcome, Retry
+from tickwork.tick import tick
+from tickwork.times import MINUTE, SECOND, utc
+
+
+class Failing:
+    """An action failing its first `failures` calls, recording each call's tick and `call.at`."""
+
+    def __init__(self, failures: int = 1_000):
+        self.failures = failures
+        self.calls: list[tuple[int, int | None]] = []
+
+    async def __call__(self):
+        self.calls.append((clock.now_ms, call.at))
+        if len(self.calls) <= self.failures:
+            raise RuntimeError("the payment service answered 503")
+
+
+def daily(action, retry=Retry(3, MINUTE), limit=None) -> Schedule:
+    return Schedule("statement", Calendar(CronCalendar("0 9 * * *", "UTC")), action, retry=retry, limit=limit)
+
+
+def quarterly(action, retry=Retry(3, 10 * MINUTE)) -> Schedule:
+    return Schedule("statement", Every(15 * MINUTE), action, retry=retry)
+
+
+def attempts(db):
+    return sorted((r["due_at"], r["attempt"], r["outcome"], r["code"]) for r in runs(db, "statement"))
+
+
+def test_a_failed_run_is_tried_again_for_the_same_at_after_the_pause(db):
+    action = Failing(1)
+    statement = daily(action)
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:00:50"),
+          utc("2026-03-02 09:01"))
+    nine = utc("2026-03-02 09:00")
+    assert action.calls == [(nine, nine), (utc("2026-03-02 09:01"), nine)]
+    assert attempts(db) == [(nine, 1, Outcome.FAILED, Code.INTERNAL_FAULT), (nine, 2, Outcome.SUCCEEDED, None)]
+
+
+def test_each_pause_is_twice_the_one_before_until_the_attempts_run_out(db):
+    action = Failing()
+    statement = daily(action)
+    moments = ["09:00", "09:01", "09:02:59", "09:03", "09:06:59", "09:07", "09:15", "09:30"]
+    ticks(db, [statement], utc("2026-03-01 12:00"), *(utc(f"2026-03-02 {m}") for m in moments))
+    assert [tick_ms for tick_ms, _ in action.calls] == [utc(f"2026-03-02 {m}") for m in ("09:00", "09:01", "09:03", "09:07")]
+    assert [a for _, a, _, _ in attempts(db)] == [1, 2, 3, 4]
+    assert state(db, "statement").due_at == utc("2026-03-03 09:00")
+
+
+def test_a_success_ends_the_retries(db):
+    action = Failing(1)
+    statement = daily(action)
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:01"),
+          utc("2026-03-02 09:03"), utc("2026-03-02 09:07"))
+    assert len(action.calls) == 2
+    assert state(db, "statement").retry_attempt is None
+    assert state(db, "statement").due_at == utc("2026-03-03 09:00")
+
+
+def test_the_next_due_time_supersedes_a_retry_still_pending_and_the_skip_is_recorded(db):
+    action = Failing(2)
+    statement = quarterly(action)  # attempts after 10m, then 20m: the second would be at 09:45
+    ticks(db, [statement], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"), utc("2026-03-02 09:25"),
+          utc("2026-03-02 09:30"))
+    assert attempts(db) == [
+        (utc("2026-03-02 09:15"), 1, Outcome.FAILED, Code.INTERNAL_FAULT),
+        (utc("2026-03-02 09:15"), 2, Outcome.FAILED, Code.INTERNAL_FAULT),
+        (utc("2026-03-02 09:15"), 3, Outcome.SKIPPED, Code.SUPERSEDED),
+        (utc("2026-03-02 09:30"), 1, Outcome.SUCCEEDED, None),
+    ]
+    assert state(db, "statement").due_at == utc("2026-03-02 09:45")
+
+
+def test_racing_ticks_make_one_attempt_per_schedule_at_and_attempt(db):
+    action = Failing(1)
+    statement = daily(action)
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"))
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, [statement], utc("2026-03-02 09:01")) for _ in range(8)))
+
+    run(race())
+    assert [a for _, a, _, _ in attempts(db)] == [1, 2]
+    assert len(action.calls) == 2
+
+
+def test_a_tick_with_a_retry_pending_but_not_yet_due_makes_two_statements(db):
+    statement = daily(Failing())
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"))
+    before = db.statements_run
+    ticks(db, [statement], utc("2026-03-02 09:00:30"))
+    assert db.statements_run - before == 2
+
+
+def test_a_killed_attempts_lease_expired_is_retried_for_the_same_due_time(db):
+    action = Failing(0)
+    statement = quarterly(action)
+    ticks(db, [statement], utc("2026-03-02 09:00"))
+    lose_a_run(db, "statement", due=utc("2026-03-02 09:15"), next_due=utc("2026-03-02 09:30"),
+               until=utc("2026-03-02 09:17"))
+    ticks(db, [statement], utc("2026-03-02 09:18"), utc("2026-03-02 09:27"), utc("2026-03-02 09:28"))
+    assert attempts(db) == [
+        (utc("2026-03-02 09:15"), 1, Outcome.FAILED, Code.LEASE_EXPIRED),
+        (utc("2026-03-02 09:15"), 2, Outcome.SUCCEEDED, None),
+    ]
+    assert [tick_ms for tick_ms, _ in action.calls] == [utc("2026-03-02 09:28")]
+
+
+def test_without_retries_a_failure_is_tried_again_at_the_next_due_time(db):
+    action = Failing(1)
+    statement = quarterly(action, retry=None)
+    ticks(db, [statement], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"), utc("2026-03-02 09:25"),
+          utc("2026-03-02 09:30"))
+    assert [tick_ms for tick_ms, _ in action.calls] == [utc("2026-03-02 09:15"), utc("2026-03-02 09:30")]
+    assert [a for _, a, _, _ in attempts(db)] == [1, 1]
+
+
+def test_a_paused_schedules_retry_is_skipped_paused_and_dropped(db):
+    action = Failing()
+    statement = daily(action)
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"))
+    run(db.all("UPDATE tickwork_schedules SET paused = 1 WHERE name = 'statement'"))
+    ticks(db, [statement], utc("2026-03-02 09:01"), utc("2026-03-02 09:03"))
+    assert attempts(db)[1:] == [(utc("2026-03-02 09:00"), 2, Outcome.SKIPPED, Code.PAUSED)]
+    assert state(db, "statement").due_at == utc("2026-03-03 09:00")
+
+
+def test_a_run_past_its_own_limit_is_deadline_exceeded_and_retried(db):
+    async def never_ends():
+        await asyncio.Event().wait()
+
+    statement = replace(daily(never_ends, limit=2 * MINUTE))
+    ticks(db, [statement], utc("2026-03-01 12:00"))
+    loop = VirtualTime()
+    try:
+        loop.run_until_complete(tick(db, [statement], utc("2026-03-02 09:00"), monotonic=loop.time))
+    finally:
+        loop.close()
+    [record] = runs(db, "statement")
+    assert (record["outcome"], record["code"], record["kind"]) == (Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE)
+    assert record["ended_at"] - record["started_at"] == 2 * MINUTE
+    assert state(db, "statement").retry_attempt == 2
+    assert state(db, "statement").due_at == utc("2026-03-02 09:03")
+
+
+def test_pauses_of_ten_seconds_are_kept_to_the_millisecond(db):
+    action = Failing(1)
+    statement = daily(action, retry=Retry(1, 10 * SECOND))
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:00:10"))
+    assert [tick_ms for tick_ms, _ in action.calls] == [utc("2026-03-02 09:00"), utc("2026-03-02 09:00:10")]
