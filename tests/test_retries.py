@@ -4,15 +4,16 @@ succeeds, its attempts run out or the next due time supersedes it; a run past it
 `deadline_exceeded`. Opt-in: without `retry:` a failure waits for the next due time."""
 
 import asyncio
-from dataclasses import replace
 
+import pytest
 from helpers import lose_a_run, run, runs, state, tick_at, ticks
 from test_how_a_schedule_runs import VirtualTime
 
-from tickwork import Schedule, call, clock
+from tickwork import Schedule, ScheduleError, call, clock
 from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome, Retry
+from tickwork.per_item import Items
 from tickwork.tick import tick
 from tickwork.times import MINUTE, SECOND, utc
 
@@ -144,7 +145,7 @@ def test_a_run_past_its_own_limit_is_deadline_exceeded_and_retried(db):
     async def never_ends():
         await asyncio.Event().wait()
 
-    statement = replace(daily(never_ends, limit=2 * MINUTE))
+    statement = daily(never_ends, limit=2 * MINUTE)
     ticks(db, [statement], utc("2026-03-01 12:00"))
     loop = VirtualTime()
     try:
@@ -163,3 +164,36 @@ def test_pauses_of_ten_seconds_are_kept_to_the_millisecond(db):
     statement = daily(action, retry=Retry(1, 10 * SECOND))
     ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:00:10"))
     assert [tick_ms for tick_ms, _ in action.calls] == [utc("2026-03-02 09:00"), utc("2026-03-02 09:00:10")]
+
+
+MADE: list[int] = []
+
+
+async def send_statement():
+    MADE.append(call.at)
+    if len(MADE) == 1:
+        raise RuntimeError("the mail service answered 503")
+
+
+def test_a_schedule_handed_over_with_retries_is_tried_again_for_the_same_at(db):
+    MADE.clear()
+    hand = Items(db, lambda: utc("2026-03-01 12:00"))
+    run(hand.calendar(send_statement, {"customer": "c1"}, "0 9 * * *", retry="2 after 5m", limit="1m"))
+    ticks(db, [], utc("2026-03-02 09:00"), utc("2026-03-02 09:04"), utc("2026-03-02 09:05"))
+    assert MADE == [utc("2026-03-02 09:00")] * 2
+    [row] = run(db.all("SELECT name FROM tickwork_schedules WHERE action IS NOT NULL"))
+    assert sorted((r["attempt"], r["outcome"]) for r in runs(db, row["name"])) == [
+        (1, Outcome.FAILED), (2, Outcome.SUCCEEDED)]
+
+
+@pytest.mark.parametrize("options, code", [
+    ({"retry": "3 after 30s"}, "deployable.target_unsupported"),
+    ({"retry": "three"}, "schedule.retry_invalid"),
+    ({"limit": "1h"}, "schedule.limit_invalid"),
+    ({"limit": 120}, "schedule.limit_invalid"),
+])
+def test_a_handed_over_retry_or_limit_the_worker_cannot_honour_is_refused_with_its_code(db, options, code):
+    with pytest.raises(ScheduleError) as refused:
+        run(Items(db, lambda: utc("2026-03-01 12:00")).every(send_statement, None, "1h", **options))
+    assert refused.value.code == code
+    assert run(db.all("SELECT name FROM tickwork_schedules")) == []
