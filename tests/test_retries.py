@@ -8,6 +8,7 @@ import asyncio
 import pytest
 from helpers import lose_a_run, run, runs, state, tick_at, ticks
 from test_how_a_schedule_runs import VirtualTime
+from test_the_operators_command import app  # noqa: F401 (the fixture)
 
 from tickwork import Schedule, ScheduleError, call, clock
 from tickwork.calendars import Calendar, CronCalendar
@@ -197,3 +198,25 @@ def test_a_handed_over_retry_or_limit_the_worker_cannot_honour_is_refused_with_i
         run(Items(db, lambda: utc("2026-03-01 12:00")).every(send_statement, None, "1h", **options))
     assert refused.value.code == code
     assert run(db.all("SELECT name FROM tickwork_schedules")) == []
+
+
+STATEMENT_ENTRY = {"kind": "calendar", "name": "statement", "source": "src/app/x.py:3", "cron": "0 9 * * *",
+                   "zone": "UTC", "retry_attempts": 3, "retry_pause_ms": MINUTE}
+
+
+def test_why_says_which_attempt_failed_of_how_many_and_when_the_next_is(app):
+    app.tick([daily(Failing())], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    app.manifest(STATEMENT_ENTRY)
+    _, answer, _ = app.run("why", "statement", now=utc("2026-03-02 09:02"))
+    assert answer["last_due_what"].startswith("attempt 2 of 4, ran and failed: internal_fault")
+    assert answer["last_due_what"].endswith("; next attempt at 2026-03-02 09:03 UTC")
+    assert answer["next_due_why"].startswith("2026-03-02 09:03 UTC (in 1 min): attempt 3 of 4 for 2026-03-02 09:00 UTC")
+    assert answer["next_attempt"]["attempt"] == 3
+
+
+def test_history_shows_each_attempt_in_a_column_of_its_own(app):
+    app.tick([daily(Failing(1))], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    _, answer, _ = app.run("history", "statement", now=utc("2026-03-02 09:02"))
+    assert [(r["attempt"], r["outcome"]) for r in answer["runs"]] == [(2, "succeeded"), (1, "failed")]
+    _, text, _ = app.run("history", "statement", now=utc("2026-03-02 09:02"), json_=False)
+    assert "ATTEMPT" in text.splitlines()[1]

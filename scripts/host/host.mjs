@@ -13,7 +13,7 @@ import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
-       items, batches, trace, events
+       items, batches, trace, events, attempt
 FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
@@ -44,6 +44,7 @@ export function runRecord(row) {
     batches: row.batches == null ? null : JSON.parse(row.batches),
     events: row.events == null ? null : JSON.parse(row.events),
     trace: row.trace ?? null,
+    attempt: row.attempt ?? 1,
     id: row.id,
   };
 }
@@ -59,8 +60,9 @@ export function describeRun(run) {
     run.dst ?? '',
   ].filter(Boolean).join(', ');
   const call = input ? ` [${input}]` : '';
+  const attempt = run.attempt > 1 ? ` (attempt ${run.attempt})` : '';
   const did = run.items != null ? `, ${run.items} record${run.items === 1 ? '' : 's'} purged` : emittedWords(run.events);
-  return `${run.schedule} due ${run.due}${call}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`;
+  return `${run.schedule} due ${run.due}${call}${attempt}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`;
 }
 
 // What a run emitted, as tickwork's model.what_a_run_did says it: ", 3 events emitted (a 1, b 2)".
