@@ -220,3 +220,27 @@ def test_history_shows_each_attempt_in_a_column_of_its_own(app):
     assert [(r["attempt"], r["outcome"]) for r in answer["runs"]] == [(2, "succeeded"), (1, "failed")]
     _, text, _ = app.run("history", "statement", now=utc("2026-03-02 09:02"), json_=False)
     assert "ATTEMPT" in text.splitlines()[1]
+
+
+def test_a_failed_run_with_attempts_left_costs_the_one_statement_more_the_tick_counts_for_it(db):
+    from test_statements_per_tick import FIRST_READ, cost
+
+    from tickwork.schedule_store import Claim
+    from tickwork.tick import statements_for
+
+    statement = daily(Failing())
+    ticks(db, [statement], utc("2026-03-01 12:00"))
+    counted = statements_for([Claim("statement", 0, 0, "run", retries=True)])
+    # the lease and the start; the end, the retry scheduled and the lease given back
+    assert cost(db, utc("2026-03-02 09:00"), [statement])[0] == FIRST_READ + 2 + 3 == FIRST_READ + counted
+
+
+def test_the_manifest_gives_the_worker_each_schedules_retries_and_limit():
+    from types import SimpleNamespace
+
+    from tickwork.app import App
+
+    entry = {**STATEMENT_ENTRY, "nonexistent": "shift", "repeated": "first", "module": "test_retries",
+             "action": "send_statement", "limit_ms": 2 * MINUTE}
+    [schedule] = App.from_manifest(SimpleNamespace(STORE="DB", SCHEDULES=(entry,))).schedules
+    assert (schedule.retry, schedule.limit) == (Retry(3, MINUTE), 2 * MINUTE)
