@@ -244,3 +244,21 @@ def test_the_manifest_gives_the_worker_each_schedules_retries_and_limit():
              "action": "send_statement", "limit_ms": 2 * MINUTE}
     [schedule] = App.from_manifest(SimpleNamespace(STORE="DB", SCHEDULES=(entry,))).schedules
     assert (schedule.retry, schedule.limit) == (Retry(3, MINUTE), 2 * MINUTE)
+
+
+def test_the_workers_run_line_says_the_attempt_and_when_the_next_is(db):
+    from tickwork.adapters.workers import describe
+
+    statement = daily(Failing())
+    ticks(db, [statement], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"))
+    [report] = ticks(db, [statement], utc("2026-03-02 09:01"))
+    line = describe(report.runs[0])
+    assert line.startswith("tickwork: statement due 2026-03-02T09:00:00.000Z (attempt 2): failed (internal_fault)")
+    assert "; next attempt at 2026-03-02T09:03:00.000Z" in line
+
+
+def test_the_pause_counts_from_the_ticks_time_not_the_wall_clock_of_a_tick_by_hand(db):
+    statement = daily(Failing())
+    ticks(db, [statement], utc("2026-03-01 12:00"))
+    ticks(db, [statement], utc("2026-03-02 09:00"), started_at=utc("2026-12-01 10:00"))
+    assert state(db, "statement").due_at == utc("2026-03-02 09:01")

@@ -494,7 +494,8 @@ class _Tick:
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
         writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
-        retry = _retry(schedule, claim, ended) if outcome == Outcome.FAILED else {}
+        # the pause counts on the tick's clock, as due times do (a tick by hand may be far from the wall's)
+        retry = _retry(schedule, claim, self.now + ended - self.wall) if outcome == Outcome.FAILED else {}
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
