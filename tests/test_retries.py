@@ -262,3 +262,21 @@ def test_the_pause_counts_from_the_ticks_time_not_the_wall_clock_of_a_tick_by_ha
     ticks(db, [statement], utc("2026-03-01 12:00"))
     ticks(db, [statement], utc("2026-03-02 09:00"), started_at=utc("2026-12-01 10:00"))
     assert state(db, "statement").due_at == utc("2026-03-02 09:01")
+
+
+def test_a_run_that_fails_at_once_with_a_pause_of_a_minute_is_tried_at_the_next_minutes_tick(db):
+    seconds = iter([0.0, 0.0, 0.4, 0.4, 0.4, 0.4])  # the tick spends 400 ms before the run ends
+
+    statement = daily(Failing())
+    ticks(db, [statement], utc("2026-03-01 12:00"))
+    ticks(db, [statement], utc("2026-03-02 09:00"), monotonic=lambda: next(seconds, 0.4))
+    assert state(db, "statement").due_at == utc("2026-03-02 09:01")
+
+
+def test_the_pause_of_a_run_that_failed_after_a_while_counts_from_its_failure_in_whole_ten_seconds(db):
+    seconds = iter([0.0, 0.0, 95.5])
+
+    statement = daily(Failing())
+    ticks(db, [statement], utc("2026-03-01 12:00"))
+    ticks(db, [statement], utc("2026-03-02 09:00"), monotonic=lambda: next(seconds, 95.5))
+    assert state(db, "statement").due_at == utc("2026-03-02 09:02:30")

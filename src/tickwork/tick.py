@@ -32,7 +32,7 @@ from .outbox import Outbox
 from .outbox_store import OutboxStore
 from .per_item import Items
 from .timing import Call, Owing, Timing
-from .times import MINUTE, NEVER, iso
+from .times import MINUTE, NEVER, SECOND, iso
 
 log = logging.getLogger("tickwork")
 
@@ -108,6 +108,8 @@ async def tick(
 # A write that must land (runs' ends) is tried again at once, then after these pauses (seconds),
 # the last one over and over, for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
+
+MARK = 10 * SECOND  # a Worker with queues bound ticks at each 10-second mark
 
 # A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
 GAP = 3 * MINUTE
@@ -494,8 +496,11 @@ class _Tick:
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
         writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
-        # the pause counts on the tick's clock, as due times do (a tick by hand may be far from the wall's)
-        retry = _retry(schedule, claim, self.now + ended - self.wall) if outcome == Outcome.FAILED else {}
+        # The pause counts from the failure on the tick's clock, as due times do (a tick by hand may be
+        # far from the wall's), in whole 10-second marks: a pause of a minute after a run that failed
+        # at once is the next minute's tick, not the mark after it.
+        failed_at = self.now + (ended - self.wall) // MARK * MARK
+        retry = _retry(schedule, claim, failed_at) if outcome == Outcome.FAILED else {}
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
