@@ -66,7 +66,8 @@ def test_run_records_made_before_migration_0012_are_kept_whole_and_read_by_sched
     before = runs(db)
     for script in [s for s in scripts if s.name >= "0012"]:
         db._conn.executescript(script.read_text())
-    assert runs(db) == before and before[0]["detail"] == "it said so"
+    kept = [{column: run[column] for column in before[0]} for run in runs(db)]  # later migrations add columns
+    assert kept == before and before[0]["detail"] == "it said so"
     census = every(15)
     ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (14, 30, 45)))
     assert census.action.at and [r["id"] for r in runs(db)][0] == "old-run"

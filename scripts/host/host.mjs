@@ -13,7 +13,7 @@ import { iso } from './times.mjs';
 
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
-       items, batches, trace, events, by_hand
+       items, batches, trace, events, by_hand, attempt
 FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
@@ -47,6 +47,7 @@ export function runRecord(row) {
     events: row.events == null ? null : JSON.parse(row.events),
     trace: row.trace ?? null,
     by_hand: row.by_hand ?? null,
+    attempt: row.attempt ?? 1,
     id: row.id,
   };
 }
@@ -78,11 +79,12 @@ export function describeRun(run) {
     run.dst ?? '',
   ].filter(Boolean).join(', ');
   const call = input ? ` [${input}]` : '';
+  const attempt = run.attempt > 1 ? ` (attempt ${run.attempt})` : '';
   const did = run.items != null ? `, ${run.items} record${run.items === 1 ? '' : 's'} purged` : emittedWords(run.events);
   // A run by hand made before the schedule was due is for no due time: it moved none.
   const when = run.by_hand == null ? `due ${run.due}`
     : run.due_at > run.tick_at ? `run by hand by ${run.by_hand}` : `due ${run.due}, by hand by ${run.by_hand}`;
-  return printable(`${run.schedule} ${when}${call}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`);
+  return printable(`${run.schedule} ${when}${call}${attempt}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`);
 }
 
 // What a run emitted, as tickwork's model.what_a_run_did says it: ", 3 events emitted (a 1, b 2)".

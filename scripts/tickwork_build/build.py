@@ -50,7 +50,8 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
             name = schedule_name(declaration, where)
         else:
             spec, trouble = validate_declaration(
-                declaration, modules.get(declaration.module), project.domain_module(declaration.domain)
+                declaration, modules.get(declaration.module), project.domain_module(declaration.domain),
+                bool(queues.bound or queues.producers or queues.consumers),
             )
             name = declaration.name if NAME.fullmatch(declaration.name) else None  # a bad name is reported as such
         if name in seen:

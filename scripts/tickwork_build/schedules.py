@@ -21,6 +21,7 @@ from tickwork.calendars import NONEXISTENT, REPEATED, parse_cron
 from tickwork.cron_syntax import MEND as CRON_MEND
 from tickwork.cron_syntax import parse as cron_fields
 from tickwork.cron_syntax import shown
+from tickwork.retries import Refused, limit_of, retry_of
 from tickwork.times import LONGEST, MINUTE, SECOND, duration_ms, whole
 from tickwork.zones import is_zone
 
@@ -145,13 +146,25 @@ CHECKS = {
     "intervals": _intervals,
 }
 
+def _retry(text: str, queues: bool) -> dict:
+    retry = retry_of(_unquoted(text), queues)
+    return {"retry_attempts": retry.attempts, "retry_pause_ms": retry.pause}
+
+
+def _limit(text: str) -> int:
+    return limit_of(_unquoted(text))
+
+
+# Opt-in items every kind holds: retries of a failed run, and the run's own time limit.
+RUNS = {"retry": None, "limit": None}
+
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
 ITEMS = {
-    "schedule": {"every": REQUIRED, "run": REQUIRED},
+    "schedule": {"every": REQUIRED, "run": REQUIRED, **RUNS},
     "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
-                 "run": REQUIRED},
-    "pulse": {"cycle": REQUIRED, "intervals": 1, "run": REQUIRED},
+                 "run": REQUIRED, **RUNS},
+    "pulse": {"cycle": REQUIRED, "intervals": 1, "run": REQUIRED, **RUNS},
 }
 
 _MISSING = {
@@ -186,6 +199,9 @@ class Spec(BaseModel):
     format: str | None = None
     after_ms: int | None = None
     after_setting: str | None = None  # or the setting (a Worker var) the age is read from at run time
+    retry_attempts: int | None = None  # `retry: 3 after 1m`: attempts more, and the first pause
+    retry_pause_ms: int | None = None
+    limit_ms: int | None = None  # `limit: 2m`
 
     def manifest_entry(self) -> dict:
         entry = self.model_dump(exclude_none=True)
@@ -198,10 +214,11 @@ PURGE_ENTRY = ("kind", "name", "table", "column", "format", "after_ms", "after_s
 
 
 def validate_declaration(
-    declaration: Declaration, module: ModuleType | None, package: str
+    declaration: Declaration, module: ModuleType | None, package: str, queues: bool = False
 ) -> tuple[Spec | None, list[Problem]]:
     """Every problem of one declaration, whose `run:` names an action of `module` (None where it
-    failed to import) defined in the domain's `package`; its Spec where it has none."""
+    failed to import) defined in the domain's `package`; its Spec where it has none. `queues`:
+    the app has queues bound, so its Worker ticks at each 10-second mark."""
     holds = ITEMS[declaration.kind]
     written: dict[str, Item] = {}
     problems = []
@@ -230,15 +247,22 @@ def validate_declaration(
         try:
             if key == "run":
                 values[key] = _run(item.value, module, declaration.domain, package)
+            elif key == "retry":
+                values[key] = _retry(item.value, queues)
+            elif key == "limit":
+                values[key] = _limit(item.value)
             else:
                 values[key] = CHECKS[key](item.value)
         except Invalid as invalid:
             problems.append(_problem(declaration, invalid.code, item.line, str(invalid), invalid.mend))
+        except Refused as refused:
+            problems.append(_problem(declaration, refused.code, item.line, refused.message, refused.mend))
     problems += _together(declaration, values, written)
     if problems:
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
-                  module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}")
+                  module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
+                  limit_ms=values["limit"], **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":

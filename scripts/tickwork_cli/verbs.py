@@ -211,7 +211,7 @@ def _run_item(run: dict, now: int) -> dict:
         "took_ms": ended - started if started is not None and ended is not None else None,
         "outcome": run["outcome"], "code": run.get("code"), "kind": run.get("kind"), "detail": run.get("detail"),
         "at": _instant(run.get("at"), now), "dst": run.get("dst"), "n": _number(run.get("n")),
-        "i": _number(run.get("i")), "by_hand": run.get("by_hand"),
+        "i": _number(run.get("i")), "by_hand": run.get("by_hand"), "attempt": _number(run.get("attempt")) or 1,
         "items": _number(run.get("items")), "events": _events(run), "trace": run.get("trace"),
     }
 
@@ -248,10 +248,10 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             table.append([
                 when(i["due"]["ms"]) if i["due"] else "by hand", when(i["started"]["ms"]) if i["started"] else "-",
                 took, i["outcome"],
-                i["code"] or "", i["kind"] or "", _call_words(run), _did(run),
+                i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
                 i["by_hand"] or "", _clip(i["detail"], 60),
             ])
-        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "DID", "BY HAND", "DETAIL"], table)
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "BY HAND", "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]
         lines += [f"  {when(i['logged']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
@@ -267,7 +267,20 @@ SKIPS = {
     "overdue": "skipped: the call was later than its `overdue:` allows",
     "coalesced": "skipped: another calendar of the same action made the call for this moment",
     "expired": "skipped: its `expires` had passed, so it ended",
+    "superseded": "skipped: the next due time came before this attempt, and superseded it",
 }
+
+
+def _attempts(state: dict, entry: dict | None) -> int | None:
+    """How many attempts a due time gets in all, where the schedule declares retries."""
+    if state.get("timing"):
+        entry = json.loads(state["timing"])
+    more = (entry or {}).get("retry_attempts")
+    return None if not more else more + 1
+
+
+def _attempt_words(attempt: int, attempts: int | None) -> str:
+    return f"attempt {attempt}" + (f" of {attempts}" if attempts else "")
 
 
 def _rule(form: str, state: dict, overdue: int | None) -> str:
@@ -341,7 +354,9 @@ def _what_happened(run: dict, gaps: list[dict]) -> str:
         text += f", a run asked for by hand by {run['by_hand']}"
     late = int(run["tick_at"]) - int(run["due_at"])
     gap = _gap_around(gaps, int(run["due_at"]))
-    if gap is not None:
+    if (_number(run.get("attempt")) or 1) > 1:
+        pass  # a retry is made after its pause, not late
+    elif gap is not None:
         text += f"; late by {words.short(late)}: ticks had stopped ({_gap_words(gap)})"
     elif late >= 2 * MINUTE:
         text += f"; late by {words.short(late)}"
@@ -372,6 +387,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
 
     form = _form(state)
     overdue = _overdue(state, manifest)
+    attempts = _attempts(state, entry)
     rule = f"{words.timing(form, overdue)}: {_rule(form, state, overdue)}"
     due = int(state["due_at"])
     removed = _number(state.get("removed_at"))
@@ -391,6 +407,13 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     else:
         next_due = due
         reason = f"{when(due)} ({relative(due, now)}): {_due_reason(form, due, last is not None)}"
+        if state.get("retry_attempt") is not None:
+            retry_next = _number(state.get("retry_next"))
+            reason = (f"{when(due)} ({relative(due, now)}): "
+                      f"{_attempt_words(int(state['retry_attempt']), attempts)} for {when(int(state['retry_due']))}"
+                      + (f", unless the next due time, {when(retry_next)}, comes first and supersedes it"
+                         if retry_next is not None and retry_next > due else
+                         f"; the next due time, {when(retry_next)}, comes first and supersedes it"))
         if unreached:
             reason += (f"; not reached: ticks stopped, the last tick was "
                        f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
@@ -422,6 +445,11 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     elif last is not None:
         last_due = None if _ahead_of_due(last) else int(last["due_at"])
         what = _what_happened(last, gaps)
+        attempt = _number(last.get("attempt")) or 1
+        if attempts or attempt > 1:
+            what = f"{_attempt_words(attempt, attempts)}, {what}"
+        if state.get("retry_attempt") is not None and removed is None:
+            what += f"; next attempt at {when(due)}"
     else:
         last_due = None
         what = (f"none yet: first seen by the tick at {when(int(state['first_tick']))}"
@@ -431,7 +459,10 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
         "schedule": name, "declared": where, "rule": rule, "next_due": _instant(next_due, now),
         "next_due_why": reason, "notes": notes, "last_due": _instant(last_due, now), "last_due_what": what,
         "last_run": _run_item(last, now) if last else None, "paused": bool(state["paused"]),
-        "last_tick": _instant(last_tick, now), "gaps": gap_items,
+        "last_tick": _instant(last_tick, now), "gaps": gap_items, "attempts": attempts,
+        "next_attempt": (None if state.get("retry_attempt") is None or removed is not None else
+                         {"attempt": int(state["retry_attempt"]), "at": _instant(due, now),
+                          "for_due": _instant(int(state["retry_due"]), now)}),
     }
     lines = [name, f"  declared   {where}", f"  rule       {rule}", f"  next due   {reason}"]
     lines += [f"  note       {note}" for note in notes]

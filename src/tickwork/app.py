@@ -9,7 +9,7 @@ from .calendars import Calendar, cron_calendar
 from .consumers import Consumer
 from .declared import Declared
 from .grid import Every
-from .model import Action, Schedule
+from .model import Action, Retry, Schedule
 from .once import Once
 from .pulses import Pulse
 from .purging import purge_action
@@ -28,6 +28,11 @@ def timing_of(entry: dict) -> Timing:
     if kind == "once":
         return Once(entry["at_ms"])
     raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
+
+
+def retry_of_entry(entry: dict) -> Retry | None:
+    """A declared or handed-over entry's retries, where it declares them."""
+    return Retry(entry["retry_attempts"], entry["retry_pause_ms"]) if entry.get("retry_attempts") else None
 
 
 def action_of_entry(entry: dict) -> Action:
@@ -91,6 +96,8 @@ class App:
                 timing=timing_of(entry),
                 action=action_of_entry(entry),
                 source=entry["source"],
+                retry=retry_of_entry(entry),
+                limit=entry.get("limit_ms"),
             )
             for entry in manifest.SCHEDULES
         )

@@ -66,8 +66,11 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     return declare
 
 
-def schedule(*, every: str, name: str | None = None):
-    return _declare("schedule", name, {"every": every})
+def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None):
+    """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
+    1m, 2m and 4m after each failure; `limit="2m"`: the run is stopped there (at most 15m).
+    The calendar and pulse decorators take both too."""
+    return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit})
 
 
 def calendar(
@@ -78,16 +81,19 @@ def calendar(
     nonexistent: str | None = None,
     repeated: str | None = None,
     name: str | None = None,
+    retry: str | None = None,
+    limit: str | None = None,
 ):
     """`overdue` is seconds, or a duration such as "1h"."""
     items = {"cron": cron, "zone": zone, "overdue": overdue}
-    items |= {"nonexistent": nonexistent, "repeated": repeated}
+    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit}
     return _declare("calendar", name, items)
 
 
-def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None):
+def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None, retry: str | None = None,
+          limit: str | None = None):
     """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"."""
-    return _declare("pulse", name, {"cycle": cycle, "intervals": intervals})
+    return _declare("pulse", name, {"cycle": cycle, "intervals": intervals, "retry": retry, "limit": limit})
 
 
 def purge(table: str, *, column: str, format: str, after: str) -> None:

@@ -14,6 +14,19 @@ LEASE_GRACE = MINUTE  # a lease outlives its tick's budget by this much
 
 
 @dataclass(frozen=True)
+class Retry:
+    """`retry: 3 after 1m`: a failed run is tried again for the same due time, up to `attempts`
+    times more, the first after `pause` (ms), each pause twice the one before."""
+
+    attempts: int
+    pause: int
+
+    def pause_after(self, attempt: int) -> int | None:
+        """The pause after attempt `attempt` (1 the first run) failed; None where none is left."""
+        return self.pause * 2 ** (attempt - 1) if attempt <= self.attempts else None
+
+
+@dataclass(frozen=True)
 class Schedule:
     """One declared entry: an `every:` schedule, a calendar or a pulse, calling `action`."""
 
@@ -21,6 +34,8 @@ class Schedule:
     timing: Timing  # grid.Every, calendar.Calendar or pulse.Pulse
     action: Action
     source: str = ""  # file:line of the declaration, for logs
+    retry: Retry | None = None  # opt-in: by default a failure is tried again at the next due time
+    limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
 
 
 class Outcome(StrEnum):
@@ -39,6 +54,7 @@ class Code(StrEnum):
     DEADLINE_EXCEEDED = "deadline_exceeded"  # failed: past the run limit or the tick's budget
     INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own
     EXPIRED = "expired"  # skipped: a handed-over schedule's `expires` passed; it has ended
+    SUPERSEDED = "superseded"  # skipped: the next due time came before a pending retry
     ACTION_GONE = "action_gone"  # failed: a handed-over schedule's action is no longer in the app; it has ended
 
 

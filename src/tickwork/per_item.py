@@ -77,15 +77,19 @@ class Items:
         nonexistent: str = "shift",
         repeated: str = "first",
         expires: int | None = None,
+        retry: str | None = None,
+        limit: str | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
-        `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it."""
+        `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
+        `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more)."""
         entry = _calendar(cron, zone, overdue, nonexistent, repeated)
-        return await self._hand_over(action, input, entry, expires)
+        return await self._hand_over(action, input, entry | _runs(retry, limit), expires)
 
-    async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None) -> str:
+    async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
+                    retry: str | None = None, limit: str | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every), expires)
+        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit), expires)
 
     async def once(self, action: Action, input: object, at: int) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
@@ -263,6 +267,26 @@ def _id(id: object) -> str:
         raise ScheduleError("schedule.id_invalid", f"{reprlib.repr(id)} is not an id of a schedule handed over",
                             "cancel with the string items.calendar, items.every or items.once returned")
     return id
+
+
+def _runs(retry: object, limit: object) -> dict:
+    """What the entry keeps of `retry` and `limit` where given: an entry without them, and so
+    its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
+    from .retries import Refused, limit_of, retry_of
+
+    try:
+        kept = {} if retry is None else {"retry_attempts": (r := retry_of(_text("retry", retry), False)).attempts,
+                                         "retry_pause_ms": r.pause}
+        return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit))})
+    except Refused as refused:
+        raise ScheduleError(refused.code, refused.message, refused.mend) from None
+
+
+def _text(item: str, value: object) -> str:
+    if not isinstance(value, str):
+        raise ScheduleError(f"schedule.{item}_invalid", f"`{item}` of {value!r} is not a string",
+                            'write e.g. retry="3 after 1m", limit="2m"')
+    return value
 
 
 def _digest(text: str) -> str:

@@ -72,7 +72,7 @@ STORED_FORM = "IFNULL(s.form, 'every ' || s.every_ms)"
 REBASE = f"""
 UPDATE tickwork_schedules AS s
 SET every_ms = json_extract(j.value, '$[1]'), form = json_extract(j.value, '$[2]'),
-    due_at = json_extract(j.value, '$[3]'), removed_at = NULL
+    due_at = json_extract(j.value, '$[3]'), removed_at = NULL, retry_attempt = NULL
 FROM json_each(?1) AS j
 WHERE s.name = json_extract(j.value, '$[0]') AND {STORED_FORM} = json_extract(j.value, '$[4]')
   AND s.due_at = json_extract(j.value, '$[5]')
@@ -110,7 +110,7 @@ INSERT INTO tickwork_schedules
 SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
 SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL
+    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL
 WHERE ended IN ('cancelled', 'expired', 'action_gone')
 """
 
@@ -122,7 +122,14 @@ RETURNING name
 """
 
 CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail",
-                   "requested", "by_hand", "trace")
+                   "requested", "by_hand", "trace", "for_due", "attempt", "retrying")
+
+# A pending retry is the row's due time, and the attempt it makes is part of what is claimed: a
+# claim for the row as it was before an attempt ended, or before its retry, takes nothing. A
+# claim that moves the due time on takes the retry with it; one that answers a request by hand
+# ahead of the due time leaves it pending.
+RETRY_CLAIMED = "(s.retry_attempt IS j.retrying)"
+RETRY_TAKEN = "retry_attempt = CASE WHEN j.next_due = s.due_at THEN s.retry_attempt END"
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease. Taking it also moves the due time on, so a second tick with the same due time finds
@@ -135,13 +142,13 @@ CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "mom
 def _take_leases(ending: str = "") -> str:
     return f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due,
+UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due, {RETRY_TAKEN},
     run_requested_by = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_by END,
     run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END{ending}
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
   AND (s.lease_until IS NULL OR s.lease_until <= ?3)
-  AND (j.requested IS NULL OR s.run_requested_at = j.requested)
+  AND (j.requested IS NULL OR s.run_requested_at = j.requested) AND {RETRY_CLAIMED}
 RETURNING lease_run AS run
 """
 
@@ -165,8 +172,8 @@ ON CONFLICT DO NOTHING
 # run, in the run's own trace; the ids it returns are the witnesses.
 RECORD_STARTS = f"""
 {CLAIMS}
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, by_hand, trace)
-SELECT j.run, s.name, j.due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.by_hand, j.trace
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, by_hand, trace, attempt)
+SELECT j.run, s.name, j.for_due, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.by_hand, j.trace, j.attempt
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
 WHERE j.moment IS NULL OR EXISTS (
     SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
@@ -181,8 +188,8 @@ COALESCED_DETAIL = "another calendar of the action made the call for this moment
 # A request the lease consumed is given back too: no run answered it, so a later tick makes it.
 RECORD_COALESCED = f"""
 {CLAIMS}
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
-SELECT j.run, s.name, j.due, ?2, 'skipped', '{Code.COALESCED}', '{COALESCED_DETAIL}', j.at, j.n, j.i, j.dst
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst, attempt)
+SELECT j.run, s.name, j.for_due, ?2, 'skipped', '{Code.COALESCED}', '{COALESCED_DETAIL}', j.at, j.n, j.i, j.dst, j.attempt
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
 WHERE j.moment IS NOT NULL AND NOT EXISTS (
     SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
@@ -200,18 +207,20 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
 
 # A skip moves the due time on while the row is as the tick saw it for the skip's reason, and
 # marks the row with the skip's record, which the same batch then writes: only where the mark is
-# this skip's, so of two racing ticks one records it. As with the lease, a skip that ends no
-# schedule leaves `removed_at` and its indexes alone: SKIP_ENDING is for chunks where one does.
+# this skip's, so of two racing ticks one records it. A skip of a pending retry drops the retry.
+# As with the lease, a skip that ends no schedule leaves `removed_at` and its indexes alone:
+# SKIP_ENDING is for chunks where one does.
 def _skip(ending: str = "") -> str:
     return f"""
 {CLAIMS}
-UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run{ending}
+UPDATE tickwork_schedules AS s SET due_at = j.next_due, skip_run = j.run, retry_attempt = NULL{ending}
 FROM j
-WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND CASE j.reason
+WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND {RETRY_CLAIMED} AND CASE j.reason
     WHEN '{Code.EXPIRED}' THEN 1
     WHEN '{Code.ACTION_GONE}' THEN 1
     WHEN '{Code.PAUSED}' THEN s.paused = 1
     WHEN '{Code.RUNNING}' THEN s.paused = 0 AND s.lease_until > ?2
+    WHEN '{Code.SUPERSEDED}' THEN s.lease_until IS NULL OR s.lease_until <= ?2
     ELSE s.paused = 0 AND (s.lease_until IS NULL OR s.lease_until <= ?2)
 END
 """
@@ -224,9 +233,9 @@ SKIP_ENDING = _skip(f""",
 
 RECORD_SKIPS = f"""
 {CLAIMS}
-INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst)
-SELECT j.run, s.name, j.due, ?2, CASE j.reason WHEN '{Code.ACTION_GONE}' THEN 'failed' ELSE 'skipped' END,
-       j.reason, j.detail, j.at, j.n, j.i, j.dst
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at, n, i, dst, attempt)
+SELECT j.run, s.name, j.for_due, ?2, CASE j.reason WHEN '{Code.ACTION_GONE}' THEN 'failed' ELSE 'skipped' END,
+       j.reason, j.detail, j.at, j.n, j.i, j.dst, j.attempt
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.skip_run = j.run
 WHERE true
 RETURNING id
@@ -244,7 +253,8 @@ SELECT j.run AS run,
 FROM j
 """
 
-ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events")
+ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events",
+                 "retry", "attempt", "for_due", "at", "n", "i", "dst")
 
 # Runs' ends, written again after an error, so each only while its record is still `running`.
 RECORD_ENDS = f"""
@@ -261,11 +271,40 @@ FROM j WHERE r.id = j.run AND r.outcome = 'running'
 # tick recorded it lease_expired. So they commit once, and never with a failed run.
 STILL_RUNNING = "UPDATE tickwork_runs SET outcome = NULL WHERE id = ?1 AND outcome <> 'running'"
 
+# In the end's batch, before the lease is given back: a failed run with attempts left makes its
+# retry the row's due time, unless the next due time comes first, and keeps that one aside. Only
+# while the run still holds the lease: an end written again, or one whose lease lapsed, schedules
+# nothing more.
+SCHEDULE_RETRIES = f"""
+{ENDS}
+UPDATE tickwork_schedules AS s
+SET retry_next = s.due_at, due_at = MIN(s.due_at, j.retry), retry_attempt = j.attempt, retry_due = j.for_due,
+    retry_at = j.at, retry_n = j.n, retry_i = j.i, retry_dst = j.dst
+FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND s.removed_at IS NULL
+"""
+
 # ?1 holds rows that begin with the schedule's name and the run: ENDS rows, or [name, run].
 GIVE_BACK_LEASES = """
 WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run FROM json_each(?1))
 UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
 FROM j WHERE s.name = j.name AND s.lease_run = j.run
+"""
+
+# Before a lapsed lease's run is ended `lease_expired`: where its schedule declares attempts left
+# (?2: JSON {name: [attempts, pause]} of the declared; a handed-over one's own, in its timing),
+# its retry is scheduled as a failed end schedules it, the pause counted from this tick.
+SCHEDULE_LAPSED_RETRIES = """
+WITH d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts, json_extract(value, '$[1]') AS pause
+           FROM json_each(?2))
+UPDATE tickwork_schedules AS s
+SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due = r.due_at,
+    retry_at = r.at, retry_n = r.n, retry_i = r.i, retry_dst = r.dst,
+    due_at = MIN(s.due_at, ?1 + IFNULL(d.pause, json_extract(s.timing, '$.retry_pause_ms'))
+                               * (1 << (IFNULL(r.attempt, 1) - 1)))
+FROM tickwork_runs AS r LEFT JOIN d ON d.name = r.schedule
+WHERE s.lease_until <= ?1 AND r.id = s.lease_run AND r.outcome = 'running' AND r.by_hand IS NULL
+  AND s.removed_at IS NULL
+  AND IFNULL(r.attempt, 1) <= IFNULL(d.attempts, IFNULL(json_extract(s.timing, '$.retry_attempts'), 0))
 """
 
 FAIL_EXPIRED_RUNS = f"""
@@ -330,6 +369,10 @@ class State:
     expires_at: int | None = None
     run_requested_at: int | None = None  # a run asked for by hand, and by whom
     run_requested_by: str | None = None
+    retry_attempt: int | None = None  # a pending retry: the attempt it makes, the due time it is for,
+    retry_due: int | None = None  # its call, and the next due time it put aside
+    retry_call: Call = Call()
+    retry_next: int | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -351,6 +394,11 @@ class State:
             expires_at=number(row.get("expires_at")),
             run_requested_at=number(row.get("run_requested_at")),
             run_requested_by=row.get("run_requested_by"),
+            retry_attempt=number(row.get("retry_attempt")),
+            retry_due=number(row.get("retry_due")),
+            retry_call=Call(number(row.get("retry_at")), number(row.get("retry_n")), number(row.get("retry_i")),
+                            row.get("retry_dst")),
+            retry_next=number(row.get("retry_next")),
         )
 
     def lease_live(self, now: int) -> bool:
@@ -419,11 +467,21 @@ class Claim:
     requested: int | None = None  # the request for a run by hand this run answers
     by_hand: str | None = None  # who asked for it
     trace: str | None = None  # a run's trace, new for each run
+    for_due: int | None = None  # a retry's: the due time it is for (else `due`)
+    attempt: int = 1
+    retrying: int | None = None  # the pending retry the row holds as the tick read it
+    retries: bool = False  # a failure schedules a retry: its end's batch takes a statement more
+
+    @property
+    def due_for(self) -> int:
+        """The due time the run or skip is for, as its record keeps it."""
+        return self.due if self.for_due is None else self.for_due
 
     def row(self) -> list:
         c = self.call
         return [self.name, self.due, self.next_due, self.run, c.at, c.n, c.i, c.dst, self.moment,
-                self.reason, self.detail, self.requested, self.by_hand, self.trace]
+                self.reason, self.detail, self.requested, self.by_hand, self.trace, self.due_for,
+                self.attempt, self.retrying]
 
 
 @dataclass(frozen=True)
@@ -452,6 +510,13 @@ class End:
     batches: str | None = None
     events: str | None = None  # what a run emitted and kept: JSON {"event": count}
     writes: tuple = field(default=(), compare=False)  # a succeeded run's own statements, (sql, params)
+    retry: int | None = None  # a failed run with attempts left: when its next attempt is due,
+    attempt: int | None = None  # which attempt that is, the due time it is for, and its call
+    for_due: int | None = None
+    at: int | None = None
+    n: int | None = None
+    i: int | None = None
+    dst: str | None = None
 
     def row(self) -> list:
         """The end as RECORD_ENDS reads it; its writes are statements of their own."""
@@ -514,9 +579,11 @@ class ScheduleStore:
         if statements:
             await self.db.batch(statements)
 
-    async def expire_leases(self, tick: int) -> None:
-        """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`."""
-        await self.db.batch([(FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
+    async def expire_leases(self, tick: int, retries: str = "{}") -> None:
+        """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`, scheduling
+        the retries of those with attempts left (`retries`: JSON {name: [attempts, pause]})."""
+        await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (tick, retries)), (FAIL_EXPIRED_RUNS, (tick,)),
+                             (CLEAR_EXPIRED_LEASES, (tick,))])
 
     async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
         """Takes the leases of the due runs and records their starts (or, for a moment another
@@ -524,8 +591,11 @@ class ScheduleStore:
         times of the skips on and records them, all in one transaction: what each claim won is
         what the returned rows witness."""
         leases = [c.row() for c in claims if c.reason is None]
-        skips = [c.row() for c in claims if c.reason is not None]
+        superseded = [c.row() for c in claims if c.reason == Code.SUPERSEDED]
+        skips = [c.row() for c in claims if c.reason not in (None, Code.SUPERSEDED)]
         statements: list = []
+        for chunk in map(json.dumps, chunks(superseded)):  # first: the due time they put aside is leased next
+            statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
         for rows in chunks(leases):
             chunk = json.dumps(rows)
             take = TAKE_LEASES_ENDING if any(row[2] >= NEVER for row in rows) else TAKE_LEASES
@@ -565,8 +635,10 @@ class ScheduleStore:
         """The statements that record how runs ended and give their leases back, for a batch,
         each run's own writes first, behind the check that its record is still running."""
         statements: list = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
-        for chunk in map(json.dumps, chunks([end.row() for end in ends])):
-            statements += [(RECORD_ENDS, (chunk,)), (GIVE_BACK_LEASES, (chunk,))]
+        for part in chunks(ends):
+            chunk = json.dumps([end.row() for end in part])
+            retries = [(SCHEDULE_RETRIES, (chunk,))] if any(end.retry is not None for end in part) else []
+            statements += [(RECORD_ENDS, (chunk,)), *retries, (GIVE_BACK_LEASES, (chunk,))]
         return statements
 
     async def hand_over(

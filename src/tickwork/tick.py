@@ -25,7 +25,7 @@ from .ends import Ends
 from .schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
 )
-from .app import action_of, timing_of
+from .app import action_of, retry_of_entry, timing_of
 from .calendars import VIXIE_DAYS
 from .declared import Declared, action_key, declared
 from .housekeeping import RETENTION, housekeeping
@@ -33,7 +33,7 @@ from .outbox import Outbox
 from .outbox_store import OutboxStore
 from .per_item import Items
 from .timing import Call, Owing, Timing
-from .times import MINUTE, NEVER, iso
+from .times import MINUTE, NEVER, SECOND, iso
 
 log = logging.getLogger("tickwork")
 
@@ -59,6 +59,8 @@ class RunReport:
     items: int | None = None  # what a purge run deleted
     trace: str | None = None  # the run's trace
     events: dict | None = None  # what it emitted and kept: {event: count}
+    attempt: int = 1  # the first run, or a retry's attempt
+    next_attempt_at: int | None = None  # a failed run with attempts left: when it is tried again
 
     @property
     def duration_ms(self) -> int | None:
@@ -108,14 +110,16 @@ async def tick(
 # the last one over and over, for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 
+MARK = 10 * SECOND  # a Worker with queues bound ticks at each 10-second mark
+
 # A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
 GAP = 3 * MINUTE
 
-# A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost two more;
+# A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost three more;
 # a reconcile after a deploy, beside reading the declared rows, marking the removed, seeding,
 # rebasing, declaring again, sealing and reading the due rows again.
 FIRST_READ = 2
-EXPIRE = 2
+EXPIRE = 3
 RECONCILE = 6
 # The sweep: its claim, and what the sends came to. Ends with events: the events and
 # deliveries, and what their sends came to, beside the two statements of the ends.
@@ -126,12 +130,16 @@ ENDS_WITH_EVENTS = 5
 
 def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     """The most statements a tick's claims cost, whoever wins them: per chunk of rows, leases
-    and starts, a batch of their ends (`flush`), skips and their records; per chunk of leases
-    with calendars sharing an action, moments with the coalesced skips and their leases given back."""
+    and starts, a batch of their ends (`flush`, and the retries they schedule), skips and their
+    records (retries superseded apart); per chunk of leases with calendars sharing an action,
+    moments with the coalesced skips and their leases given back."""
     leases = [c for c in claims if c.reason is None]
     moments = sum(1 for part in chunks(leases) if any(c.moment is not None for c in part))
-    skips = len(claims) - len(leases)
-    return (2 + flush) * _chunks(len(leases)) + 3 * moments + 2 * _chunks(skips)
+    retries = sum(1 for part in chunks(leases) if any(c.retries for c in part))
+    superseded = sum(1 for c in claims if c.reason == Code.SUPERSEDED)
+    skips = len(claims) - len(leases) - superseded
+    return ((2 + flush) * _chunks(len(leases)) + 3 * moments + retries + 2 * _chunks(skips)
+            + 2 * _chunks(superseded))
 
 
 def _chunks(count: int) -> int:
@@ -197,12 +205,12 @@ class _Tick:
             most = max(self.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, earliest_lease = await self.due_states(most)
         if earliest_lease is not None and earliest_lease <= self.now and self.fits(EXPIRE):
-            await self.store.expire_leases(self.now)
+            await self.store.expire_leases(self.now, self.declared_retries())
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
         self.due = {schedule.name: schedule for schedule, _ in due}
-        claims = [self.claim(schedule, state) for schedule, state in due]
-        reports = await self.run_due([claim for claim in claims if claim is not None])
+        claims = [claim for schedule, state in due for claim in self.claims(schedule, state)]
+        reports = await self.run_due(claims)
         await self.sweep()
         await self.housekeep()
         return TickReport(self.now, reports)
@@ -216,6 +224,11 @@ class _Tick:
             self.store.db, self.now, self.sender, until, lambda: self.budget - self.elapsed(),
             self.room, self.clock_ms, self.retention,
         )
+
+    def declared_retries(self) -> str:
+        """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
+        return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.declared.by_name.values()
+                           if s.retry is not None})
 
     def sweeps(self) -> bool:
         return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.now
@@ -254,7 +267,7 @@ class _Tick:
             if state.name in moved:
                 if state.name in left_out:
                     continue
-                state = replace(state, due_at=moved[state.name])
+                state = replace(state, due_at=moved[state.name], retry_attempt=None)  # REBASE drops a retry
                 if state.due_at > self.now and state.run_requested_at is None:
                     continue  # nothing of the new reading is owed yet
             kept.append((schedule, state))
@@ -266,8 +279,10 @@ class _Tick:
         if state.action is None:
             return self.declared.by_name.get(state.name)
         if state.timing not in self.timings:
-            self.timings[state.timing] = timing_of(json.loads(state.timing))
-        return Schedule(state.name, self.timings[state.timing], action_of(state.action), "handed over")
+            entry = json.loads(state.timing)
+            self.timings[state.timing] = (timing_of(entry), retry_of_entry(entry), entry.get("limit_ms"))
+        timing, retry, limit = self.timings[state.timing]
+        return Schedule(state.name, timing, action_of(state.action), "handed over", retry, limit)
 
     async def due_states(self, most: int | None) -> tuple[list[State], int | None]:
         """The rows due now, oldest first, and the earliest lease any row holds. Only when the
@@ -320,6 +335,33 @@ class _Tick:
         # Sealed only when every schedule was dealt with: the next tick tries the rest again.
         await self.store.reconcile(new, changed, again, None if failed else fingerprint, self.now)
 
+    def claims(self, schedule: Schedule, state: State) -> list[Claim]:
+        """What the tick means to do with a due row. A pending retry is made for the due time it
+        is for, unless the next due time, put aside, has come: then the retry is skipped
+        `superseded`, and that due time dealt with as any other, in the same batch."""
+        if state.retry_attempt is None or state.due_at > self.now:
+            claim = self.claim(schedule, state)
+        elif state.retry_next is not None and state.retry_next <= self.now:
+            detail = (f"the next due time, {iso(state.retry_next)}, came before attempt {state.retry_attempt}"
+                      f" for {iso(state.retry_due)}")
+            superseded = replace(self.retried(schedule, state), reason=Code.SUPERSEDED, detail=detail, trace=None)
+            following = self.claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None))
+            return [superseded] + ([following] if following is not None else [])
+        elif state.lease_live(self.now):
+            return []  # a run by hand holds the lease: the retry waits for it
+        else:
+            claim = self.retried(schedule, state)
+            if state.paused:
+                claim = replace(claim, reason=Code.PAUSED, trace=None, retries=False)
+        return [] if claim is None else [claim]
+
+    def retried(self, schedule: Schedule, state: State) -> Claim:
+        """A pending retry's attempt: the call it is for again, its due time then the one put aside."""
+        call = replace(state.retry_call, input=None if state.input is None else json.loads(state.input))
+        return Claim(schedule.name, state.due_at, state.retry_next, _run_id(), call, trace=new_trace(),
+                     for_due=state.retry_due, attempt=state.retry_attempt, retrying=state.retry_attempt,
+                     retries=schedule.retry is not None)
+
     def claim(self, schedule: Schedule, state: State) -> Claim | None:
         """What the tick means to do with a due schedule: run it, skip it with a reason, or
         nothing (a calendar held by its own run owes its call until the run ends)."""
@@ -347,7 +389,8 @@ class _Tick:
             ahead = call.at is not None and call.at > self.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
             return Claim(schedule.name, state.due_at, next_due, _run_id(), call,
-                         requested=requested, by_hand=by_hand or "operator", trace=new_trace())
+                         requested=requested, by_hand=by_hand or "operator", trace=new_trace(),
+                         retrying=state.retry_attempt)
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
         reason, detail = None, None
@@ -375,7 +418,8 @@ class _Tick:
         moment = action_key(schedule) if schedule.name in self.declared.claiming_moments and reason is None else None
         return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
-                     new_trace() if reason is None else None)
+                     new_trace() if reason is None else None, retrying=state.retry_attempt,
+                     retries=schedule.retry is not None and reason is None and by_hand is None)
 
     async def run_due(self, claims: list[Claim]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs
@@ -468,12 +512,14 @@ class _Tick:
     def skipped(self, claim: Claim) -> RunReport:
         log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
         return RunReport(
-            claim.name, claim.due, self.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
-            call=claim.call,
+            claim.name, claim.due_for, self.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
+            call=claim.call, attempt=claim.attempt,
         )
 
     async def run_one(self, claim: Claim, started: int, limit: int, ends: Ends) -> RunReport:
         schedule = self.due[claim.name]
+        if schedule.limit is not None:
+            limit = min(limit, schedule.limit)
         emitted: list = []
         counts: dict = {}
         with_end: list = []
@@ -496,11 +542,19 @@ class _Tick:
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
         writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
+        # The pause counts from the failure on the tick's clock, as due times do (a tick by hand may be
+        # far from the wall's), in whole 10-second marks: a pause of a minute after a run that failed
+        # at once is the next minute's tick, not the mark after it.
+        failed_at = self.now + (ended - self.wall) // MARK * MARK
+        retry = _retry(schedule, claim, failed_at) if outcome == Outcome.FAILED else {}
+        if retry:
+            log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
+                        iso(retry["retry"]))
         ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
-                      writes=writes), rows))
+                      writes=writes, **retry), rows))
         return RunReport(
-            claim.name, claim.due, self.now, outcome, code, kind, detail, started, ended, claim.call,
-            counts.get("items"), claim.trace, events,
+            claim.name, claim.due_for, self.now, outcome, code, kind, detail, started, ended, claim.call,
+            counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
         )
 
     async def read_back(self, claims: list[Claim], error: Exception, until: int) -> Claimed:
@@ -571,7 +625,19 @@ def _ends_cost(batch: list) -> int:
     emitted = [row for _, rows in batch for row in rows]
     events = len(json_chunks(emitted))
     writes = sum(1 + len(end.writes) for end, _ in batch if end.writes)  # each behind its check
-    return ENDS * _chunks(len(batch)) + 2 * events + events + writes
+    retries = sum(1 for part in chunks(batch) if any(end.retry is not None for end, _ in part))
+    return ENDS * _chunks(len(batch)) + retries + 2 * events + events + writes
+
+
+def _retry(schedule: Schedule, claim: Claim, ended: int) -> dict:
+    """A failed run's next attempt, as its end records it: when it is due, which attempt, and
+    the call it makes again; nothing where no attempt is left, or it was a run by hand."""
+    pause = schedule.retry.pause_after(claim.attempt) if claim.retries and schedule.retry else None
+    if pause is None:
+        return {}
+    c = claim.call
+    return dict(retry=ended + pause, attempt=claim.attempt + 1, for_due=claim.due_for, at=c.at, n=c.n, i=c.i,
+                dst=c.dst)
 
 
 def _counted(emitted: list) -> dict[str, int]:

@@ -54,6 +54,16 @@ async def nightly():
     print(f"e2e: nightly for {call.at}")
 
 
+@calendar("0 3 1 1 *", retry="2 after 1m")
+async def yearly_flaky():
+    """Fails its first attempt, then succeeds: tried again for the same `call.at` a minute on."""
+    failed = await ENV.DB.prepare(
+        "SELECT COUNT(*) AS n FROM tickwork_runs WHERE schedule = 'yearly_flaky' AND outcome = 'failed'").first("n")
+    if not failed:
+        raise RuntimeError("the e2e action fails its first attempt on purpose")
+    print(f"e2e: yearly_flaky succeeded for {call.at}")
+
+
 async def remember():
     """Handed over at run time (POST /hand-over): one call per item."""
     print(f"e2e: remember {call.input['order']} at {call.at}")

@@ -182,4 +182,6 @@ def describe(run) -> str:
     did = what_a_run_did(run.items, run.events)
     why += f", {did}" if did else ""
     trace = "" if run.trace is None else f" [trace {run.trace}]"
-    return f"tickwork: {run.schedule} due {iso(run.due_at)}: {run.outcome}{why}{took}{trace}"
+    attempt = f" (attempt {run.attempt})" if run.attempt > 1 else ""
+    retry = "" if run.next_attempt_at is None else f"; next attempt at {iso(run.next_attempt_at)}"
+    return f"tickwork: {run.schedule} due {iso(run.due_at)}{attempt}: {run.outcome}{why}{took}{retry}{trace}"
