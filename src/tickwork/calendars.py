@@ -168,6 +168,17 @@ class Calendar(Timing):
     def following(self, due: int, tick: int) -> int:
         return self._next(tick)
 
+    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
+        """Walked one occurrence at a time: `most` bounds the walk."""
+        found: list[Call] = []
+        upcoming = self.cron.next_after(start - 1)
+        while upcoming is not None and upcoming.at <= end and len(found) < most:
+            found.append(Call(at=upcoming.at, dst=upcoming.dst))
+            if upcoming.at == end:
+                break
+            upcoming = self.cron.next_after(upcoming.at)
+        return found
+
     def _next(self, moment: int) -> int:
         upcoming = self.cron.next_after(moment)
         return upcoming.at if upcoming is not None else NEVER  # croniter looks 50 years ahead

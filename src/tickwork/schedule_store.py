@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from .database import Database, Row
 from .model import Code, Kind, Outcome
 from .times import NEVER
-from .timing import Call
+from .timing import Call, Covered
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
@@ -215,6 +215,16 @@ WHERE true
 RETURNING id
 """
 
+COVERS = json_rows("run", "count", "first", "last", "more")
+
+# In the claim batch, after the starts and skips: how many occurrences each run or skip covers,
+# where a tick found its schedule owing several, written on the record that batch made.
+RECORD_COVERS = f"""
+{COVERS}
+UPDATE tickwork_runs AS r SET covers = j.count, covers_first = j.first, covers_last = j.last, covers_more = j.more
+FROM j WHERE r.id = j.run
+"""
+
 # After a claim batch answered an error, whether it landed (a timeout after commit): whose lease
 # each row holds, and whether each run's or skip's record exists, and is a coalesced skip. All are
 # written only there.
@@ -396,6 +406,7 @@ class Claim:
     requested: int | None = None  # the request for a run by hand this run answers
     by_hand: str | None = None  # who asked for it
     trace: str | None = None  # a run's trace, new for each run
+    covers: Covered | None = None  # the occurrences it covers, where more than one
 
     def row(self) -> list:
         c = self.call
@@ -443,6 +454,12 @@ class Seed:
     every: int
     form: str
     due_at: int
+
+
+def covers_rows(claims: list[Claim]) -> list[list]:
+    """RECORD_COVERS's rows: the claims covering more than one occurrence."""
+    return [[c.run, c.covers.count, c.covers.first, c.covers.last, int(not c.covers.exact)]
+            for c in claims if c.covers is not None]
 
 
 class ScheduleStore:
@@ -514,6 +531,7 @@ class ScheduleStore:
                 statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
         for chunk in map(json.dumps, chunks(skips)):
             statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+        statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
         if not statements:
             return Claimed(set(), set(), set())
         results = await self.db.batch(statements)

@@ -130,7 +130,8 @@ def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     leases = [c for c in claims if c.reason is None]
     moments = sum(1 for part in chunks(leases) if any(c.moment is not None for c in part))
     skips = len(claims) - len(leases)
-    return (2 + flush) * _chunks(len(leases)) + 3 * moments + 2 * _chunks(skips)
+    covers = _chunks(sum(1 for c in claims if c.covers is not None))
+    return (2 + flush) * _chunks(len(leases)) + 3 * moments + 2 * _chunks(skips) + covers
 
 
 def _chunks(count: int) -> int:
@@ -328,7 +329,15 @@ class _Tick:
         moment = action_key(schedule) if schedule.name in self.declared.claiming_moments and reason is None else None
         return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
-                     new_trace() if reason is None else None)
+                     new_trace() if reason is None else None, self.covered(schedule, state))
+
+    def covered(self, schedule: Schedule, state: State):
+        """The occurrences a due call covers, where a tick finds it owing several."""
+        try:
+            return self.owing.covered(schedule.timing, state.due_at)
+        except Exception:
+            log.exception("%s: the occurrences it owed could not be counted", schedule.name)
+            return None
 
     async def run_due(self, claims: list[Claim]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs
