@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tickwork.backfill import DRY_RUN_MOST, timing_of_row, to_backfill
 from tickwork.model import what_a_run_did
 from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.pulses import Pulse
@@ -513,6 +514,84 @@ async def change_delivery(store: OperatorStore, now: int, verb: str, id: str, wh
 
 def _done(verb: str) -> str:
     return {"retry": "retried", "dismiss": "dismissed", "cancel": "cancelled"}[verb]
+
+
+# -- backfill --------------------------------------------------------------------------------
+
+def _backfill_item(row: dict, now: int) -> dict:
+    return {"id": row["id"], "schedule": row["schedule"], "from": _instant(row["from_at"], now),
+            "to": _instant(row["to_at"], now), "who": row["who"], "asked": _instant(row["requested_at"], now),
+            "state": row["state"], "made": int(row["made"]), "next": _instant(row["next_at"], now),
+            "ended": _instant(row.get("ended_at"), now)}
+
+
+async def backfill(store: OperatorStore, now: int, name: str | None, start: int | None, end: int | None,
+                   who: str, dry_run: bool = False) -> Answer:
+    if name is None:
+        raise OperatorError("backfill.schedule_missing: name the schedule (or an item's id) to backfill")
+    if start is None or end is None:
+        raise OperatorError("backfill.range_invalid: a backfill needs both --from and --to")
+    if start > end:
+        raise OperatorError(f"backfill.range_invalid: --from {iso(start)} is after --to {iso(end)}")
+    if end > now:
+        raise OperatorError(f"backfill.range_invalid: --to {iso(end)} is after now ({iso(now)}): occurrences "
+                            f"still to come are the schedule's own")
+    row = await store.schedule(name)
+    if row is None:
+        raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
+    if row.get("removed_at") is not None:
+        what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
+        raise OperatorError(f"backfill.schedule_removed: `{name}` is {what} since {when(int(row['removed_at']))}: "
+                            f"there is nothing to backfill")
+    found = to_backfill(timing_of_row(row), int(row["due_at"]), int(row["first_tick"]), start, end)
+    made = await store.made([(name, call.at) for call in found])
+    todo = [call for call in found if (name, call.at) not in made]
+    more = len(found) == DRY_RUN_MOST
+    occurrences = [{"at": _instant(call.at, now), "n": call.n, "i": call.i, "dst": call.dst} for call in todo]
+    data = {"verb": "backfill", "schedule": name, "from": _instant(start, now), "to": _instant(end, now),
+            "dry_run": dry_run, "occurrences": occurrences, "made_already": len(found) - len(todo),
+            "listed_at_most": DRY_RUN_MOST if more else None, "who": who, "changed": False}
+    counted = f"{len(todo)}{' or more' if more else ''} occurrence{'' if len(todo) == 1 else 's'}"
+    head = (f"{name}: {counted} from {when(start)} to {when(end)} without a succeeded run"
+            f" ({len(found) - len(todo)} made already)")
+    if dry_run:
+        lines = [head + ("; a backfill would make them, oldest first:" if todo else "; nothing to make")]
+        lines += [f"  {when(call.at)}" + (f" (share {call.i} of {call.n})" if call.n is not None else "")
+                  + (f" ({call.dst})" if call.dst else "") for call in todo]
+        return Answer(data, lines)
+    if not todo and not more:
+        return Answer(data, [head + "; nothing to make, so no backfill was asked for"])
+    change = await store.backfill(name, start, end, who, now)
+    if not change.changed:
+        raise OperatorError(f"`{name}` was removed meanwhile: there is nothing to backfill")
+    data.update(changed=True, backfill=change.row["backfill"])
+    return Answer(data, [head + f"; asked for backfill {change.row['backfill']}: the next ticks make them, "
+                         f"oldest first, a few a tick; `tickwork backfill --cancel {change.row['backfill']}` "
+                         f"stops it (logged as {who})"])
+
+
+async def cancel_backfill(store: OperatorStore, now: int, backfill_id: str, who: str) -> Answer:
+    change = await store.cancel_backfill(backfill_id, who, now)
+    if change.row is None:
+        raise OperatorError(f"backfill.unknown: no backfill `{backfill_id}`: `tickwork backfills` lists them")
+    item = _backfill_item(change.row, now)
+    if not change.changed:
+        raise OperatorError(f"backfill.not_pending: backfill `{backfill_id}` is {item['state']}: only a pending "
+                            f"backfill can be cancelled")
+    data = {"verb": "cancel", "backfill": item, "changed": True, "who": who}
+    return Answer(data, [f"cancelled backfill {backfill_id} of {item['schedule']}: {item['made']} occurrence"
+                         f"{'' if item['made'] == 1 else 's'} made stay made, no other is made "
+                         f"(logged as {who})"])
+
+
+async def backfills(store: OperatorStore, now: int, name: str | None, limit: int = 20) -> Answer:
+    items = [_backfill_item(row, now) for row in await store.backfills(name, limit)]
+    lines = [f"{len(items)} backfill{'' if len(items) == 1 else 's'}, pending first"]
+    if items:
+        lines += _table(["ID", "SCHEDULE", "FROM", "TO", "WHO", "STATE", "MADE", "NEXT"], [
+            [i["id"], i["schedule"], when(i["from"]["ms"]), when(i["to"]["ms"]), i["who"], i["state"],
+             str(i["made"]), when(i["next"]["ms"]) if i["state"] == "pending" else "-"] for i in items])
+    return Answer({"backfills": items}, lines)
 
 
 # -- status ------------------------------------------------------------------------------------

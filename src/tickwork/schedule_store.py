@@ -25,7 +25,9 @@ RETURNING fingerprint, prev_tick,
   (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
-      UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at
+      UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
+  EXISTS (SELECT 1 FROM tickwork_backfills INDEXED BY tickwork_backfills_pending WHERE state = 'pending')
+      AS backfill_pending
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
@@ -364,6 +366,7 @@ class Reached:
     sweep_at: int | None = None  # the earliest delivery the outbox's sweep has to send
     prev_tick: int | None = None  # the app's tick before this one
     housekeeping_due: bool = False  # an hour since the last pass completed, and none under way
+    backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
 
 
 def _number(value) -> int | None:
@@ -474,6 +477,7 @@ class ScheduleStore:
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"]),
             _number(mark["sweep_at"]), _number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
+            bool(mark["backfill_pending"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:

@@ -26,6 +26,7 @@ from .schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
 )
 from .app import action_of, timing_of
+from .backfill import backfill
 from .declared import Declared, action_key, declared
 from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
@@ -159,6 +160,7 @@ class _Tick:
         self.sender = _run_id()  # who claims the deliveries this tick sends
         self.sweep_at: int | None = None
         self.housekeeping_due = False
+        self.backfill_pending = False
         self.retention = retention
         self.settings = settings or {}
 
@@ -189,6 +191,8 @@ class _Tick:
         self.due = {schedule.name: schedule for schedule, _ in due}
         claims = [self.claim(schedule, state) for schedule, state in due]
         reports = await self.run_due([claim for claim in claims if claim is not None])
+        if self.backfill_pending:
+            reports += await backfill(self)
         await self.sweep()
         await self.housekeep()
         return TickReport(self.now, reports)
@@ -202,6 +206,10 @@ class _Tick:
             self.store.db, self.now, self.sender, until, lambda: self.budget - self.elapsed(),
             self.room, self.clock_ms, self.retention,
         )
+
+    def sweep_cost(self) -> int:
+        """The statements kept aside for the sweep."""
+        return SWEEP if self.sweeps() else 0
 
     def sweeps(self) -> bool:
         return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.now
@@ -233,6 +241,7 @@ class _Tick:
         reached = await self.store.reach(self.now, most)
         self.sweep_at = reached.sweep_at
         self.housekeeping_due = reached.housekeeping_due
+        self.backfill_pending = reached.backfill_pending
         await self.note_gap(reached.prev_tick)
         fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
