@@ -73,3 +73,38 @@ def test_the_timings_list_their_occurrences_in_a_range_oldest_first_to_a_bound()
     monthly = Calendar(CronCalendar("0 0 1 * *", "Europe/Berlin"))
     assert [c.at for c in monthly.occurrences(0, utc("2026-01-01 00:00"), utc("2026-03-31 00:00"), 10)] == [
         utc("2026-01-31 23:00"), utc("2026-02-28 23:00")]
+
+
+def test_why_says_how_many_occurrences_were_missed_and_offers_a_backfill(tmp_path, capsys):
+    from test_the_operators_command import App
+
+    app = App(tmp_path, capsys)
+    app.tick([calendar("0 0 1 * *", name="statement")], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
+    _, text, _ = app.run("why", "statement", now=utc("2026-04-01 00:06"), json_=False)
+    assert ("3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC; this run is for the latest: "
+            "`tickwork backfill statement --from 2026-02-01T00:00:00.000Z --to 2026-04-01T00:00:00.000Z`") in text
+    _, answer, _ = app.run("history", "statement", now=utc("2026-04-01 00:06"))
+    assert answer["runs"][0]["covers"] == {
+        "count": 3, "at_least": False,
+        "first": {"ms": utc("2026-02-01 00:00"), "utc": "2026-02-01T00:00:00.000Z", "relative": "59 d ago"},
+        "last": {"ms": utc("2026-04-01 00:00"), "utc": "2026-04-01T00:00:00.000Z", "relative": "6 min ago"}}
+    _, text, _ = app.run("history", "statement", now=utc("2026-04-01 00:06"), json_=False)
+    assert "3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in text
+    app.db.close()
+
+
+def test_history_says_a_backfilled_run_was_a_backfill_and_who_asked(tmp_path, capsys):
+    from test_the_operators_command import App
+
+    app = App(tmp_path, capsys)
+    monthly = calendar("0 0 1 * *", name="statement")
+    app.tick([monthly], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", "--who", "ana",
+            now=utc("2026-04-01 00:06"))
+    app.tick([monthly], utc("2026-04-01 00:06"))
+    _, answer, _ = app.run("history", "statement", now=utc("2026-04-01 00:07"))
+    assert sorted((r["backfill"] or "", r["at"]["ms"]) for r in answer["runs"]) == [
+        ("", utc("2026-04-01 00:00")), ("ana", utc("2026-02-01 00:00"))]
+    _, text, _ = app.run("history", "statement", now=utc("2026-04-01 00:07"), json_=False)
+    assert "backfill: ana" in text
+    app.db.close()

@@ -198,7 +198,30 @@ def _run_item(run: dict, now: int) -> dict:
         "at": _instant(run.get("at"), now), "dst": run.get("dst"), "n": _number(run.get("n")),
         "i": _number(run.get("i")), "by_hand": run.get("by_hand"),
         "items": _number(run.get("items")), "events": _events(run), "trace": run.get("trace"),
+        "backfill": run.get("backfill"), "covers": _covers(run, now),
     }
+
+
+def _covers(run: dict, now: int) -> dict | None:
+    """The occurrences a run or skip covers, where its tick found several owed."""
+    if run.get("covers") is None:
+        return None
+    return {"count": int(run["covers"]), "at_least": bool(run.get("covers_more")),
+            "first": _instant(run["covers_first"], now), "last": _instant(run["covers_last"], now)}
+
+
+def _missed_words(run: dict, name: str, verbose: bool = False) -> str:
+    """`3 occurrences missed, 02-01 00:00 to 04-01 00:00; this run is for the latest`."""
+    if run.get("covers") is None:
+        return ""
+    first, last = int(run["covers_first"]), int(run["covers_last"])
+    count = f"{'at least ' if run.get('covers_more') else ''}{int(run['covers'])}"
+    text = f"{count} occurrences missed, {when(first)} to {when(last)}"
+    if verbose:
+        what = "run" if run["outcome"] != "skipped" else "skip"
+        text += (f"; this {what} is for the latest: `tickwork backfill {name} --from {iso(first)} "
+                 f"--to {iso(last)}` makes the others")
+    return text
 
 
 def _events(run: dict) -> dict | None:
@@ -233,9 +256,11 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             table.append([
                 when(i["due"]["ms"]), when(i["started"]["ms"]) if i["started"] else "-", took, i["outcome"],
                 i["code"] or "", i["kind"] or "", _call_words(run), _did(run),
-                i["by_hand"] or "", _clip(i["detail"], 60),
+                i["by_hand"] or (f"backfill: {i['backfill']}" if i["backfill"] else ""),
+                _missed_words(run, name), _clip(i["detail"], 60),
             ])
-        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "DID", "BY HAND", "DETAIL"], table)
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "CALL", "DID", "BY HAND", "MISSED",
+                         "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]
         lines += [f"  {when(i['at']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
@@ -323,6 +348,10 @@ def _what_happened(run: dict, gaps: list[dict]) -> str:
         text += f", in trace {run['trace']}"
     if run.get("by_hand"):
         text += f", a run asked for by hand by {run['by_hand']}"
+    if run.get("backfill"):
+        text += f", a backfill asked for by {run['backfill']}"
+    if run.get("covers") is not None:
+        text += f"; {_missed_words(run, run['schedule'], verbose=True)}"
     late = int(run["tick_at"]) - int(run["due_at"])
     gap = _gap_around(gaps, int(run["due_at"]))
     if gap is not None:
