@@ -27,6 +27,7 @@ CREATE TABLE tickwork_backfilled (
     backfill TEXT NOT NULL,
     PRIMARY KEY (schedule, at)
 );
+CREATE INDEX tickwork_backfilled_by_backfill ON tickwork_backfilled (backfill);
 
 ALTER TABLE tickwork_runs ADD COLUMN backfill TEXT;        -- a backfilled run: who asked for it
 ALTER TABLE tickwork_runs ADD COLUMN covers INTEGER;       -- the occurrences this run or skip covers, where more than one

@@ -259,3 +259,36 @@ def test_a_backfill_is_made_only_while_the_ticks_statement_cap_lasts(app):
     assert backfilled(app) == []
     app.tick([monthly], APRIL + 2 * MINUTE, max_statements=one_round)
     assert [at for at, _, _ in backfilled(app)] == [utc("2026-02-01 00:00")]
+
+
+def test_an_item_handed_over_is_backfilled_by_its_id_with_its_input(app):
+    from test_schedules_handed_over import MADE, send_statement
+
+    from tickwork.per_item import Items
+
+    MADE.clear()
+    id = run(Items(app.db, lambda: utc("2026-01-04 12:00")).calendar(
+        send_statement, {"customer": "c1"}, "0 9 * * 1", zone="Europe/Berlin"))
+    app.tick([], utc("2026-02-01 10:00"))
+    app.run("backfill", id, "--from", "2026-01-01T00:00Z", "--to", "2026-01-25T00:00Z", "--who", "ana",
+            now=utc("2026-02-01 10:01"))
+    app.tick([], utc("2026-02-01 10:01"))
+    assert [(m["input"], m["at"]) for m in MADE] == [({"customer": "c1"}, utc("2026-01-26 08:00"))] + [
+        ({"customer": "c1"}, utc(day)) for day in ("2026-01-05 08:00", "2026-01-12 08:00", "2026-01-19 08:00")]
+    MADE.clear()
+
+
+def test_housekeeping_deletes_a_backfill_ended_past_the_retention_with_the_occurrences_it_made(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.run("backfill", "statement", "--from", "2026-03-01T00:00Z", "--to", "2026-03-01T00:00Z", now=APRIL + MINUTE)
+    app.rows("UPDATE tickwork_schedules SET paused = 1")
+    app.tick([monthly], APRIL + MINUTE)
+    app.rows("UPDATE tickwork_schedules SET paused = 0")
+    app.run("backfill", "--cancel", app.rows("SELECT id FROM tickwork_backfills WHERE from_at = ?1",
+                                             utc("2026-03-01 00:00"))[0]["id"], now=APRIL + 2 * MINUTE)
+    app.tick([monthly], APRIL + 2 * MINUTE)
+    assert len(app.rows("SELECT * FROM tickwork_backfilled")) == 1
+    app.tick([monthly], APRIL + 31 * DAY)
+    assert app.rows("SELECT * FROM tickwork_backfills") == []
+    assert app.rows("SELECT * FROM tickwork_backfilled") == []
