@@ -438,6 +438,24 @@ def test_the_minute_cron_is_added_to_the_top_level_triggers_whatever_else_the_fi
         assert parsed["env"]["staging"]["triggers"]["crons"] == ["0 * * * *"]
 
 
+@pytest.mark.parametrize(
+    "crons, kept",
+    [
+        ('[\n  "0 3 * * *", # the nightly [backup]\n  "0 4 * * *",\n]', ["0 3 * * *", "0 4 * * *"]),
+        ('["0 3 * * *"] # [the clock]', ["0 3 * * *"]),
+        ('["0 3 * * *", "a\\\\b \\"q\\" \\u0000 \\u007f ]"]', ["0 3 * * *", 'a\\b "q" \u0000 \u007f ]']),
+    ],
+)
+def test_the_minute_cron_is_added_to_the_crons_written_keeping_each_as_it_is(tmp_path, crons, kept):
+    import tomllib
+
+    root = project(tmp_path, {"chore_census.jadpo": CENSUS})
+    wrangler = root / "wrangler.toml"
+    wrangler.write_text(wrangler.read_text().split("[triggers]")[0] + f"[triggers]\ncrons = {crons}\n")
+    build(root)
+    assert tomllib.loads(wrangler.read_text())["triggers"]["crons"] == [*kept, "* * * * *"]
+
+
 def test_triggers_the_build_cannot_edit_are_a_problem_not_a_worker_that_never_ticks(tmp_path):
     root = project(tmp_path, {"chore_census.jadpo": CENSUS})
     wrangler = root / "wrangler.toml"

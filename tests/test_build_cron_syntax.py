@@ -94,3 +94,10 @@ def test_a_cron_the_readme_does_not_document_is_cron_invalid_with_a_mend(tmp_pat
 def test_a_cron_of_thousands_of_digits_is_cron_invalid(tmp_path):
     files = calendar_with(f'cron: "{"1" * 4301} 9 * * 1"')
     assert codes(project(tmp_path, files)) == [("schedule.cron_invalid", "weekly_report", 2)]
+
+
+def test_day_fields_that_must_both_match_and_never_do_are_a_cron_that_never_comes_due(tmp_path):
+    # the 31st of February on the days of `*/2`: both must match, as in Vixie cron
+    [problem] = problems(project(tmp_path, calendar_with('cron: "0 0 31 2 */2"')))
+    assert (problem.code, problem.line) == ("schedule.cron_invalid", 2)
+    assert "never comes due" in problem.message

@@ -177,7 +177,41 @@ def test_a_missing_wrangler_toml_is_a_problem_not_a_traceback(tmp_path):
 
 
 @pytest.mark.parametrize("databases", ['[[d1_databases]]\ndatabase_name = "main"\n', "d1_databases = 5\n"])
-def test_d1_databases_the_build_cannot_read_leave_no_store_rather_than_a_traceback(tmp_path, databases):
+def test_d1_databases_the_build_cannot_read_are_a_settings_problem_and_leave_no_store(tmp_path, databases):
     assert codes(project(tmp_path, {"c.jadpo": CENSUS}, databases=databases)) == [
-        ("schedule.store_required", "chore_census", 3)
+        ("schedule.store_required", "chore_census", 3), ("settings.d1_databases_invalid", None, 5),
     ]
+
+
+def test_what_a_module_declared_before_it_failed_to_import_is_not_reported_as_misplaced(tmp_path):
+    source = JOBS + "\nraise RuntimeError('no config')\n"
+    [problem] = problems(domain_with_module(tmp_path, "jobs.py", source))
+    assert (problem.code, problem.line) == ("domain.import_failed", 8)
+
+
+@pytest.mark.parametrize("action", ["functools.partial(tidy_up)", "5", "print"])
+def test_a_decorator_applied_to_what_is_not_a_function_is_run_invalid_at_its_line(tmp_path, action):
+    source = JOBS + f"\nimport functools\nschedule(every='1h', name='other')({action})\n"
+    [problem] = problems(domain_with_module(tmp_path, "jobs.py", source))
+    assert (problem.code, problem.line) == ("schedule.run_invalid", 9)
+
+
+DECORATOR_ARGUMENTS = [
+    ("schedule(every={})", "schedule.every_invalid"),
+    ('schedule(every="1h", name={})', "schedule.item_invalid"),
+    ("calendar({})", "schedule.cron_invalid"),
+    ('calendar("0 9 * * 1", zone={})', "schedule.zone_invalid"),
+    ('calendar("0 9 * * 1", overdue={})', "schedule.overdue_invalid"),
+    ('calendar("0 9 * * 1", nonexistent={})', "schedule.dst_invalid"),
+    ('calendar("0 9 * * 1", repeated={})', "schedule.dst_invalid"),
+    ("pulse(cycle={})", "schedule.cycle_invalid"),
+    ("pulse(cycle=3600, intervals={})", "schedule.intervals_invalid"),
+]
+WRONG_TYPES = ["1.5", "True", "[1]", '{"a": 1}', 'b"x"', '""', "object()", '"\\ud800"', 'float("nan")']
+
+
+@pytest.mark.parametrize("call, code", DECORATOR_ARGUMENTS)
+@pytest.mark.parametrize("value", WRONG_TYPES)
+def test_a_decorator_argument_of_any_wrong_type_is_its_items_code_at_the_decorator(tmp_path, call, code, value):
+    source = f"from tickwork import calendar, pulse, schedule\n\n@{call.format(value)}\nasync def tidy_up():\n    pass\n"
+    assert [(p.code, p.line) for p in problems(project(tmp_path, {}, actions=source))] == [(code, 3)]

@@ -3,8 +3,11 @@ with its code, file:line and a mend, and what it writes of them for the Worker."
 
 import importlib.util
 
-from test_build import ONE_DATABASE, codes, project
+import pytest
+from test_build import ONE_DATABASE, codes, problems, project
 
+from tickwork import EventError, event
+from tickwork_build.__main__ import main as build_main
 from tickwork_build.build import build
 
 QUEUES = """
@@ -80,3 +83,41 @@ def test_a_retention_that_is_not_a_duration_from_a_day_to_a_century_is_refused(t
     for wrong in ('"12h"', '"forever"', "30"):
         found = codes(project(tmp_path / wrong.strip('"'), {}, tool=f"retention = {wrong}\n"))
         assert [code for code, _, _ in found] == ["settings.retention_invalid"]
+
+
+@pytest.mark.parametrize("arguments, code", [
+    ('["a"], queue="EVENTS"', "event.name_invalid"),
+    ('5, queue="EVENTS"', "event.name_invalid"),
+    ('"", queue="EVENTS"', "event.name_invalid"),
+    ('"\\ud800", queue="EVENTS"', "event.name_invalid"),
+    ('"order_placed", queue=["EVENTS"]', "event.queue_unbound"),
+    ('"order_placed", queue=None', "event.queue_unbound"),
+])
+def test_an_event_whose_name_or_queue_is_not_text_is_its_code_at_its_line(tmp_path, capsys, arguments, code):
+    source = EMITS_AND_CONSUMES.replace('"order_placed", queue="EVENTS"', arguments)
+    root = project(tmp_path, {}, databases=ONE_DATABASE + QUEUES, actions=source)
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == (code, "src/app/domains/planning/__init__.py", 3)
+    assert problem.mend
+    assert build_main([str(root)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arguments, code", [('["a"], queue="EVENTS"', "event.name_invalid"),
+                                             ('"a", queue=5', "event.queue_unbound")])
+def test_the_worker_refuses_an_event_whose_name_or_queue_is_not_text_with_its_code(arguments, code):
+    with pytest.raises(EventError) as refused:
+        eval(f"event({arguments})", {"event": event})
+    assert refused.value.code == code and refused.value.mend
+
+
+@pytest.mark.parametrize("decorator, said", [('@consumer(["shop-events"])', "list"), ("@consumer(5)", "int"),
+                                             ('@consumer("")', "str"), ("@consumer", "no queue")])
+def test_a_consumer_whose_queue_is_not_a_name_is_queue_unbound_at_its_line(tmp_path, capsys, decorator, said):
+    source = EMITS_AND_CONSUMES.replace('@consumer("shop-events")', decorator)
+    root = project(tmp_path, {}, databases=ONE_DATABASE + QUEUES, actions=source)
+    [problem] = problems(root)
+    assert (problem.code, problem.file, problem.line) == ("consumer.queue_unbound", "src/app/domains/planning/__init__.py", 6)
+    assert said in problem.message and problem.mend
+    assert build_main([str(root)]) == 1
+    assert "Traceback" not in capsys.readouterr().err

@@ -1,8 +1,8 @@
-"""Daylight saving, checked against an oracle that shares nothing with the runtime.
+"""Daylight saving, checked against an oracle that shares nothing with the runtime but the zone
+files it reads (the vendored tzdata's, as the Worker has them, through `tickwork.zones`).
 
 The oracle walks every UTC minute around each transition of ten years, turns it into wall-clock
-time with zoneinfo (UTC to local only, over the vendored tzdata the Worker has, never the
-system's zone files), and matches the wall-clock time against the expression
+time with zoneinfo (UTC to local only), and matches the wall-clock time against the expression
 with its own small cron matcher. Wall-clock times seen twice are repeated; times never seen are
 in a gap. From that it says which instants the rules call for; the runtime must name exactly
 those, with the rule it applied, whichever way it is asked.

@@ -175,3 +175,16 @@ def test_a_request_of_a_schedule_cancelled_before_its_run_is_not_owed_when_it_is
     assert run(handed(db, NINE + MINUTE).every(send_statement, {"order": 1}, "1h")) == id
     ticks(db, [], NINE + 2 * MINUTE)
     assert runs(db, id) == [] and state(db, id).run_requested_at is None
+
+
+def test_an_interval_handed_over_run_by_hand_is_for_its_latest_slot(db):
+    from test_schedules_handed_over import MADE, handed, send_statement
+
+    MADE.clear()
+    id = run(handed(db, NINE).every(send_statement, {"order": 1}, 15 * MINUTE))
+    ticks(db, [], NINE + 15 * MINUTE)
+    ask(db, name=id)
+    ticks(db, [], NINE + 22 * MINUTE)
+    assert [(m["at"], m["now"]) for m in MADE] == [(NINE + 15 * MINUTE, NINE + 15 * MINUTE),
+                                                  (NINE + 15 * MINUTE, NINE + 22 * MINUTE)]
+    assert state(db, id).due_at == NINE + 30 * MINUTE

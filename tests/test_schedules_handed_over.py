@@ -6,10 +6,11 @@ build's codes, nothing written."""
 import asyncio
 import functools
 import os
+import subprocess
 import sys
 
 import pytest
-from helpers import calendar, every, nested, open_store, run, runs, state, tick_at, ticks
+from helpers import ROOT, calendar, every, nested, open_store, run, runs, state, tick_at, ticks
 
 from tickwork import ScheduleError, call, clock, items
 from tickwork.per_item import Items
@@ -302,13 +303,9 @@ print(codes)
 
 
 def test_an_input_nested_thousands_deep_is_refused_before_it_is_encoded_on_a_stack_as_shallow_as_pyodides():
-    import subprocess
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parent.parent
-    paths = os.pathsep.join(str(root / part) for part in ("src", "scripts", "tests"))
+    paths = os.pathsep.join(str(ROOT / part) for part in ("src", "scripts", "tests"))
     done = subprocess.run([sys.executable, "-c", SHALLOW_STACK], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": paths}, cwd=root)
+                          env={**os.environ, "PYTHONPATH": paths}, cwd=ROOT)
     assert (done.returncode, done.stdout.strip()) == (0, "['schedule.input_invalid']"), done.stderr[-2000:]
 
 

@@ -80,6 +80,12 @@ def test_schedules_says_each_kind_and_timing_in_words_with_the_next_due_time_in_
     assert found["weekly"]["next_due"]["utc"] == "2026-03-09T08:00:00.000Z"
 
 
+def test_schedules_says_a_calendar_whose_days_vixie_cron_reads_otherwise_as_written(app):
+    app.tick([calendar("0 9 */2 * 1", name="weekly")], NINE)
+    code, answer, _ = app.run("schedules", now=NINE + MINUTE)
+    assert (code, by_name(answer)["weekly"]["timing"]) == (0, "0 9 */2 * 1 in UTC")
+
+
 def test_schedules_in_words_reads_as_a_table_with_the_last_tick(app):
     app.tick([every(15)], NINE, NINE + 15 * MINUTE)
     code, text, _ = app.run("schedules", now=NINE + 19 * MINUTE, json_=False)

@@ -15,6 +15,7 @@ from .project import Project, load_project, resolve_store
 from .purges import Where, owners, schedule_name, validate_purge
 from .queues import Queues, check_queues
 from .schedules import Spec, validate_declaration
+from .settings import directory_problems, line_of
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,11 @@ class Built:
 
 
 def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queues]:
-    """Validates the whole app, every check on every declaration, gathering every problem."""
+    """Validates the whole app, every check on every declaration, gathering every problem.
+    Raises BuildFailed where `source` or `app` leaves no app to read."""
+    unusable = directory_problems(project.root, project.worker_root, project.app)
+    if unusable:
+        raise BuildFailed(unusable)
     declarations, modules, problems = collect(project)
     store, why_none = resolve_store(project)
     queues, trouble = check_queues(project, modules)
@@ -58,6 +63,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
                                             owners(declaration, where) if declaration.kind == "purge" else []))
         if spec is not None:
             specs.append(spec)
+    problems += project.problems
     problems += check_statements_per_tick(project)
     problems += check_retention(project)
     problems += cron_trigger_problems(project.root / "wrangler.toml")
@@ -135,7 +141,7 @@ def check_retention(project: Project) -> list[Problem]:
             f"retention = {project.retention!r} is not a duration from a day to a century",
             'write how long run records and what operators dealt with are kept, e.g. retention = "30d"',
             "pyproject.toml",
-            _line_of(project.root / "pyproject.toml", "retention"),
+            _line_of(project, "retention"),
         )
     ]
 
@@ -150,13 +156,10 @@ def check_statements_per_tick(project: Project) -> list[Problem]:
             f"d1_statements_per_tick = {value!r} is not a whole number from 10 to 1000",
             "leave room under D1's limit of queries an invocation: 900 on the Paid plan, 40 on Free",
             "pyproject.toml",
-            _line_of(project.root / "pyproject.toml", "d1_statements_per_tick"),
+            _line_of(project, "d1_statements_per_tick"),
         )
     ]
 
 
-def _line_of(path: Path, key: str) -> int:
-    for number, line in enumerate(path.read_text().splitlines(), start=1):
-        if line.strip().startswith(key):
-            return number
-    return 1
+def _line_of(project: Project, key: str) -> int:
+    return line_of((project.root / "pyproject.toml").read_text(encoding="utf-8"), ("tool", "tickwork"), key)

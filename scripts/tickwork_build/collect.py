@@ -8,8 +8,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+import tickwork as tickwork_package
 from tickwork.cron_syntax import shown
 from tickwork.declare import DECLARATIONS, MADE
+from tickwork.events import EventError
+from tickwork.model import ScheduleError
 
 from . import jadpo
 from .declaration import NAME, Declaration, Item
@@ -39,7 +42,9 @@ def collect(project: Project) -> tuple[list[Declaration], dict[str, ModuleType |
             declarations += found
             problems += trouble
             declarations += _purges_in_python(project, domain, list(imported), used)  # made before a failure too
-        problems += [_not_found(project, declared) for declared in MADE if id(declared) not in used]
+        failed = tuple(f"{name}." for name, module in modules.items() if module is None)
+        problems += [_not_found(project, declared) for declared in MADE  # what a failed module made is unknown
+                     if id(declared) not in used and not declared.action.startswith(failed)]
     return declarations, modules, problems
 
 
@@ -98,6 +103,10 @@ def _import_package(project: Project, domain: str) -> tuple[dict[str, ModuleType
         except (Exception, SystemExit) as error:  # sys.exit() at import ends no build silently
             modules[name] = None
             file, line = _where(project, error)
+            if isinstance(error, (EventError, ScheduleError)):  # tickwork refused an argument: its own code
+                message = str(error).removeprefix(f"{error.code}: ").removesuffix(f"; {error.mend}")
+                problems.append(Problem(error.code, message, error.mend or "mend the call at this line", file, line))
+                continue
             problems.append(
                 Problem(
                     "domain.import_failed",
@@ -132,7 +141,9 @@ def _where(project: Project, error: BaseException) -> tuple[str, int]:
     if isinstance(error, SyntaxError) and error.filename:
         return project.relative(error.filename), error.lineno or 1
     frames = traceback.extract_tb(error.__traceback__)
-    own = [frame for frame in frames if Path(frame.filename).resolve().is_relative_to(project.worker_root)]
+    tickwork = Path(tickwork_package.__file__).parent.resolve()  # the example app's src/ holds it too
+    own = [frame for frame in frames if Path(frame.filename).resolve().is_relative_to(project.worker_root)
+           and not Path(frame.filename).resolve().is_relative_to(tickwork)]
     frame = (own or frames)[-1]
     return project.relative(frame.filename), frame.lineno or 1
 

@@ -21,6 +21,7 @@ class Schema:
     directory: str  # relative to the project, as messages show it
     tables: dict[str, dict[str, str]] = field(default_factory=dict)  # table: {column: declared type}
     problems: list[Problem] = field(default_factory=list)  # a migration that fails: nothing is known
+    unread: bool = False  # its `migrations_dir` is not a string (a settings problem): nothing is known
 
     def table(self, name: str) -> str | None:
         """The table as its migration spells it, matched as SQLite matches names, regardless of case."""
@@ -32,6 +33,8 @@ class Schema:
 
 def schema_of(project: Project, binding: dict) -> Schema:
     """The tables `binding`'s migrations make, or, where one fails on SQLite, that problem."""
+    if not isinstance(binding.get("migrations_dir", DEFAULT_DIRECTORY), str) or not binding.get("migrations_dir", 1):
+        return Schema(binding["binding"], "", unread=True)
     directory = project.root / binding.get("migrations_dir", DEFAULT_DIRECTORY)
     shown = project.relative(directory)
     connection = sqlite3.connect(":memory:")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from .problems import BuildFailed, Problem
 from .schedules import Spec
+from .settings import line_of
 
 MANIFEST = "tickwork_manifest.py"
 MINUTE_CRON = "* * * * *"
@@ -47,8 +48,18 @@ def write_manifest(
 
 def cron_trigger_problems(wrangler_toml: Path) -> list[Problem]:
     """Where wrangler.toml says its triggers in a form the build cannot edit safely (an inline
-    table, dotted keys): a problem, rather than a Worker that never ticks."""
-    if _with_minute_cron(wrangler_toml.read_text()) is not None:
+    table, dotted keys) or of the wrong type: a problem, rather than a Worker that never ticks."""
+    text = wrangler_toml.read_text()
+    if _crons(text) is None:
+        return [Problem(
+            "deployable.trigger_missing",
+            "wrangler.toml's `triggers.crons` is not an array of cron expressions (strings)",
+            f'write `crons = ["{MINUTE_CRON}"]` under a `[triggers]` table in wrangler.toml',
+            wrangler_toml.name,
+            line_of(text, ("triggers",), "crons") if isinstance(tomllib.loads(text).get("triggers"), dict)
+            else line_of(text, (), "triggers"),
+        )]
+    if _with_minute_cron(text) is not None:
         return []
     return [
         Problem(
@@ -76,15 +87,18 @@ def ensure_cron_trigger(wrangler_toml: Path) -> bool:
 
 def _with_minute_cron(text: str) -> str | None:
     """The file's text with the minute cron among its top-level crons; None where it cannot be."""
+    if _crons(text) is None:
+        return None
     if MINUTE_CRON in _crons(text):
         return text
-    listed = ", ".join(f'"{cron}"' for cron in [*_crons(text), MINUTE_CRON])
+    wanted = [*_crons(text), MINUTE_CRON]
+    listed = ", ".join(map(_basic_string, wanted))
     header = re.search(r"(?m)^\[triggers\][ \t]*(#.*)?$", text)
     if header is not None:
         following = re.search(r"(?m)^\s*\[", text[header.end():])
         end = header.end() + following.start() if following else len(text)
         section = text[header.end():end]
-        crons = re.compile(r"(?ms)^crons\s*=\s*\[.*?\]")
+        crons = re.compile(r"(?m)^crons\s*=\s*" + _ARRAY)
         if crons.search(section):
             section = crons.sub(lambda _: f"crons = [{listed}]", section, count=1)
         else:
@@ -92,8 +106,23 @@ def _with_minute_cron(text: str) -> str | None:
         text = text[:header.end()] + section + text[end:]
     elif "triggers" not in tomllib.loads(text):
         text = text.rstrip("\n") + f'\n\n[triggers]\ncrons = ["{MINUTE_CRON}"]\n'
-    return text if MINUTE_CRON in _crons(text) else None
+    try:
+        return text if _crons(text) == wanted else None
+    except tomllib.TOMLDecodeError:  # written in a way the edit above misread
+        return None
 
 
-def _crons(text: str) -> list[str]:
-    return tomllib.loads(text).get("triggers", {}).get("crons", [])
+# A TOML array as written: its strings and comments may hold brackets.
+_ARRAY = r"""\[(?:"(?:[^"\\\n]|\\.)*"|'[^'\n]*'|#[^\n]*|[^\]"'#])*\]"""
+
+
+def _basic_string(text: str) -> str:
+    """`text` as a TOML basic string: quotes, backslashes and control characters escaped."""
+    return '"' + "".join(f"\\u{ord(c):04x}" if c < " " or c in '"\\\x7f' else c for c in text) + '"'
+
+
+def _crons(text: str) -> list[str] | None:
+    """The top-level triggers' crons; None where they are not an array of strings."""
+    triggers = tomllib.loads(text).get("triggers", {})
+    crons = triggers.get("crons", []) if isinstance(triggers, dict) else None
+    return crons if isinstance(crons, list) and all(isinstance(cron, str) for cron in crons) else None

@@ -16,7 +16,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import settings
 from .problems import BuildFailed, Problem
+from .settings import Settings
 
 
 DEFAULT_STATEMENTS_PER_TICK = 900
@@ -34,6 +36,7 @@ class Project:
     queue_consumers: tuple[dict, ...] = ()  # and [[queues.consumers]]
     retention: object = "30d"  # [tool.tickwork] retention: how long run records are kept, as written
     worker_vars: object = None  # wrangler.toml's [vars]: the settings a Worker starts with, as written
+    problems: tuple[Problem, ...] = ()  # settings of the wrong type, read as their defaults
 
     @property
     def app_package(self) -> str:
@@ -61,35 +64,48 @@ class Project:
 
 def load_project(root: Path) -> Project:
     """The project at `root`; raises BuildFailed, every problem said, where its pyproject.toml
-    or wrangler.toml is missing or not TOML."""
+    or wrangler.toml is missing or not TOML, or its settings leave no app to read. Other
+    settings of the wrong type are the project's `problems`, read as their defaults meanwhile."""
     root = root.resolve()
     pyproject, wrangler = _toml(root, "pyproject.toml"), _toml(root, "wrangler.toml")
-    problems = [problem for problem in (pyproject, wrangler) if isinstance(problem, Problem)]
+    problems = [problem for problem in (pyproject, wrangler, _json_config(root)) if isinstance(problem, Problem)]
     if problems:
         raise BuildFailed(problems)
-    settings = pyproject.get("tool", {}).get("tickwork", {})
-    d1 = wrangler.get("d1_databases", [])
+    read = Settings(*(_text(root, name) for name in ("pyproject.toml", "wrangler.toml")))
+    tickwork = settings.tickwork_table(read, pyproject)
+    if not read.stops:
+        worker_root, app = settings.directories(read, root, tickwork)
+    if read.stops:
+        raise BuildFailed(read.problems)
     return Project(
         root=root,
-        worker_root=root / settings.get("source", "src"),
-        app=root / settings.get("app", "src/app"),
-        store=settings.get("store"),
-        statements_per_tick=settings.get("d1_statements_per_tick", DEFAULT_STATEMENTS_PER_TICK),
-        retention=settings.get("retention", "30d"),
-        # wrangler itself refuses a database without a binding name; the build leaves them out
-        d1_bindings=tuple(b for b in d1 if isinstance(b, dict) and isinstance(b.get("binding"), str))
-        if isinstance(d1, list) else (),
-        queue_producers=_entries(wrangler, "producers", "binding", "queue"),
-        queue_consumers=_entries(wrangler, "consumers", "queue"),
+        worker_root=worker_root,
+        app=app,
+        store=settings.store(read, tickwork),
+        statements_per_tick=tickwork.get("d1_statements_per_tick", DEFAULT_STATEMENTS_PER_TICK),
+        retention=tickwork.get("retention", "30d"),
+        d1_bindings=settings.d1_bindings(read, wrangler),
+        queue_producers=settings.queues(read, wrangler, "producers", "binding", "queue"),
+        queue_consumers=settings.queues(read, wrangler, "consumers", "queue"),
         worker_vars=wrangler.get("vars"),
+        problems=tuple(read.problems),
     )
 
 
-def _entries(wrangler: dict, kind: str, *keys: str) -> tuple[dict, ...]:
-    """wrangler.toml's [[queues.<kind>]] that name what they must (wrangler refuses the rest)."""
-    queues = wrangler.get("queues", {})
-    entries = queues.get(kind, []) if isinstance(queues, dict) else []
-    return tuple(e for e in entries if isinstance(e, dict) and all(isinstance(e.get(k), str) for k in keys))
+def _text(root: Path, name: str) -> str:
+    return (root / name).read_text(encoding="utf-8")
+
+
+def _json_config(root: Path) -> Problem | None:
+    """Wrangler reads wrangler.json, then wrangler.jsonc, before wrangler.toml; the build reads
+    wrangler.toml alone, so a JSON one beside it would be the Worker's configuration unchecked."""
+    for name in ("wrangler.json", "wrangler.jsonc"):
+        if (root / name).exists():
+            return Problem("settings.file_invalid",
+                           f"{root} has {name}, which wrangler reads instead of wrangler.toml; "
+                           "the build reads wrangler.toml only",
+                           f"write the Worker's configuration in wrangler.toml and remove {name}", name, 1)
+    return None
 
 
 def _toml(root: Path, name: str) -> dict | Problem:
@@ -98,6 +114,12 @@ def _toml(root: Path, name: str) -> dict | Problem:
     except FileNotFoundError:
         return Problem("settings.file_invalid", f"{root} has no {name}",
                        "build from the directory of wrangler.toml and pyproject.toml", name, 1)
+    except OSError as error:  # a directory, say
+        return Problem("settings.file_invalid", f"{name} cannot be read: {error.strerror}",
+                       f"make {name} a file the build can read", name, 1)
+    except RecursionError:
+        return Problem("settings.file_invalid", f"{name} nests its arrays or tables too deeply to read",
+                       "write the settings with arrays and tables a few levels deep", name, 1)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         at = re.search(r"at line (\d+)", str(error))
         line = int(at.group(1)) if at else 1

@@ -165,8 +165,8 @@ def _table(declaration: Declaration, written: dict[str, Item], where: Where, val
             return problem("purge.table_refused", item.line, f"`{table}` is {whose} table, not the app's",
                            "purge a table the app's own migrations create; tickwork's housekeeping keeps its own")
     schemas = [where.schemas[where.store]] if where.store in where.schemas else list(where.schemas.values())
-    if any(schema.problems for schema in schemas):
-        return []  # a migration fails, and is reported: what the tables are is not known
+    if any(schema.problems or schema.unread for schema in schemas):
+        return []  # a migration fails, or the directory is not one, and is reported: the tables are not known
     found = [(schema, schema.table(table)) for schema in schemas if schema.table(table)]
     if not found:
         return problem("purge.table_unknown", item.line, f"`table: {table}` is not {_made_by(where)}",

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from tickwork.consumers import CONSUMES
+from tickwork.cron_syntax import shown
 from tickwork.events import Event
 
 from .problems import Problem
@@ -42,6 +43,8 @@ def check_queues(project: Project, modules: dict[str, ModuleType | None]) -> tup
                 file = project.relative(file)
                 declared.append((file, line))
                 problems += _consumer_problems(value, queue, consumed, consumers, file, line)
+                if not isinstance(queue, str):
+                    continue
                 consumers.setdefault(queue, {
                     "queue": queue, "module": module.__name__, "action": value.__name__,
                     "max_retries": int(consumed.get(queue, {}).get("max_retries", 3)), "source": f"{file}:{line}",
@@ -69,7 +72,15 @@ def _event_problems(event: Event, producers: dict, file: str, line: int) -> list
 
 def _consumer_problems(action, queue, consumed: dict, consumers: dict, file: str, line: int) -> list[Problem]:
     problems = []
-    if queue not in consumed:
+    if not isinstance(queue, str) or not queue:
+        said = "no queue" if callable(queue) else f"{type(queue).__name__} {shown(repr(queue))}, not a queue's name"
+        problems.append(Problem(
+            "consumer.queue_unbound",
+            f"`{action.__name__}` consumes {said}",
+            'name a queue of wrangler.toml\'s [[queues.consumers]] as a string: `@consumer("shop-events")`',
+            file, line,
+        ))
+    elif queue not in consumed:
         names = ", ".join(consumed) or "none"
         problems.append(Problem(
             "consumer.queue_unbound",
@@ -78,7 +89,7 @@ def _consumer_problems(action, queue, consumed: dict, consumers: dict, file: str
             f'add [[queues.consumers]] with queue = "{queue}" to wrangler.toml',
             file, line,
         ))
-    if queue in consumers:
+    if isinstance(queue, str) and queue in consumers:
         problems.append(Problem(
             "consumer.duplicate",
             f"queue `{queue}` has a consumer already, `{consumers[queue]['action']}` at {consumers[queue]['source']}",

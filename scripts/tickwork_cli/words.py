@@ -80,7 +80,7 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
             words = [f"{expression} in {zone}"]
             for rule in rules.split():
                 key, _, value = rule.partition("=")
-                if (key, value) not in (("nonexistent", "shift"), ("repeated", "first")):
+                if (key, value) not in (("nonexistent", "shift"), ("repeated", "first"), ("days", "vixie")):
                     words.append(f"{key}: {value}")
             if overdue_ms:
                 words.append(f"overdue after {span(overdue_ms)}")

@@ -30,6 +30,10 @@ SHIFTED = "nonexistent_shifted"  # its wall-clock time fell in a gap; run at the
 FIRST = "repeated_first"  # its wall-clock time happened twice; this is the first
 SECOND = "repeated_second"  # ... and this the second, under `repeated: both`
 
+# Ends the form of a calendar whose days tickwork read otherwise before it followed Vixie cron's
+# rule, so that its state row, stored under the old reading, is rebased.
+VIXIE_DAYS = " days=vixie"
+
 # No zone moves its clock by more than this at once.
 _REACH = timedelta(hours=3)
 _ASIDE = timedelta(seconds=1)
@@ -40,10 +44,11 @@ def parse_cron(expression: str):
     `cron_syntax.CronInvalid` (a ValueError) otherwise."""
     from croniter import croniter  # imported at first use: a Worker's cold start skips it
 
-    from .cron_syntax import canonical
+    from .cron_syntax import canonical, days_either
 
     return croniter(
-        canonical(expression), datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True
+        canonical(expression), datetime(2000, 1, 1), ret_type=datetime, second_at_beginning=True,
+        day_or=days_either(expression),
     )
 
 
@@ -65,6 +70,12 @@ class CronCalendar:
     @cached_property
     def _cron(self):
         return parse_cron(self.expression)
+
+    @cached_property
+    def days_read_otherwise(self) -> bool:
+        from .cron_syntax import days_read_otherwise
+
+        return days_read_otherwise(self.expression)
 
     @cached_property
     def tz(self):
@@ -154,7 +165,8 @@ class Calendar(Timing):
     @property
     def form(self) -> str:
         c = self.cron
-        return f"calendar {c.expression} | {c.zone} | nonexistent={c.nonexistent} repeated={c.repeated}"
+        form = f"calendar {c.expression} | {c.zone} | nonexistent={c.nonexistent} repeated={c.repeated}"
+        return form + VIXIE_DAYS if c.days_read_otherwise else form
 
     def first_due(self, tick: int) -> int:
         return self._next(tick)
@@ -178,6 +190,14 @@ class Calendar(Timing):
                 break
             upcoming = self.cron.next_after(upcoming.at)
         return found
+
+    def rebased(self, due: int, tick: int, was: str | None = None) -> int:
+        """Where only the reading of its days changed (`was` its form before), an occurrence of
+        the new reading since the kept due time is still owed, late instead of lost; the kept
+        due time itself, a moment of the old reading, never is."""
+        if was is not None and was + VIXIE_DAYS == self.form:
+            return self._next(min(due - 1, tick))
+        return self.first_due(tick)
 
     def _next(self, moment: int) -> int:
         upcoming = self.cron.next_after(moment)

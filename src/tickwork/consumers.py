@@ -43,6 +43,8 @@ def consumer(queue: str):
         setattr(action, CONSUMES, (queue, caller.f_code.co_filename, caller.f_lineno))
         return action
 
+    if callable(queue):  # `@consumer` without its queue: noted as it is, for the build to refuse
+        return declare(queue)
     return declare
 
 

@@ -4,7 +4,8 @@
 spaces or tabs. Each field is a comma list of `*`, `N` or `N-M`, where `*` and `N-M` may take a
 step `/S`. Months may be named JAN-DEC and days SUN-SAT, in any case; day of week 7 is Sunday.
 Nothing of croniter's beyond that: no `R` (a random minute, drawn anew at each parse), `H`,
-`L`, `W`, `#`, `?`, `N/S` or `@daily`.
+`L`, `W`, `#`, `?`, `N/S` or `@daily`. The two day fields combine as in Vixie cron: a day matches
+both where either field starts with `*` (`*`, `*/2`), either where neither does.
 
 Plain Python, for the build and the Worker alike: both read an expression only through here.
 """
@@ -90,21 +91,48 @@ _STANDARD = (
 def parse(expression: str) -> tuple[frozenset[int], ...]:
     """The values each field allows, in the order written (seconds first where there are 6).
     Raises CronInvalid, naming the field and the token, for anything else."""
+    written = _written(expression)
+    return tuple(field.values(text) for field, text in zip(_fields(written), written))
+
+
+def _written(expression: str) -> list[str]:
     if not isinstance(expression, str):
         raise CronInvalid(f"a cron expression is a string, not {type(expression).__name__}")
     written = re.split(r"[ \t]+", expression.strip(" \t")) if expression.strip(" \t") else []
     if len(written) not in (5, 6):
         raise CronInvalid(f"a cron expression has 5 fields, or 6 with seconds first; this has {len(written)}")
-    fields = (_SECOND, *_STANDARD) if len(written) == 6 else _STANDARD
-    return tuple(field.values(text) for field, text in zip(fields, written))
+    return written
+
+
+def _fields(written: list[str]) -> tuple[_Field, ...]:
+    return (_SECOND, *_STANDARD) if len(written) == 6 else _STANDARD
+
+
+def days_either(expression: str) -> bool:
+    """Whether a day matching either day field will do (Vixie cron's rule: neither field starts
+    with `*`), rather than one matching both."""
+    written = _written(expression)
+    return not (written[-3].startswith("*") or written[-1].startswith("*"))
+
+
+def days_read_otherwise(expression: str) -> bool:
+    """Whether tickwork before Vixie's rule named other days: it combined the day fields as
+    croniter does, both where either names every day, either where neither does."""
+    values = parse(expression)
+    every = [values[i] == field.values("*") for i, field in ((-3, _STANDARD[2]), (-1, _STANDARD[4]))]
+    return not all(every) and (not any(every)) != days_either(expression)
 
 
 def canonical(expression: str) -> str:
     """The expression with every field a plain list of numbers (or `*` for all of them), so
-    croniter, which reads `5-5` as every minute, is never handed anything it may misread."""
+    croniter, which reads `5-5` as every minute, is never handed anything it may misread. Read
+    with croniter's `day_or=days_either(expression)`, it names the days cron runs on: where
+    either day field will do and one names every day, every day is `*` in both."""
     values = parse(expression)
-    fields = (_SECOND, *_STANDARD) if len(values) == 6 else _STANDARD
-    return " ".join(
+    shown = [
         "*" if found == field.values("*") else ",".join(map(str, sorted(found)))
-        for field, found in zip(fields, values)
-    )
+        for field, found in zip(_fields(list(values)), values)
+    ]
+    if days_either(expression) and "*" in (shown[-3], shown[-1]):
+        shown[-3] = shown[-1] = "*"  # croniter would read a `*` beside a list as that list alone
+    return " ".join(shown)

@@ -50,11 +50,16 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     file, line = caller.f_code.co_filename, caller.f_lineno
 
     def declare(action):
+        label = getattr(action, "__name__", None)
         given = {key: value for key, value in items.items() if value is not None}
-        given["run"] = f"{action.__name__}()"
-        where = f"{getattr(action, '__module__', None)}.{getattr(action, '__qualname__', action.__name__)}"
-        declared = Declared(kind, action.__name__ if name is None else name, given, file, line, where)
-        action.__dict__.setdefault(DECLARATIONS, []).append(declared)
+        given["run"] = f"{label}()"
+        qualname = getattr(action, "__qualname__", None)
+        where = f"{getattr(action, '__module__', None)}.{qualname}" if qualname else repr(action)[:60]
+        declared = Declared(kind, label if name is None else name, given, file, line, where)
+        try:
+            action.__dict__.setdefault(DECLARATIONS, []).append(declared)
+        except AttributeError:  # not a function (a partial, a number): the build reports it, from MADE
+            pass
         MADE.append(declared)
         return action
 

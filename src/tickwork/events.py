@@ -25,9 +25,9 @@ LARGEST_BODY = 128_000 - 512
 class EventError(ValueError):
     """An event that cannot be emitted, with its code; nothing of what emitted it is lost."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, mend: str = ""):
         super().__init__(f"{code}: {message}")
-        self.code = code
+        self.code, self.mend = code, mend
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,28 @@ class Event:
 
 
 def event(name: str, *, queue: str) -> Event:
-    """Declares an event sent through the producer binding `queue`; the build checks it is bound."""
+    """Declares an event sent through the producer binding `queue`; the build checks it is bound.
+    A name or queue that is not text raises EventError at once, in the build as in the Worker."""
+    for code, what, given in (("event.name_invalid", "name", name), ("event.queue_unbound", "queue", queue)):
+        if not _text(given):
+            raise EventError(code, f"an event's {what} is a string of text, not {_shown(given)}",
+                             'name the event and its producer binding with strings: event("order_placed", queue="EVENTS")')
     caller = sys._getframe(1)
     return Event(name, queue, f"{caller.f_code.co_filename}:{caller.f_lineno}")
+
+
+def _text(value: object) -> bool:
+    """A non-empty string D1 and the queues can take: no lone surrogate."""
+    if not isinstance(value, str) or not value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, str):
+        return "an empty string" if not value else f"{ascii(value)[:40]}, which is not UTF-8 text"
+    return f"{type(value).__name__} {ascii(value)[:40]}"

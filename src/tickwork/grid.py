@@ -14,13 +14,11 @@ def next_due(due: int, every: int, tick: int) -> int:
     """The first grid time after `tick`: missed grid times collapse into this one."""
     if tick < due:
         return due
-    return due + ((tick - due) // every + 1) * every
+    return latest_slot(due, every, tick) + every
 
 
 def latest_slot(due: int, every: int, tick: int) -> int:
-    """The last grid time at or before `tick` (`due` itself when `tick` is before it)."""
-    if tick < due:
-        return due
+    """The last grid time at or before `tick`, before `due` too (a run by hand)."""
     return due + (tick - due) // every * every
 
 
@@ -53,7 +51,7 @@ class Every(Timing):
     def slot(self, due: int, tick: int) -> int:
         return latest_slot(due, self.every, tick)
 
-    def rebased(self, due: int, tick: int) -> int:
+    def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         return rebased_due(due, self.every, tick)
 
     def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:

@@ -27,6 +27,7 @@ from .schedule_store import (
 )
 from .app import action_of, timing_of
 from .backfill import backfill
+from .calendars import VIXIE_DAYS
 from .declared import Declared, action_key, declared
 from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
@@ -187,7 +188,7 @@ class _Tick:
         if earliest_lease is not None and earliest_lease <= self.now and self.fits(EXPIRE):
             await self.store.expire_leases(self.now)
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
-        due = [(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None]
+        due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
         self.due = {schedule.name: schedule for schedule, _ in due}
         claims = [self.claim(schedule, state) for schedule, state in due]
         reports = await self.run_due([claim for claim in claims if claim is not None])
@@ -225,6 +226,34 @@ class _Tick:
             await self.outbox.sweep(self.now, self.sender)
         except Exception:
             log.exception("the outbox's sweep failed; the next tick sweeps again")
+
+    async def rebase_handed_over(self, due: list[tuple[Schedule, State]]) -> list[tuple[Schedule, State]]:
+        """Calendars handed over before tickwork read their days as Vixie cron does get their due
+        times worked out again, as declared ones do, before any call: none is called at a moment
+        kept for the old reading. Those due no more leave the tick's due list."""
+        stale = [(state, _seed(schedule, schedule.timing.rebased(state.due_at, self.now, state.form)))
+                 for schedule, state in due if state.action is not None and state.removed_at is None
+                 and not state.lease_live(self.now) and state.form + VIXIE_DAYS == schedule.timing.form]
+        if not stale:
+            return due
+        left_out = {state.name for state, _ in stale}
+        if self.fits(len(json_chunks([[seed.name, seed.every, seed.form, seed.due_at, state.form, state.due_at]
+                                      for state, seed in stale]))):  # as the store's REBASE rows
+            try:
+                await self.store.reconcile([], stale, [], None, self.now)
+                left_out = set()
+            except Exception:
+                log.exception("calendars handed over could not be rebased; they wait for the next tick")
+        moved, kept = {state.name: seed.due_at for state, seed in stale}, []
+        for schedule, state in due:
+            if state.name in moved:
+                if state.name in left_out:
+                    continue
+                state = replace(state, due_at=moved[state.name])
+                if state.due_at > self.now and state.run_requested_at is None:
+                    continue  # nothing of the new reading is owed yet
+            kept.append((schedule, state))
+        return kept
 
     def schedule_of(self, state: State) -> Schedule | None:
         """A declared schedule by its name; a handed-over one from its row (its action None
@@ -277,7 +306,8 @@ class _Tick:
                 if state is None:
                     new.append(_seed(schedule, timing.first_due(self.now)))
                 elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
-                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now))))
+                    was = state.form if state.removed_at is None else None
+                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now, was))))
                 elif state.removed_at is not None:
                     again.append(name)
             except Exception:
@@ -304,9 +334,12 @@ class _Tick:
         if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
             if held or state.paused:
                 return None  # the request waits for the lease, or for the schedule's resume
-            # for the moment last due (a calendar's latest occurrence); a one-off moment still
-            # ahead is made now, once: its due time then moves past it
+            # for the moment last due (a calendar's latest occurrence, a handed-over interval's
+            # latest slot); a one-off moment still ahead is made now, once: its due time then
+            # moves past it
             call = replace(self.owing.owed(timing, 0), input=call.input)
+            if state.action is not None and call.at is None:
+                call = replace(call, at=timing.slot(state.due_at, self.now))
             ahead = call.at is not None and call.at > self.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
             return Claim(schedule.name, state.due_at, next_due, _run_id(), call,

@@ -62,8 +62,9 @@ class Timing(ABC):
         schedule's `call.at`): missed moments collapse into the latest."""
         return due
 
-    def rebased(self, due: int, tick: int) -> int:
-        """The due time once the form changed: nothing is owed for the old form."""
+    def rebased(self, due: int, tick: int, was: str | None = None) -> int:
+        """The due time once the form changed from `was` (None where the schedule was removed
+        and is declared again): nothing is owed for the old form."""
         return self.first_due(tick)
 
     def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
