@@ -292,3 +292,19 @@ def test_housekeeping_deletes_a_backfill_ended_past_the_retention_with_the_occur
     app.tick([monthly], APRIL + 31 * DAY)
     assert app.rows("SELECT * FROM tickwork_backfills") == []
     assert app.rows("SELECT * FROM tickwork_backfilled") == []
+
+
+def test_an_occurrence_whose_worker_was_killed_is_recorded_lease_expired_and_not_made_again(app):
+    from faults import Killed, KilledAfter
+
+    from tickwork.backfill_store import RECORD_STARTS
+
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    with pytest.raises(Killed):
+        run(tick_at(KilledAfter(app.db, RECORD_STARTS), [monthly], APRIL + MINUTE))
+    app.tick([monthly], APRIL + HOUR)
+    assert [(r["at"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["backfill"]] == [
+        (utc("2026-02-01 00:00"), "failed", "lease_expired")]
+    app.tick([monthly], APRIL + 2 * HOUR)
+    assert len([r for r in runs(app.db, "statement") if r["backfill"]]) == 1
