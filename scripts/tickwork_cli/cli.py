@@ -117,6 +117,19 @@ def parser() -> argparse.ArgumentParser:
                         ("cancel", "never send a pending, outcome_unknown or failed delivery")):
         verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("id")
 
+    one = verbs_.add_parser("backfill", parents=[common, changes],
+                            help="make a schedule's occurrences in a range that have no succeeded run, "
+                                 "a few a tick, oldest first")
+    one.add_argument("name", nargs="?", help="the schedule's name, or an item's id")
+    one.add_argument("--from", dest="start", metavar="TIME", help="the range's start (ISO time or epoch ms)")
+    one.add_argument("--to", dest="end", metavar="TIME", help="its end, included; not after now")
+    one.add_argument("--dry-run", action="store_true", help="list what it would make; change nothing")
+    one.add_argument("--cancel", metavar="ID", help="cancel a pending backfill (`tickwork backfills` lists them)")
+
+    one = verbs_.add_parser("backfills", parents=[common], help="the backfills asked for, pending first")
+    one.add_argument("name", nargs="?", help="only a schedule's")
+    one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
+
     one = verbs_.add_parser("status", parents=[common], help="the last tick, its age, and the gaps; "
                                                              "exits 1 when ticks stopped")
     one.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
@@ -183,7 +196,23 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
         return await verbs.deliveries(store, now, args.all, args.limit, project)
     if args.verb in ("retry", "dismiss", "cancel"):
         return await verbs.change_delivery(store, now, args.verb, args.id, args.who or _user())
+    if args.verb == "backfill":
+        if args.cancel is not None:
+            return await verbs.cancel_backfill(store, now, args.cancel, args.who or _user())
+        start, end = (_range_end(flag, text) for flag, text in (("--from", args.start), ("--to", args.end)))
+        return await verbs.backfill(store, now, args.name, start, end, args.who or _user(), args.dry_run)
+    if args.verb == "backfills":
+        return await verbs.backfills(store, now, args.name, args.limit)
     return await verbs.status(store, now, args.threshold)
+
+
+def _range_end(flag: str, text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return _moment(text)
+    except argparse.ArgumentTypeError as error:
+        raise OperatorError(f"backfill.range_invalid: {flag}: {error}") from None
 
 
 def _user() -> str:

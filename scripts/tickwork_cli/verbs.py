@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tickwork.backfill import DRY_RUN_MOST, timing_of_row, to_backfill
 from tickwork.model import what_a_run_did
 from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.pulses import Pulse
@@ -213,7 +214,30 @@ def _run_item(run: dict, now: int) -> dict:
         "at": _instant(run.get("at"), now), "dst": run.get("dst"), "n": _number(run.get("n")),
         "i": _number(run.get("i")), "by_hand": run.get("by_hand"), "attempt": _number(run.get("attempt")) or 1,
         "items": _number(run.get("items")), "events": _events(run), "trace": run.get("trace"),
+        "backfill": run.get("backfill"), "covers": _covers(run, now),
     }
+
+
+def _covers(run: dict, now: int) -> dict | None:
+    """The occurrences a run or skip covers, where its tick found several owed."""
+    if run.get("covers") is None:
+        return None
+    return {"count": int(run["covers"]), "at_least": bool(run.get("covers_more")),
+            "first": _instant(run["covers_first"], now), "last": _instant(run["covers_last"], now)}
+
+
+def _missed_words(run: dict, name: str, verbose: bool = False) -> str:
+    """`3 occurrences missed, 02-01 00:00 to 04-01 00:00; this run is for the latest`."""
+    if run.get("covers") is None:
+        return ""
+    first, last = int(run["covers_first"]), int(run["covers_last"])
+    count = f"{'at least ' if run.get('covers_more') else ''}{int(run['covers'])}"
+    text = f"{count} occurrences missed, {when(first)} to {when(last)}"
+    if verbose:
+        what = "run" if run["outcome"] != "skipped" else "skip"
+        text += (f"; this {what} is for the latest: `tickwork backfill {name} --from {iso(first)} "
+                 f"--to {iso(last)}` makes the others")
+    return text
 
 
 def _events(run: dict) -> dict | None:
@@ -249,9 +273,11 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
                 when(i["due"]["ms"]) if i["due"] else "by hand", when(i["started"]["ms"]) if i["started"] else "-",
                 took, i["outcome"],
                 i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
-                i["by_hand"] or "", _clip(i["detail"], 60),
+                i["by_hand"] or (f"backfill: {i['backfill']}" if i["backfill"] else ""),
+                _missed_words(run, name), _clip(i["detail"], 60),
             ])
-        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "BY HAND", "DETAIL"], table)
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "BY HAND",
+                         "MISSED", "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]
         lines += [f"  {when(i['logged']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
@@ -352,6 +378,10 @@ def _what_happened(run: dict, gaps: list[dict]) -> str:
         text += f", in trace {run['trace']}"
     if run.get("by_hand"):
         text += f", a run asked for by hand by {run['by_hand']}"
+    if run.get("backfill"):
+        text += f", a backfill asked for by {run['backfill']}"
+    if run.get("covers") is not None:
+        text += f"; {_missed_words(run, run['schedule'], verbose=True)}"
     late = int(run["tick_at"]) - int(run["due_at"])
     gap = _gap_around(gaps, int(run["due_at"]))
     if (_number(run.get("attempt")) or 1) > 1:
@@ -571,6 +601,84 @@ async def change_delivery(store: OperatorStore, now: int, verb: str, id: str, wh
 
 def _done(verb: str) -> str:
     return {"retry": "retried", "dismiss": "dismissed", "cancel": "cancelled"}[verb]
+
+
+# -- backfill --------------------------------------------------------------------------------
+
+def _backfill_item(row: dict, now: int) -> dict:
+    return {"id": row["id"], "schedule": row["schedule"], "from": _instant(row["from_at"], now),
+            "to": _instant(row["to_at"], now), "who": row["who"], "asked": _instant(row["requested_at"], now),
+            "state": row["state"], "made": int(row["made"]), "next": _instant(row["next_at"], now),
+            "ended": _instant(row.get("ended_at"), now)}
+
+
+async def backfill(store: OperatorStore, now: int, name: str | None, start: int | None, end: int | None,
+                   who: str, dry_run: bool = False) -> Answer:
+    if name is None:
+        raise OperatorError("backfill.schedule_missing: name the schedule (or an item's id) to backfill")
+    if start is None or end is None:
+        raise OperatorError("backfill.range_invalid: a backfill needs both --from and --to")
+    if start > end:
+        raise OperatorError(f"backfill.range_invalid: --from {iso(start)} is after --to {iso(end)}")
+    if end > now:
+        raise OperatorError(f"backfill.range_invalid: --to {iso(end)} is after now ({iso(now)}): occurrences "
+                            f"still to come are the schedule's own")
+    row = await store.schedule(name)
+    if row is None:
+        raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
+    if row.get("removed_at") is not None:
+        what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
+        raise OperatorError(f"backfill.schedule_removed: `{name}` is {what} since {when(int(row['removed_at']))}: "
+                            f"there is nothing to backfill")
+    found = to_backfill(timing_of_row(row), int(row["due_at"]), int(row["first_tick"]), start, end)
+    made = await store.made([(name, call.at) for call in found])
+    todo = [call for call in found if (name, call.at) not in made]
+    more = len(found) == DRY_RUN_MOST
+    occurrences = [{"at": _instant(call.at, now), "n": call.n, "i": call.i, "dst": call.dst} for call in todo]
+    data = {"verb": "backfill", "schedule": name, "from": _instant(start, now), "to": _instant(end, now),
+            "dry_run": dry_run, "occurrences": occurrences, "made_already": len(found) - len(todo),
+            "listed_at_most": DRY_RUN_MOST if more else None, "who": who, "changed": False}
+    counted = f"{len(todo)}{' or more' if more else ''} occurrence{'' if len(todo) == 1 else 's'}"
+    head = (f"{name}: {counted} from {when(start)} to {when(end)} without a succeeded run"
+            f" ({len(found) - len(todo)} made already)")
+    if dry_run:
+        lines = [head + ("; a backfill would make them, oldest first:" if todo else "; nothing to make")]
+        lines += [f"  {when(call.at)}" + (f" (share {call.i} of {call.n})" if call.n is not None else "")
+                  + (f" ({call.dst})" if call.dst else "") for call in todo]
+        return Answer(data, lines)
+    if not todo and not more:
+        return Answer(data, [head + "; nothing to make, so no backfill was asked for"])
+    change = await store.backfill(name, start, end, who, now)
+    if not change.changed:
+        raise OperatorError(f"`{name}` was removed meanwhile: there is nothing to backfill")
+    data.update(changed=True, backfill=change.row["backfill"])
+    return Answer(data, [head + f"; asked for backfill {change.row['backfill']}: the next ticks make them, "
+                         f"oldest first, a few a tick; `tickwork backfill --cancel {change.row['backfill']}` "
+                         f"stops it (logged as {who})"])
+
+
+async def cancel_backfill(store: OperatorStore, now: int, backfill_id: str, who: str) -> Answer:
+    change = await store.cancel_backfill(backfill_id, who, now)
+    if change.row is None:
+        raise OperatorError(f"backfill.unknown: no backfill `{backfill_id}`: `tickwork backfills` lists them")
+    item = _backfill_item(change.row, now)
+    if not change.changed:
+        raise OperatorError(f"backfill.not_pending: backfill `{backfill_id}` is {item['state']}: only a pending "
+                            f"backfill can be cancelled")
+    data = {"verb": "cancel", "backfill": item, "changed": True, "who": who}
+    return Answer(data, [f"cancelled backfill {backfill_id} of {item['schedule']}: {item['made']} occurrence"
+                         f"{'' if item['made'] == 1 else 's'} made stay made, no other is made "
+                         f"(logged as {who})"])
+
+
+async def backfills(store: OperatorStore, now: int, name: str | None, limit: int = 20) -> Answer:
+    items = [_backfill_item(row, now) for row in await store.backfills(name, limit)]
+    lines = [f"{len(items)} backfill{'' if len(items) == 1 else 's'}, pending first"]
+    if items:
+        lines += _table(["ID", "SCHEDULE", "FROM", "TO", "WHO", "STATE", "MADE", "NEXT"], [
+            [i["id"], i["schedule"], when(i["from"]["ms"]), when(i["to"]["ms"]), i["who"], i["state"],
+             str(i["made"]), when(i["next"]["ms"]) if i["state"] == "pending" else "-"] for i in items])
+    return Answer({"backfills": items}, lines)
 
 
 # -- status ------------------------------------------------------------------------------------

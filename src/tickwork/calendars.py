@@ -202,6 +202,17 @@ class Calendar(Timing):
     def following(self, due: int, tick: int) -> int:
         return self._next(tick)
 
+    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
+        """Walked one occurrence at a time: `most` bounds the walk."""
+        found: list[Call] = []
+        upcoming = self.cron.next_after(start - 1)
+        while upcoming is not None and upcoming.at <= end and len(found) < most:
+            found.append(Call(at=upcoming.at, dst=upcoming.dst))
+            if upcoming.at == end:
+                break
+            upcoming = self.cron.next_after(upcoming.at)
+        return found
+
     def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         """Where only the reading of its days changed (`was` its form before), an occurrence of
         the new reading since the kept due time is still owed, late instead of lost; the kept

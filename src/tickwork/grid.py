@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from .timing import Call, Timing
+from .timing import Call, Covered, Timing
 
 
 def first_due(first_tick: int, every: int) -> int:
@@ -53,3 +53,13 @@ class Every(Timing):
 
     def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         return rebased_due(due, self.every, tick)
+
+    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
+        first = due - (due - start) // self.every * self.every  # the first grid time at or after start
+        return [Call(at=at) for at in range(first, end + 1, self.every)[:most]]
+
+    def covered(self, due: int, tick: int, most: int) -> Covered | None:
+        """Counted, not walked: a month of minutely slots costs nothing more than one."""
+        if tick < due:
+            return None
+        return Covered((tick - due) // self.every + 1, due, latest_slot(due, self.every, tick))

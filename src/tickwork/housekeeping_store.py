@@ -91,6 +91,20 @@ DELETE FROM tickwork_handled WHERE rowid IN (
     SELECT rowid FROM tickwork_handled WHERE handled_at < ?4 ORDER BY handled_at LIMIT 1000)
 """
 
+# Backfills done or cancelled past the retention: first the occurrences they made (each kept
+# till then, so that no later backfill makes them again while their runs are on record), then
+# the backfills left with none.
+ENDED_BACKFILLED = """
+DELETE FROM tickwork_backfilled WHERE rowid IN (
+    SELECT x.rowid FROM tickwork_backfilled AS x JOIN tickwork_backfills AS b ON b.id = x.backfill
+    WHERE b.state != 'pending' AND b.ended_at < ?1 LIMIT 1000)
+"""
+ENDED_BACKFILLS = """
+DELETE FROM tickwork_backfills WHERE id IN (
+    SELECT id FROM tickwork_backfills AS b WHERE b.state != 'pending' AND b.ended_at < ?1
+      AND NOT EXISTS (SELECT 1 FROM tickwork_backfilled AS x WHERE x.backfill = b.id) LIMIT 1000)
+"""
+
 
 @dataclass(frozen=True)
 class Delete:
@@ -112,6 +126,7 @@ DELETES = (
     Delete("operator log rows", (OPERATOR_LOG,)),
     Delete("ended schedules handed over", (ENDED_ITEMS,)),
     Delete("handled records", (HANDLED,)),
+    Delete("ended backfills", (ENDED_BACKFILLED, ENDED_BACKFILLS), counted=0),
 )
 
 

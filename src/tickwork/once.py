@@ -23,3 +23,6 @@ class Once(Timing):
 
     def following(self, due: int, tick: int) -> int:
         return NEVER
+
+    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
+        return [Call(at=self.at)] if start <= self.at <= end and most > 0 else []

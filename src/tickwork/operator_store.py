@@ -123,6 +123,39 @@ SET state = '{state}', next_attempt_at = NULL, lease_run = NULL, lease_until = N
 WHERE id = ?1 AND {when} RETURNING id
 """
 
+# A backfill asked for: the request and its log row, only for a schedule still there (?1 its
+# name, ?2 the backfill's id, ?3 now, ?4 who, ?5 from, ?6 to, ?7 the log's id). The tick's
+# backfill step makes it.
+BACKFILLABLE = "FROM tickwork_schedules WHERE name = ?1 AND removed_at IS NULL"
+LOG_BACKFILL = f"""
+INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
+SELECT ?7, ?3, ?4, 'backfill', name,
+       'backfill ' || ?2 || ' from ' || CAST(?5 AS INTEGER) || ' to ' || CAST(?6 AS INTEGER) {BACKFILLABLE}
+"""
+REQUEST_BACKFILL = f"""
+INSERT INTO tickwork_backfills (id, schedule, from_at, to_at, who, requested_at, next_at)
+SELECT ?2, name, ?5, ?6, ?4, ?3, ?5 {BACKFILLABLE}
+RETURNING id
+"""
+
+# A pending backfill cancelled: the occurrences it made stay made, the rest are never made.
+LOG_CANCEL_BACKFILL = """
+INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
+SELECT ?2, ?3, ?4, 'cancel_backfill', schedule, 'backfill ' || id FROM tickwork_backfills
+WHERE id = ?1 AND state = 'pending'
+"""
+CANCEL_BACKFILL = """
+UPDATE tickwork_backfills SET state = 'cancelled', ended_at = ?2 WHERE id = ?1 AND state = 'pending'
+RETURNING id
+"""
+SELECT_BACKFILL = "SELECT * FROM tickwork_backfills WHERE id = ?1"
+
+# The backfills kept (?1 a schedule's name, or NULL for all), pending first, newest asked first.
+SELECT_BACKFILLS = """
+SELECT * FROM tickwork_backfills WHERE ?1 IS NULL OR schedule = ?1
+ORDER BY state <> 'pending', requested_at DESC LIMIT CAST(?2 AS INTEGER)
+"""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -224,6 +257,38 @@ class OperatorStore:
             (statements.read, (key,)),
         ])
         return Change(bool(changed), _first(row))
+
+    async def schedule(self, name: str) -> Row | None:
+        return _first(await self.db.all(SELECT_SCHEDULE, (name,)))
+
+    async def backfill(self, name: str, start: int, end: int, who: str, now: int) -> Change:
+        """Asks for a backfill of `name` from `start` to `end` and logs it, in one batch; the row
+        it answers is the schedule's."""
+        backfill_id = uuid.uuid4().hex
+        _, made, row = await self.db.batch([
+            (LOG_BACKFILL, (name, backfill_id, now, who, start, end, uuid.uuid4().hex)),
+            (REQUEST_BACKFILL, (name, backfill_id, now, who, start, end)),
+            (SELECT_SCHEDULE, (name,)),
+        ])
+        return Change(bool(made), _first(row) if not made else {**_first(row), "backfill": backfill_id})
+
+    async def cancel_backfill(self, backfill_id: str, who: str, now: int) -> Change:
+        """Cancels a pending backfill and logs it, in one batch; the row it answers is the backfill's."""
+        _, cancelled, row = await self.db.batch([
+            (LOG_CANCEL_BACKFILL, (backfill_id, uuid.uuid4().hex, now, who)),
+            (CANCEL_BACKFILL, (backfill_id, now)),
+            (SELECT_BACKFILL, (backfill_id,)),
+        ])
+        return Change(bool(cancelled), _first(row))
+
+    async def backfills(self, name: str | None, limit: int = 100) -> list[Row]:
+        return await self.db.all(SELECT_BACKFILLS, (name, limit))
+
+    async def made(self, occurrences: list[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of the (schedule, at) were made already, as the tick's backfill step sees it."""
+        from .backfill_store import BackfillStore
+
+        return await BackfillStore(self.db).made(occurrences)
 
 
 def _first(rows: list[Row]) -> Row | None:

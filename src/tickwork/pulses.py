@@ -6,7 +6,7 @@ calls the share it falls in: a missed share is not made up, the next call is for
 
 from dataclasses import dataclass
 
-from .timing import Call, Timing
+from .timing import Call, Covered, Timing
 
 
 @dataclass(frozen=True)
@@ -34,3 +34,18 @@ class Pulse(Timing):
 
     def following(self, due: int, tick: int) -> int:
         return self.start(self.share(tick) + 1)
+
+    def call_of(self, share: int) -> Call:
+        return Call(at=self.start(share), n=self.intervals, i=share % self.intervals)
+
+    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
+        first = self.share(start)
+        first += self.start(first) < start
+        return [self.call_of(k) for k in range(first, self.share(end) + 1)[:most]]
+
+    def covered(self, due: int, tick: int, most: int) -> Covered | None:
+        """Counted, not walked."""
+        if tick < due:
+            return None
+        first, last = self.share(due), self.share(tick)
+        return Covered(last - first + 1, self.start(first), self.start(last))

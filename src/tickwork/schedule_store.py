@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from .database import Database, Row
 from .model import Code, Kind, Outcome
 from .times import NEVER
-from .timing import Call
+from .timing import Call, Covered
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
@@ -25,7 +25,9 @@ RETURNING fingerprint, prev_tick,
   (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
-      UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at
+      UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
+  EXISTS (SELECT 1 FROM tickwork_backfills INDEXED BY tickwork_backfills_pending WHERE state = 'pending')
+      AS backfill_pending
 """
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
@@ -241,6 +243,16 @@ WHERE true
 RETURNING id
 """
 
+COVERS = json_rows("run", "count", "first", "last", "more")
+
+# In the claim batch, after the starts and skips: how many occurrences each run or skip covers,
+# where a tick found its schedule owing several, written on the record that batch made.
+RECORD_COVERS = f"""
+{COVERS}
+UPDATE tickwork_runs AS r SET covers = j.count, covers_first = j.first, covers_last = j.last, covers_more = j.more
+FROM j WHERE r.id = j.run
+"""
+
 # After a claim batch answered an error, whether it landed (a timeout after commit): whose lease
 # each row holds, and whether each run's or skip's record exists, and is a coalesced skip. All are
 # written only there.
@@ -419,6 +431,7 @@ class Reached:
     sweep_at: int | None = None  # the earliest delivery the outbox's sweep has to send
     prev_tick: int | None = None  # the app's tick before this one
     housekeeping_due: bool = False  # an hour since the last pass completed, and none under way
+    backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
 
 
 def _number(value) -> int | None:
@@ -471,6 +484,7 @@ class Claim:
     attempt: int = 1
     retrying: int | None = None  # the pending retry the row holds as the tick read it
     retries: bool = False  # a failure schedules a retry: its end's batch takes a statement more
+    covers: Covered | None = None  # the occurrences it covers, where more than one
 
     @property
     def due_for(self) -> int:
@@ -533,6 +547,12 @@ class Seed:
     due_at: int
 
 
+def covers_rows(claims: list[Claim]) -> list[list]:
+    """RECORD_COVERS's rows: the claims covering more than one occurrence."""
+    return [[c.run, c.covers.count, c.covers.first, c.covers.last, int(not c.covers.exact)]
+            for c in claims if c.covers is not None]
+
+
 class ScheduleStore:
     def __init__(self, db: Database):
         self.db = db
@@ -545,6 +565,7 @@ class ScheduleStore:
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"]),
             _number(mark["sweep_at"]), _number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
+            bool(mark["backfill_pending"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:
@@ -610,6 +631,7 @@ class ScheduleStore:
             chunk = json.dumps(rows)
             skip = SKIP_ENDING if any(row[9] in ENDING_CODES for row in rows) else SKIP
             statements += [(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+        statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
         if not statements:
             return Claimed(set(), set(), set())
         results = await self.db.batch(statements)

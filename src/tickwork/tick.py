@@ -26,6 +26,7 @@ from .schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
 )
 from .app import action_of, retry_of_entry, timing_of
+from .backfill import backfill
 from .calendars import VIXIE_DAYS
 from .declared import Declared, action_key, declared
 from .housekeeping import RETENTION, housekeeping
@@ -138,8 +139,9 @@ def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     retries = sum(1 for part in chunks(leases) if any(c.retries for c in part))
     superseded = sum(1 for c in claims if c.reason == Code.SUPERSEDED)
     skips = len(claims) - len(leases) - superseded
+    covers = _chunks(sum(1 for c in claims if c.covers is not None))
     return ((2 + flush) * _chunks(len(leases)) + 3 * moments + retries + 2 * _chunks(skips)
-            + 2 * _chunks(superseded))
+            + 2 * _chunks(superseded) + covers)
 
 
 def _chunks(count: int) -> int:
@@ -168,6 +170,7 @@ class _Tick:
         self.sender = _run_id()  # who claims the deliveries this tick sends
         self.sweep_at: int | None = None
         self.housekeeping_due = False
+        self.backfill_pending = False
         self.retention = retention
         self.settings = settings or {}
 
@@ -211,6 +214,8 @@ class _Tick:
         self.due = {schedule.name: schedule for schedule, _ in due}
         claims = [claim for schedule, state in due for claim in self.claims(schedule, state)]
         reports = await self.run_due(claims)
+        if self.backfill_pending:
+            reports += await backfill(self)
         await self.sweep()
         await self.housekeep()
         return TickReport(self.now, reports)
@@ -229,6 +234,10 @@ class _Tick:
         """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
         return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.declared.by_name.values()
                            if s.retry is not None})
+
+    def sweep_cost(self) -> int:
+        """The statements kept aside for the sweep."""
+        return SWEEP if self.sweeps() else 0
 
     def sweeps(self) -> bool:
         return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.now
@@ -290,6 +299,7 @@ class _Tick:
         reached = await self.store.reach(self.now, most)
         self.sweep_at = reached.sweep_at
         self.housekeeping_due = reached.housekeeping_due
+        self.backfill_pending = reached.backfill_pending
         await self.note_gap(reached.prev_tick)
         fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
@@ -419,7 +429,16 @@ class _Tick:
         return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
                      new_trace() if reason is None else None, retrying=state.retry_attempt,
-                     retries=schedule.retry is not None and reason is None and by_hand is None)
+                     retries=schedule.retry is not None and reason is None and by_hand is None,
+                     covers=self.covered(schedule, state))
+
+    def covered(self, schedule: Schedule, state: State):
+        """The occurrences a due call covers, where a tick finds it owing several."""
+        try:
+            return self.owing.covered(schedule.timing, state.due_at)
+        except Exception:
+            log.exception("%s: the occurrences it owed could not be counted", schedule.name)
+            return None
 
     async def run_due(self, claims: list[Claim]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs

@@ -16,6 +16,17 @@ class Call:
     input: object = None  # what a schedule handed over at run time was handed over with
 
 
+@dataclass(frozen=True)
+class Covered:
+    """The occurrences one call covers: how many (`exact` False where counting stopped at the
+    bound asked for), the first and the last, the one the call is for."""
+
+    count: int
+    first: int
+    last: int
+    exact: bool = True
+
+
 class Timing(ABC):
     #: Held by an unfinished run: True to skip the due call (recorded `running`), False to keep
     #: it owed until the run ends, so that it is made late instead of lost.
@@ -56,6 +67,29 @@ class Timing(ABC):
         and is declared again): nothing is owed for the old form."""
         return self.first_due(tick)
 
+    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
+        """The calls of the occurrences from `start` to `end` (both inclusive), oldest first, at
+        most `most`, each with its `at`; `due` is the kept due time (an `every:` grid's anchor)."""
+        return []
+
+    def covered(self, due: int, tick: int, most: int) -> Covered | None:
+        """The occurrences from `due` to `tick` the one call owed at `tick` covers, counted to
+        `most` at the most; None where there are none."""
+        found = self.occurrences(due, due, tick, most)
+        if not found:
+            return None
+        last = found[-1].at if len(found) < most else self._latest(due, tick)
+        return Covered(len(found), found[0].at, last, len(found) < most)
+
+    def _latest(self, due: int, tick: int) -> int:
+        call = self.owed(due, tick)
+        return self.slot(due, tick) if call.at is None else call.at
+
+
+# Occurrences walked one by one (a calendar's) are counted this far at the most: a month of a
+# minutely calendar is not walked.
+COUNTED = 100
+
 
 class Owing:
     """What timings owe at one tick, and their next due times: entries of one form and due time
@@ -65,6 +99,7 @@ class Owing:
         self.tick = tick
         self._owed: dict[tuple[Timing, int], Call] = {}
         self._following: dict[tuple[Timing, int], int] = {}
+        self._covered: dict[tuple[Timing, int], Covered | None] = {}
 
     def owed(self, timing: Timing, due: int) -> Call:
         key = (timing, due)
@@ -77,3 +112,13 @@ class Owing:
         if key not in self._following:
             self._following[key] = timing.following(due, self.tick)
         return self._following[key]
+
+    def covered(self, timing: Timing, due: int) -> Covered | None:
+        """What the call owed covers, where more than one occurrence."""
+        key = (timing, due)
+        if key not in self._covered:
+            call = self.owed(timing, due)
+            # a call for its due time itself covers that one alone: nothing more is worked out
+            found = None if call.at is not None and call.at <= due else timing.covered(due, self.tick, COUNTED)
+            self._covered[key] = found if found is not None and found.count > 1 else None
+        return self._covered[key]

@@ -1,0 +1,142 @@
+"""The tick's backfill step: after the due runs, while the tick's budget and statements last, the
+next occurrences of the backfills operators asked for (`tickwork backfill`), oldest first.
+
+Each occurrence is made once per (schedule, at) however ticks race, under the schedule's own
+lease (never two runs of a schedule at once), so a schedule makes one occurrence a round; what a
+backfilled run emits is kept with its end and delivered as any run's is.
+"""
+
+import asyncio
+import json
+import logging
+import os
+from dataclasses import replace
+
+from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
+from .context import new_trace
+from .ends import Ends
+from .model import LEASE_GRACE, RUN_LIMIT
+from .schedule_store import Claim
+
+log = logging.getLogger("tickwork")
+
+DRY_RUN_MOST = 1000  # occurrences an operator's command lists or counts at the most
+
+BACKFILLS_A_ROUND = 10  # pending backfills read a round; one occurrence each of different schedules
+ROUNDS = 5  # rounds a tick at most: a schedule's occurrences follow one another, a round each
+LOOKAHEAD = 20  # occurrences of a backfill looked at a round, the made ones passed over
+READS = 2  # a round's reads: the pending backfills, and which of their occurrences are made
+
+
+async def backfill(tick) -> list:
+    """Rounds of backfilled runs, while each finds something to do and the tick has the time and
+    the statements for another (its sweep's kept aside)."""
+    reports: list = []
+    for _ in range(ROUNDS):
+        if not _fits(tick):
+            break
+        try:
+            made, progressed = await _round(tick)
+        except Exception:
+            log.exception("the backfill step failed; the next tick goes on with it")
+            break
+        reports += made
+        if not progressed:
+            break
+    return reports
+
+
+def _fits(tick) -> bool:
+    room = tick.room()
+    sweep = tick.sweep_cost()
+    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS + CLAIM_STATEMENTS + tick.flush + sweep)
+
+
+async def _round(tick) -> tuple[list, bool]:
+    store = BackfillStore(tick.store.db)
+    chosen: dict[str, Pending] = {}
+    for pending in await store.pending(BACKFILLS_A_ROUND):
+        chosen.setdefault(pending.schedule.name, pending)  # a schedule's backfills one after another
+    plans = []
+    for pending in chosen.values():
+        state = pending.schedule
+        schedule = tick.schedule_of(state)
+        if schedule is None or schedule.action is None or state.paused or state.removed_at is not None:
+            continue  # waits for the schedule to be declared again, resumed, or its action back
+        if state.lease_live(tick.now):
+            continue  # its own run holds the lease
+        end = min(pending.end, state.due_at - 1)
+        try:
+            calls = to_backfill(schedule.timing, state.due_at, state.first_tick, pending.start, pending.end, LOOKAHEAD)
+        except Exception:
+            log.exception("%s: the occurrences to backfill could not be worked out", state.name)
+            continue
+        plans.append((pending, schedule, end, calls))
+    made = await store.made([(p.schedule.name, c.at) for p, _, _, calls in plans for c in calls])
+    steps: list[Step] = []
+    for pending, schedule, end, calls in plans:
+        name = pending.schedule.name
+        todo = [c for c in calls if (name, c.at) not in made]
+        if todo:
+            call = todo[0]
+            if pending.schedule.action is not None:
+                call = replace(call, input=json.loads(pending.schedule.input))
+            steps.append(Step(pending.id, name, call.at + 1, pending.who, call, _run_id(), new_trace()))
+            tick.due[name] = schedule
+        elif len(calls) == LOOKAHEAD:
+            steps.append(Step(pending.id, name, calls[-1].at + 1, pending.who))
+        elif end + 1 > pending.start:
+            steps.append(Step(pending.id, name, end + 1, pending.who))  # past its end: done
+    if not steps:
+        return [], False
+    spent = tick.elapsed()
+    started = tick.wall + spent
+    limit = min(tick.budget - spent, RUN_LIMIT)
+    lease_until = started + limit + LEASE_GRACE
+    won = await store.claim(steps, lease_until, tick.now, started)
+    runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for s in steps if s.run in won]
+    for claim in runs:
+        log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
+                 next(s.who for s in steps if s.run == claim.run))
+    ends = Ends(lambda batch: tick.write_ends(batch, lease_until), len(runs), tick.may_write_now)
+    reports = await asyncio.gather(*(tick.run_one(c, started, limit, ends) for c in runs))
+    await ends.done()
+    return list(reports), bool(won) or any(s.run is None for s in steps)
+
+
+def _run_id() -> str:
+    return os.urandom(16).hex()
+
+
+def timing_of_row(row: dict):
+    """A schedule's timing from its state row, for the operator's command: a handed-over one's
+    from its JSON, a declared one's from its form (what the tick keeps of it)."""
+    from .app import timing_of
+    from .calendars import Calendar, CronCalendar
+    from .grid import Every
+    from .once import Once
+    from .pulses import Pulse
+
+    if row.get("timing"):
+        return timing_of(json.loads(row["timing"]))
+    form = row.get("form") or f"every {int(row['every_ms'])}"
+    kind, _, rest = form.partition(" ")
+    if kind == "every":
+        return Every(int(rest))
+    if kind == "pulse":
+        cycle, _, intervals = rest.partition("/")
+        return Pulse(int(cycle), int(intervals))
+    if kind == "once":
+        return Once(int(rest))
+    if kind == "calendar":
+        expression, zone, rules = (part.strip() for part in rest.split("|"))
+        named = dict(rule.split("=") for rule in rules.split())
+        return Calendar(CronCalendar(expression, zone, named["nonexistent"], named["repeated"]))
+    raise ValueError(f"unknown form {form!r}")
+
+
+def to_backfill(timing, due: int, first_tick: int, start: int, end: int, most: int = DRY_RUN_MOST) -> list:
+    """The occurrences from `start` to `end` a backfill would look at: those the schedule owed
+    since the tick that first saw it (`first_tick`), before its due time `due` (from there on
+    they are its own), at most `most`."""
+    return timing.occurrences(due, max(start, first_tick + 1), min(end, due - 1), most)

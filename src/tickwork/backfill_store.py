@@ -1,0 +1,146 @@
+"""Backfills an operator asked for, as the tick makes them: each occurrence once per
+(schedule, at), under the schedule's own lease, however ticks race."""
+
+import json
+from dataclasses import dataclass
+
+from .database import Database, Row
+from .schedule_store import State, chunks, json_rows
+
+# The pending backfills, oldest asked first, each with its schedule's row (the tick's first read
+# said some are pending: otherwise this is never sent). ?1 how many at most.
+PENDING = """
+SELECT s.*, b.id AS backfill_id, b.from_at AS backfill_from, b.to_at AS backfill_to, b.who AS backfill_who,
+       b.next_at AS backfill_next
+FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending
+JOIN tickwork_schedules AS s ON s.name = b.schedule
+WHERE b.state = 'pending'
+ORDER BY b.requested_at, b.id LIMIT CAST(?1 AS INTEGER)
+"""
+
+# An occurrence is made where a backfill made it, or a run for it succeeded: a run is for its due
+# time, or, covering several occurrences, for the last of them.
+MADE_RUN = """
+EXISTS (SELECT 1 FROM tickwork_backfilled AS x WHERE x.schedule = j.name AND x.at = j.at)
+OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.schedule = j.name AND r.outcome = 'succeeded'
+           AND ((r.due_at = j.at AND r.covers_last IS NULL) OR r.covers_last = j.at))
+"""
+
+# Which of the occurrences in ?1 (JSON [name, at]) are made already.
+MADE = f"""
+{json_rows("name", "at")}
+SELECT j.name, j.at FROM j WHERE {MADE_RUN}
+"""
+
+CLAIMS = json_rows("name", "at", "n", "i", "dst", "run", "backfill", "who", "trace", "next")
+
+# The schedule's own lease, as the due runs take it (not paused, no live lease: never two runs of
+# a schedule at once), moving no due time; only for an occurrence not made yet, of a backfill still
+# pending (not cancelled meanwhile).
+TAKE_LEASES = f"""
+{CLAIMS}
+UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2
+FROM j
+WHERE s.name = j.name AND j.run IS NOT NULL AND s.paused = 0 AND s.removed_at IS NULL
+  AND (s.lease_until IS NULL OR s.lease_until <= ?3)
+  AND EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.id = j.backfill AND b.state = 'pending')
+  AND NOT ({MADE_RUN})
+RETURNING lease_run AS run
+"""
+
+# In the lease's batch: the occurrence is this run's, once and for all (its key is unique).
+MARK_MADE = f"""
+{CLAIMS}
+INSERT INTO tickwork_backfilled (schedule, at, run, backfill)
+SELECT j.name, j.at, j.run, j.backfill FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
+WHERE true
+ON CONFLICT DO NOTHING
+"""
+
+# ... and its start, recorded as a backfill with who asked; the ids it returns are the witnesses.
+RECORD_STARTS = f"""
+{CLAIMS}
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, backfill, trace)
+SELECT j.run, j.name, j.at, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.who, j.trace
+FROM j JOIN tickwork_backfilled AS x ON x.schedule = j.name AND x.at = j.at AND x.run = j.run
+WHERE true
+RETURNING id
+"""
+
+# ... and the backfill goes on past it: past an occurrence claimed only where this batch won it,
+# past occurrences found made (no run) always; done once past the end of its range.
+ADVANCE = f"""
+{CLAIMS}
+UPDATE tickwork_backfills AS b
+SET next_at = MAX(b.next_at, j.next),
+    made = b.made + (j.run IS NOT NULL),
+    state = CASE WHEN MAX(b.next_at, j.next) > b.to_at THEN 'done' ELSE b.state END,
+    ended_at = CASE WHEN MAX(b.next_at, j.next) > b.to_at THEN ?2 ELSE b.ended_at END
+FROM j
+WHERE b.id = j.backfill AND b.state = 'pending'
+  AND (j.run IS NULL OR EXISTS (
+      SELECT 1 FROM tickwork_backfilled AS x WHERE x.schedule = j.name AND x.at = j.at AND x.run = j.run))
+"""
+
+# The statements a round of claims costs per chunk.
+CLAIM_STATEMENTS = 4
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A backfill still to make, with its schedule's row."""
+
+    id: str
+    schedule: State
+    start: int  # where it goes on from
+    end: int
+    who: str
+
+    @classmethod
+    def from_row(cls, row: Row) -> "Pending":
+        return cls(row["backfill_id"], State.from_row(row), int(row["backfill_next"]), int(row["backfill_to"]),
+                   row["backfill_who"])
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a round does for one backfill: claim the occurrence `at` (a run of `call`), or, with
+    no run, only go on to `next`."""
+
+    backfill: str
+    name: str
+    next: int
+    who: str
+    call: object = None  # the occurrence's Call
+    run: str | None = None
+    trace: str | None = None
+
+    def row(self) -> list:
+        c = self.call
+        at, n, i, dst = (c.at, c.n, c.i, c.dst) if c is not None else (None, None, None, None)
+        return [self.name, at, n, i, dst, self.run, self.backfill, self.who, self.trace, self.next]
+
+
+class BackfillStore:
+    def __init__(self, db: Database):
+        self.db = db
+
+    async def pending(self, most: int) -> list[Pending]:
+        return [Pending.from_row(row) for row in await self.db.all(PENDING, (most,))]
+
+    async def made(self, occurrences: list[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of the (schedule, at) were made already: backfilled, or a run for them succeeded."""
+        if not occurrences:
+            return set()
+        results = await self.db.batch([(MADE, (json.dumps(rows),)) for rows in chunks(occurrences)])
+        return {(row["name"], int(row["at"])) for rows in results for row in rows}
+
+    async def claim(self, steps: list[Step], lease_until: int, tick: int, started: int) -> set[str]:
+        """Takes the schedules' leases for the occurrences, marks them made and records the runs'
+        starts, and moves the backfills on, in one transaction; the runs it recorded."""
+        statements: list = []
+        for chunk in map(json.dumps, chunks([step.row() for step in steps])):
+            statements += [(TAKE_LEASES, (chunk, lease_until, tick)), (MARK_MADE, (chunk,)),
+                           (RECORD_STARTS, (chunk, tick, started)), (ADVANCE, (chunk, tick))]
+        results = await self.db.batch(statements)
+        return {row["id"] for (sql, _), rows in zip(statements, results) if sql == RECORD_STARTS for row in rows}

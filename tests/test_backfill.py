@@ -1,0 +1,310 @@
+"""Issue 17, "Backfill": `tickwork backfill NAME --from T --to T` makes every occurrence in the
+range without a succeeded run, oldest first, each once per (schedule, at) however ticks race, a
+few a tick, recorded as a backfill with who asked; `--dry-run` lists them; it can be cancelled."""
+
+import asyncio
+
+import pytest
+from faults import Meanwhile
+from helpers import Inputs, calendar, every, pulse, run, runs, tick_at, ticks
+from test_the_operators_command import App
+from test_the_outbox import Queue, order_placed, outbox
+
+from tickwork import Schedule, call
+from tickwork.backfill import LOOKAHEAD, ROUNDS
+from tickwork.backfill_store import TAKE_LEASES
+from tickwork.grid import Every
+from tickwork.schedule_store import MARK_TICK
+from tickwork.tick import tick
+from tickwork.times import DAY, HOUR, MINUTE, utc
+
+def iso_of(ms):
+    return str(ms)
+
+
+JAN = utc("2026-01-15 00:00")
+APRIL = utc("2026-04-01 00:05")
+
+
+@pytest.fixture
+def app(tmp_path, capsys):
+    made = App(tmp_path, capsys)
+    yield made
+    made.db.close()
+
+
+def statement(app, name="statement"):
+    """A monthly statement that missed February and March: made at April's tick for April."""
+    monthly = calendar("0 0 1 * *", name=name)
+    app.tick([monthly], JAN, APRIL)
+    return monthly
+
+
+def backfilled(app, name="statement"):
+    return [(r["at"], r["outcome"], r["backfill"]) for r in runs(app.db, name) if r["backfill"]]
+
+
+def test_a_backfill_makes_each_occurrence_without_a_succeeded_run_oldest_first(app):
+    monthly = statement(app)
+    code, answer, _ = app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z",
+                              "--who", "ana", now=APRIL + MINUTE)
+    assert code == 0 and answer["changed"]
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [utc("2026-02-01 00:00"), utc("2026-03-01 00:00")]
+    app.tick([monthly], APRIL + MINUTE)
+    assert monthly.action.at == [utc("2026-04-01 00:00"), utc("2026-02-01 00:00"), utc("2026-03-01 00:00")]
+    assert backfilled(app) == [(utc("2026-02-01 00:00"), "succeeded", "ana"), (utc("2026-03-01 00:00"), "succeeded", "ana")]
+
+
+def test_a_backfilled_run_is_called_for_its_occurrence_at_the_tick(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.tick([monthly], APRIL + MINUTE)
+    assert monthly.action.made[-1] == {"now": APRIL + MINUTE, "at": utc("2026-02-01 00:00"), "n": None, "i": None}
+
+
+def test_a_finished_backfill_is_done_and_a_tick_after_it_makes_nothing(app):
+    monthly = statement(app)
+    code, answer, _ = app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-15T00:00Z",
+                              now=APRIL + MINUTE)
+    app.tick([monthly], APRIL + MINUTE, APRIL + 2 * MINUTE)
+    assert len(monthly.action.at) == 3
+    [item] = app.run("backfills", now=APRIL + 3 * MINUTE)[1]["backfills"]
+    assert (item["state"], item["made"]) == ("done", 2)
+
+
+def test_a_slot_of_an_every_schedule_and_a_share_of_a_pulse_are_backfilled(app):
+    census, sweep = every(15), pulse(HOUR, 4)
+    app.tick([census, sweep], utc("2026-03-02 09:00"), utc("2026-03-02 10:00"))
+    for name in ("census", "sweep"):
+        app.run("backfill", name, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T10:00Z", now=utc("2026-03-02 10:01"))
+    app.tick([census, sweep], *(utc("2026-03-02 10:01") + k * MINUTE for k in range(3)))
+    assert [r["at"] for r in runs(app.db, "census") if r["backfill"]] == [
+        utc("2026-03-02 09:15"), utc("2026-03-02 09:30"), utc("2026-03-02 09:45")]
+    assert [(r["at"], r["i"]) for r in runs(app.db, "sweep") if r["backfill"]] == [
+        (utc("2026-03-02 09:15"), 1), (utc("2026-03-02 09:30"), 2), (utc("2026-03-02 09:45"), 3)]
+
+
+def test_an_occurrence_with_a_succeeded_run_is_not_made_again(app):
+    census = every(15)
+    app.tick([census], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"), utc("2026-03-02 09:30"))
+    code, answer, _ = app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:30Z",
+                              now=utc("2026-03-02 09:31"))
+    assert answer["occurrences"] == [] and not answer["changed"]
+    assert app.rows("SELECT * FROM tickwork_backfills") == []
+
+
+def test_a_failed_occurrence_is_backfilled(app):
+    def failing_once():
+        failing_once.calls += 1
+        if failing_once.calls == 1:
+            raise RuntimeError("the ledger was locked")
+
+    failing_once.calls = 0
+
+    async def action():
+        failing_once()
+
+    census = Schedule("census", Every(15 * MINUTE), action)
+    app.tick([census], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"), utc("2026-03-02 09:30"))
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:30Z", now=utc("2026-03-02 09:31"))
+    app.tick([census], utc("2026-03-02 09:31"))
+    assert [(r["at"], r["outcome"]) for r in runs(app.db) if r["backfill"]] == [(utc("2026-03-02 09:15"), "succeeded")]
+
+
+def test_a_dry_run_lists_what_it_would_make_and_changes_nothing(app):
+    statement(app)
+    code, answer, _ = app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z",
+                              "--dry-run", now=APRIL + MINUTE)
+    assert code == 0 and answer["dry_run"] and not answer["changed"]
+    assert [o["at"]["utc"] for o in answer["occurrences"]] == ["2026-02-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z"]
+    assert app.rows("SELECT * FROM tickwork_backfills") == []
+    _, text, _ = app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z",
+                         "--dry-run", now=APRIL + MINUTE, json_=False)
+    assert "2 occurrences" in text and "2026-02-01" in text
+
+
+def test_a_cancelled_backfill_makes_no_more_occurrences(app):
+    monthly = statement(app)
+    _, answer, _ = app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z",
+                           now=APRIL + MINUTE)
+    code, cancelled, _ = app.run("backfill", "--cancel", answer["backfill"], "--who", "ana", now=APRIL + MINUTE)
+    assert code == 0 and cancelled["backfill"]["state"] == "cancelled"
+    app.tick([monthly], APRIL + MINUTE)
+    assert backfilled(app) == []
+    assert [r["verb"] for r in app.rows("SELECT verb FROM tickwork_operator_log ORDER BY at")] == [
+        "backfill", "cancel_backfill"]
+
+
+def test_cancelling_a_backfill_no_longer_pending_says_so(app):
+    monthly = statement(app)
+    _, answer, _ = app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z",
+                           now=APRIL + MINUTE)
+    app.tick([monthly], APRIL + MINUTE)
+    code, _, err = app.run("backfill", "--cancel", answer["backfill"], now=APRIL + 2 * MINUTE)
+    assert code == 1 and "backfill.not_pending" in err
+
+
+def test_a_backfill_is_logged_with_who_asked_in_the_batch_that_asks_for_it(app):
+    statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z", "--who", "ana",
+            now=APRIL + MINUTE)
+    [entry] = app.rows("SELECT * FROM tickwork_operator_log")
+    [asked] = app.rows("SELECT * FROM tickwork_backfills")
+    assert (entry["who"], entry["verb"], entry["schedule"]) == ("ana", "backfill", "statement")
+    assert asked["id"] in entry["detail"] and asked["who"] == "ana"
+
+
+@pytest.mark.parametrize("start, end, says", [
+    ("2026-03-01T00:00Z", "2026-02-01T00:00Z", "is after --to"),
+    ("2026-03-01T00:00Z", "2026-05-01T00:00Z", "is after now"),
+    ("May 5", "2026-02-01T00:00Z", "is no time"),
+])
+def test_a_bad_range_is_refused_with_its_code(app, start, end, says):
+    statement(app)
+    code, _, err = app.run("backfill", "statement", "--from", start, "--to", end, now=APRIL + MINUTE)
+    assert code == 1 and "backfill.range_invalid" in err and says in err
+    assert app.rows("SELECT * FROM tickwork_backfills") == []
+
+
+def test_a_backfill_without_both_ends_of_its_range_is_refused(app):
+    statement(app)
+    code, _, err = app.run("backfill", "statement", "--from", "2026-03-01T00:00Z", now=APRIL + MINUTE)
+    assert code == 1 and "backfill.range_invalid" in err
+
+
+def test_a_removed_schedule_is_not_backfilled(app):
+    statement(app)
+    app.tick([], APRIL + MINUTE)
+    code, _, err = app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z",
+                           now=APRIL + 2 * MINUTE)
+    assert code == 1 and "backfill.schedule_removed" in err
+
+
+def test_a_tick_makes_a_bounded_number_of_occurrences_one_schedule_after_another(app):
+    census = every(1)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-02 10:00:30"))
+    assert len(backfilled(app, "census")) == ROUNDS
+
+
+def test_a_backfill_waits_while_its_schedule_holds_its_own_lease(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.rows("UPDATE tickwork_schedules SET lease_run = 'its-own', lease_until = ?1", APRIL + HOUR)
+    app.tick([monthly], APRIL + MINUTE)
+    assert backfilled(app) == []
+
+
+def test_two_racing_ticks_make_an_occurrence_once(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    other = Inputs()
+    racing = calendar("0 0 1 * *", name="statement", action=other)
+
+    async def race():
+        async def meanwhile():
+            await tick_at(app.db, [racing], APRIL + MINUTE)  # the other tick claims and runs it first
+
+        first = Meanwhile(app.db, TAKE_LEASES, meanwhile)
+        await tick_at(first, [monthly], APRIL + MINUTE)
+
+    run(race())
+    assert other.at == [utc("2026-02-01 00:00")]
+    assert monthly.action.at == [utc("2026-04-01 00:00")]
+    assert [(at, outcome) for at, outcome, _ in backfilled(app)] == [(utc("2026-02-01 00:00"), "succeeded")]
+    assert len(app.rows("SELECT * FROM tickwork_backfilled")) == 1
+
+
+def test_a_backfill_goes_on_past_more_made_occurrences_than_a_round_looks_at(app):
+    census = every(1)
+    minutes = [utc("2026-03-02 09:00") + k * MINUTE for k in range(LOOKAHEAD + 5)]
+    app.tick([census], utc("2026-03-02 08:59"), *minutes[:2], *minutes[3:])  # 09:02 missed
+    app.rows("UPDATE tickwork_runs SET outcome = 'failed' WHERE due_at = ?1", minutes[-1])
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", iso_of(minutes[-1]), now=minutes[-1] + 1)
+    app.tick([census], minutes[-1] + 30_000, minutes[-1] + 40_000)
+    assert [at for at, _, _ in backfilled(app, "census")] == [minutes[2], minutes[-1]]
+    [asked] = app.rows("SELECT * FROM tickwork_backfills")
+    assert asked["state"] == "done"
+
+
+def test_what_a_backfilled_run_emits_is_delivered(app):
+    async def monthly_statement():
+        await order_placed.emit({"for": call.at})
+
+    made = Schedule("statement", calendar("0 0 1 * *").timing, monthly_statement)
+    queue = Queue()
+    app.tick([made], JAN, APRIL, outbox=outbox(app.db, queue))
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.tick([made], APRIL + MINUTE, outbox=outbox(app.db, queue))
+    assert [m["body"]["for"] for m in queue.messages] == [utc("2026-04-01 00:00"), utc("2026-02-01 00:00")]
+
+
+def test_a_nothing_due_tick_with_no_backfill_pending_stays_two_statements(app):
+    statement(app)
+    before = app.db.statements_run
+    app.tick([calendar("0 0 1 * *", name="statement")], APRIL + MINUTE)
+    assert app.db.statements_run - before == 2
+
+
+def test_a_backfill_is_made_only_while_the_ticks_statement_cap_lasts(app):
+    from tickwork.backfill import READS
+    from tickwork.backfill_store import CLAIM_STATEMENTS
+    from tickwork.tick import ENDS, FIRST_READ
+
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z", now=APRIL + MINUTE)
+    one_round = FIRST_READ + READS + CLAIM_STATEMENTS + ENDS
+    app.tick([monthly], APRIL + MINUTE, max_statements=one_round - 1)
+    assert backfilled(app) == []
+    app.tick([monthly], APRIL + 2 * MINUTE, max_statements=one_round)
+    assert [at for at, _, _ in backfilled(app)] == [utc("2026-02-01 00:00")]
+
+
+def test_an_item_handed_over_is_backfilled_by_its_id_with_its_input(app):
+    from test_schedules_handed_over import MADE, send_statement
+
+    from tickwork.per_item import Items
+
+    MADE.clear()
+    id = run(Items(app.db, lambda: utc("2026-01-04 12:00")).calendar(
+        send_statement, {"customer": "c1"}, "0 9 * * 1", zone="Europe/Berlin"))
+    app.tick([], utc("2026-02-01 10:00"))
+    app.run("backfill", id, "--from", "2026-01-01T00:00Z", "--to", "2026-01-25T00:00Z", "--who", "ana",
+            now=utc("2026-02-01 10:01"))
+    app.tick([], utc("2026-02-01 10:01"))
+    assert [(m["input"], m["at"]) for m in MADE] == [({"customer": "c1"}, utc("2026-01-26 08:00"))] + [
+        ({"customer": "c1"}, utc(day)) for day in ("2026-01-05 08:00", "2026-01-12 08:00", "2026-01-19 08:00")]
+    MADE.clear()
+
+
+def test_housekeeping_deletes_a_backfill_ended_past_the_retention_with_the_occurrences_it_made(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.run("backfill", "statement", "--from", "2026-03-01T00:00Z", "--to", "2026-03-01T00:00Z", now=APRIL + MINUTE)
+    app.rows("UPDATE tickwork_schedules SET paused = 1")
+    app.tick([monthly], APRIL + MINUTE)
+    app.rows("UPDATE tickwork_schedules SET paused = 0")
+    app.run("backfill", "--cancel", app.rows("SELECT id FROM tickwork_backfills WHERE from_at = ?1",
+                                             utc("2026-03-01 00:00"))[0]["id"], now=APRIL + 2 * MINUTE)
+    app.tick([monthly], APRIL + 2 * MINUTE)
+    assert len(app.rows("SELECT * FROM tickwork_backfilled")) == 1
+    app.tick([monthly], APRIL + 31 * DAY)
+    assert app.rows("SELECT * FROM tickwork_backfills") == []
+    assert app.rows("SELECT * FROM tickwork_backfilled") == []
+
+
+def test_an_occurrence_whose_worker_was_killed_is_recorded_lease_expired_and_not_made_again(app):
+    from faults import Killed, KilledAfter
+
+    from tickwork.backfill_store import RECORD_STARTS
+
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    with pytest.raises(Killed):
+        run(tick_at(KilledAfter(app.db, RECORD_STARTS), [monthly], APRIL + MINUTE))
+    app.tick([monthly], APRIL + HOUR)
+    assert [(r["at"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["backfill"]] == [
+        (utc("2026-02-01 00:00"), "failed", "lease_expired")]
+    app.tick([monthly], APRIL + 2 * HOUR)
+    assert len([r for r in runs(app.db, "statement") if r["backfill"]]) == 1
