@@ -60,6 +60,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
             specs.append(spec)
     problems += check_statements_per_tick(project)
     problems += check_retention(project)
+    problems += check_alerts(project)
     problems += cron_trigger_problems(project.root / "wrangler.toml")
     return store, specs, problems, queues
 
@@ -115,7 +116,8 @@ def build(root: Path) -> Built:
     shutil.copytree(
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
-    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project))
+    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project),
+                              project.alerts)
     ensure_cron_trigger(project.root / "wrangler.toml")
     return Built(project, store, specs, project.statements_per_tick, manifest)
 
@@ -136,6 +138,26 @@ def check_retention(project: Project) -> list[Problem]:
             'write how long run records and what operators dealt with are kept, e.g. retention = "30d"',
             "pyproject.toml",
             _line_of(project.root / "pyproject.toml", "retention"),
+        )
+    ]
+
+
+def check_alerts(project: Project) -> list[Problem]:
+    """`alerts` names a producer binding of wrangler.toml, the queue alerts are sent to."""
+    value = project.alerts
+    bound = [p["binding"] for p in project.queue_producers]
+    if value is None or value in bound:
+        return []
+    what = f"alerts = {value!r} is not a producer binding of wrangler.toml" if isinstance(value, str) else (
+        f"alerts = {value!r} is not the name of a producer binding")
+    return [
+        Problem(
+            "settings.alerts_invalid",
+            f"{what} (bound: {', '.join(bound) or 'none'})",
+            f'add [[queues.producers]] with binding = "{value if isinstance(value, str) else "ALERTS"}" and the '
+            "queue's name to wrangler.toml, and a consumer that sends the email or chat message",
+            "pyproject.toml",
+            _line_of(project.root / "pyproject.toml", "alerts"),
         )
     ]
 

@@ -7,6 +7,7 @@
     app = "src/app"     # its domains are src/app/domains/<domain>/
     store = "DB"        # a D1 binding (or database_name) of wrangler.toml
     d1_statements_per_tick = 900   # D1 allows 1,000 queries an invocation (50 on the Free plan)
+    alerts = "ALERTS"   # a producer binding of wrangler.toml: schedules failing, ticks stopped
 
 as the document's `application { schedules: { store: main } }` does.
 """
@@ -34,6 +35,7 @@ class Project:
     queue_consumers: tuple[dict, ...] = ()  # and [[queues.consumers]]
     retention: object = "30d"  # [tool.tickwork] retention: how long run records are kept, as written
     worker_vars: object = None  # wrangler.toml's [vars]: the settings a Worker starts with, as written
+    alerts: object = None  # [tool.tickwork] alerts: the producer binding alerts go to, as written
 
     @property
     def app_package(self) -> str:
@@ -82,6 +84,7 @@ def load_project(root: Path) -> Project:
         queue_producers=_entries(wrangler, "producers", "binding", "queue"),
         queue_consumers=_entries(wrangler, "consumers", "queue"),
         worker_vars=wrangler.get("vars"),
+        alerts=settings.get("alerts"),
     )
 
 
