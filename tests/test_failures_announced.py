@@ -167,3 +167,31 @@ def test_a_run_ending_after_its_lease_lapsed_announces_no_recovery():
     asyncio.run(tick_at(late, schedules, NINE, **alerting(late, queue)))
     turns = [name for name, _ in kept(db) if name != "tickwork.ticks_stopped"]
     assert late.happened and turns == ["tickwork.schedule_failing"]
+
+
+def cost(db, schedules, moment, **options):
+    """Statements, round trips and rows written of the tick at `moment`, the one before a minute
+    earlier and the hour's housekeeping done."""
+    ticks(db, schedules, moment - MINUTE, **options)
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (moment,)))
+    before = db.statements_run, db.round_trips, db.rows_written
+    ticks(db, schedules, moment, **options)
+    return db.statements_run - before[0], db.round_trips - before[1], db.rows_written - before[2]
+
+
+def test_with_alerts_a_nothing_due_tick_stays_two_statements_in_one_round_trip_writing_one_row():
+    db, queue = open_store(), Queue()
+    schedules = [Schedule("hourly", Every(60 * MINUTE), Mailer())]
+    ticks(db, schedules, NINE, **alerting(db, queue))
+    assert cost(db, schedules, NINE + 14 * MINUTE, **alerting(db, queue)) == (2, 1, 1)
+
+
+def test_with_alerts_a_due_runs_end_adds_no_round_trip():
+    """A failing schedule's next failed run: its end, the alert decided in the same batch."""
+    def round_trips(alerts: bool):
+        db, queue = open_store(), Queue()
+        options = alerting(db, queue) if alerts else {"outbox": alerting(db, queue)["outbox"]}
+        ticks(db, [mailer(Mailer())], SEEDED, **options)
+        return cost(db, [mailer(Mailer())], NINE + MINUTE, **options)[1]
+
+    assert round_trips(alerts=True) == round_trips(alerts=False) == 3
