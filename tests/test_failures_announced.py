@@ -195,3 +195,12 @@ def test_with_alerts_a_due_runs_end_adds_no_round_trip():
         return cost(db, [mailer(Mailer())], NINE + MINUTE, **options)[1]
 
     assert round_trips(alerts=True) == round_trips(alerts=False) == 3
+
+
+def test_with_alerts_a_thousand_starting_to_fail_at_once_stay_within_the_ticks_cap():
+    db, queue = open_store(), Queue()
+    thousand = [Schedule(f"s{n:04}", Every(MINUTE), Mailer()) for n in range(1000)]
+    ticks(db, thousand, SEEDED, **alerting(db, queue))
+    before = db.statements_run
+    [report] = ticks(db, thousand, NINE, max_statements=50, **alerting(db, queue))
+    assert db.statements_run - before <= 50 and len(queue.messages) == len(report.runs) > 0

@@ -99,9 +99,10 @@ ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
 
-# Statements an end's batch takes for its alerts, per chunk of ends; and a gap with its alert.
+# Statements an end's batch takes for its alerts, per chunk of ends; a gap with its alert, and
+# the statement that records what its send came to.
 TURNS = 3
-GAP_WITH_ALERT = 3
+GAP_WITH_ALERT = 3 + 1
 
 
 def turning(rows: list[list]) -> list[Statement]:

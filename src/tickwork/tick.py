@@ -446,8 +446,9 @@ class _Tick:
         return room is None or room - self.ends_cost(queued) >= self.flush * _chunks(after)
 
     def ends_cost(self, batch: list) -> int:
-        """The statements a batch of ends costs, with the alerts of those that turn their schedules."""
-        return _ends_cost(batch) + (alerting.TURNS * _chunks(len(batch)) if self.alerts else 0)
+        """The statements a batch of ends costs, with the alerts of those that turn their schedules
+        and what their sends came to."""
+        return _ends_cost(batch) + (alerting.TURNS * _chunks(len(batch)) + 1 if self.alerts else 0)
 
     def skipped(self, claim: Claim) -> RunReport:
         log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
