@@ -16,11 +16,11 @@ Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "bo
 import hashlib
 from dataclasses import dataclass
 
+from .alerts_store import GAP_WITH_ALERT, TURNS, gap_alerted, returned, turning
 from .outbox import SEND_WINDOW
 from .outbox_store import Delivery
-from .alerts_store import GAP_WITH_ALERT, TURNS, gap_alerted, returned, turning
 
-__all__ = ["Alerts", "GAP_WITH_ALERT", "TURNS", "returned"]
+__all__ = ["Alerts", "GAP_WITH_ALERT", "TURNS", "deliveries"]
 
 
 @dataclass(frozen=True)
