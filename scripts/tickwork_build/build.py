@@ -67,6 +67,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
     problems += project.problems
     problems += check_statements_per_tick(project)
     problems += check_retention(project)
+    problems += check_alerts(project)
     problems += cron_trigger_problems(project.root / project.config_file)
     return store, specs, problems, queues
 
@@ -122,7 +123,8 @@ def build(root: Path) -> Built:
     shutil.copytree(
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
-    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project))
+    manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project),
+                              project.alerts)
     ensure_cron_trigger(project.root / project.config_file)
     return Built(project, store, specs, project.statements_per_tick, manifest)
 
@@ -143,6 +145,26 @@ def check_retention(project: Project) -> list[Problem]:
             'write how long run records and what operators dealt with are kept, e.g. retention = "30d"',
             "pyproject.toml",
             _line_of(project, "retention"),
+        )
+    ]
+
+
+def check_alerts(project: Project) -> list[Problem]:
+    """`alerts` names a producer binding of the Worker's configuration, the queue alerts are sent to."""
+    value = project.alerts
+    bound = [p["binding"] for p in project.queue_producers]
+    if value is None or value in bound:
+        return []
+    what = f"alerts = {value!r} is not a producer binding of {project.config_file}" if isinstance(value, str) else (
+        f"alerts = {value!r} is not the name of a producer binding")
+    return [
+        Problem(
+            "settings.alerts_invalid",
+            f"{what} (bound: {', '.join(bound) or 'none'})",
+            f'add [[queues.producers]] with binding = "{value if isinstance(value, str) else "ALERTS"}" and the '
+            f"queue's name to {project.config_file}, and a consumer that sends the email or chat message",
+            "pyproject.toml",
+            _line_of(project, "alerts"),
         )
     ]
 

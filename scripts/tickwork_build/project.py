@@ -7,6 +7,7 @@
     app = "src/app"     # its domains are src/app/domains/<domain>/
     store = "DB"        # a D1 binding (or database_name) of wrangler.toml
     d1_statements_per_tick = 900   # D1 allows 1,000 queries an invocation (50 on the Free plan)
+    alerts = "ALERTS"   # a producer binding of wrangler.toml: schedules failing, ticks stopped
 
 as the document's `application { schedules: { store: main } }` does.
 """
@@ -40,6 +41,7 @@ class Project:
     worker_vars: object = None  # wrangler.toml's [vars]: the settings a Worker starts with, as written
     problems: tuple[Problem, ...] = ()  # settings of the wrong type, read as their defaults
     config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
+    alerts: object = None  # [tool.tickwork] alerts: the producer binding alerts go to, as written
 
     @property
     def app_package(self) -> str:
@@ -109,6 +111,7 @@ def load_project(root: Path) -> Project:
         worker_vars=wrangler.get("vars"),
         problems=tuple(read.problems),
         config_file=name,
+        alerts=tickwork.get("alerts"),
     )
 
 

@@ -71,6 +71,7 @@ class App:
     queues_bound: bool = False  # producers or consumers in wrangler.toml
     retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
     settings: tuple[str, ...] = ()  # the settings (Worker vars) purges read their `after:` from
+    alerts: str | None = None  # the producer binding alerts go to: [tool.tickwork] alerts
 
     @cached_property
     def declared(self) -> Declared:
@@ -113,4 +114,5 @@ class App:
             dict(getattr(manifest, "PRODUCERS", {})), consumers, getattr(manifest, "QUEUES_BOUND", False),
             getattr(manifest, "RETENTION_MS", cls.retention),
             tuple(sorted({e["after_setting"] for e in manifest.SCHEDULES if e.get("after_setting")})),
+            getattr(manifest, "ALERTS", None),
         )

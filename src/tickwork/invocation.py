@@ -59,6 +59,7 @@ async def cron_invocation(
             reports.append(await tick(
                 db, app.declared, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
+                alerts=app.alerts,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))

@@ -22,6 +22,8 @@ from .model import (
     Schedule,
 )
 from .ends import Ends
+from . import alerts as alerting
+from .alerts import Alerts
 from .schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
 )
@@ -89,6 +91,7 @@ async def tick(
     outbox: Outbox | None = None,
     retention: int = RETENTION,
     settings: dict | None = None,
+    alerts: str | None = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
@@ -100,10 +103,12 @@ async def tick(
     `scheduledTime`), from which leases and run records are timed; `now` by default.
     `max_statements` caps the D1 statements the tick makes: due schedules beyond what it leaves
     room for stay due for the next tick, oldest due first. `settings` are the app's (a Worker's
-    vars) as the invocation began, which a purge's `after:` may read.
+    vars) as the invocation began, which a purge's `after:` may read. `alerts` is the producer
+    binding the outbox sends the app's alerts to (alerts.py): schedules failing and recovering,
+    ticks stopped.
     """
     tick = _Tick(ScheduleStore(db), declared(schedules), now, budget, monotonic, sleep, started_at,
-                 max_statements, outbox, retention, settings)
+                 max_statements, outbox, retention, settings, alerts)
     return await tick.run()
 
 
@@ -150,7 +155,7 @@ def _chunks(count: int) -> int:
 
 class _Tick:
     def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox,
-                 retention=RETENTION, settings=None):
+                 retention=RETENTION, settings=None, alerts=None):
         self.store: ScheduleStore = store
         self.declared: Declared = schedules
         self.now: int = now
@@ -166,7 +171,10 @@ class _Tick:
         self.items = Items(store.db, lambda: now, self.room_for_run)
         self.ends: Ends | None = None  # the ends of the runs under way
         self.outbox: Outbox | None = outbox
-        self.flush = ENDS if outbox is None else ENDS_WITH_EVENTS  # statements a batch of ends costs
+        self.alerts: Alerts | None = None if outbox is None or alerts is None else Alerts(alerts)
+        self.traces: dict[str, str | None] = {}  # each run's trace, for its alert
+        # statements a batch of ends costs
+        self.flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if self.alerts else 0)
         self.sender = _run_id()  # who claims the deliveries this tick sends
         self.sweep_at: int | None = None
         self.housekeeping_due = False
@@ -196,7 +204,7 @@ class _Tick:
 
     def kept(self, ends: Ends) -> int:
         """The statements kept for the ends still to record, and for the sweep."""
-        return _ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + (SWEEP if self.sweeps() else 0)
+        return self.ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + self.sweep_cost()
 
     def fits(self, statements: int) -> bool:
         room = self.room()
@@ -314,14 +322,23 @@ class _Tick:
 
     async def note_gap(self, previous: int | None) -> None:
         """Ticks stopped: the app's tick before this one is longer ago than the threshold."""
-        if previous is None or self.now - previous <= GAP or not self.fits(1):
+        if previous is None or self.now - previous <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
                     iso(previous), (self.now - previous) // MINUTE)
+        if self.alerts is None:
+            try:
+                await self.store.gap(self.now, previous, self.wall)
+            except Exception:
+                log.exception("the gap in the ticks could not be recorded")
+            return
+        statements = self.alerts.gap(self.now, previous, self.wall, self.sender)
         try:
-            await self.store.gap(self.now, previous, self.wall)
+            kept = alerting.deliveries(statements, await self.store.db.batch(statements))
         except Exception:
-            log.exception("the gap in the ticks could not be recorded")
+            log.exception("the gap in the ticks could not be recorded, nor its alert kept")
+            return
+        await self.send(kept, "the gap's alert")
 
     async def reconcile(self, fingerprint: str) -> None:
         """New schedules get rows, changed forms and calendars declared again are rebased, and
@@ -482,23 +499,32 @@ class _Tick:
             return await self.write_together([(_noted(end, late), rows) for end, rows in batch])
 
         room = self.room()
-        if room is not None and _ends_cost(batch) > room:  # ends must be kept: past the cap, said so
-            log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends),
-                        _ends_cost(batch), _ends_cost(batch) - room)
-        emitted = await self.must_land(_names(ends), "ends", lease_until, write)
-        if emitted:
-            try:
-                await self.outbox.send(Outbox.deliveries(emitted), self.sender)
-            except Exception:
-                log.exception("what %s emitted was kept but not sent; the sweep sends it", _names(ends))
+        cost = self.ends_cost(batch)
+        if room is not None and cost > room:  # ends must be kept: past the cap, said so
+            log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends), cost, cost - room)
+        kept = await self.must_land(_names(ends), "ends", lease_until, write)
+        await self.send(kept, f"what {_names(ends)} emitted")
+
+    async def send(self, deliveries: list, what: str) -> None:
+        if not deliveries:
+            return
+        try:
+            await self.outbox.send(deliveries, self.sender)
+        except Exception:
+            log.exception("%s was kept but not sent; the sweep sends it", what)
 
     async def write_together(self, batch: list) -> list:
-        """Ends and what they emitted in one batch; the rows of the events kept."""
+        """Ends, what they emitted and the alerts of those that turn their schedules, in one
+        batch; the deliveries kept."""
         if not batch:
             return []
+        ends = [end for end, _ in batch]
         emitted = [row for _, rows in batch for row in rows]
-        await self.store.db.batch(self.store.ending([end for end, _ in batch]) + OutboxStore.emitting(emitted))
-        return emitted
+        statements = self.store.ending(ends) + OutboxStore.emitting(emitted)
+        if self.alerts is not None:
+            statements += self.alerts.turning(ends, self.traces, self.sender)
+        results = await self.store.db.batch(statements)
+        return Outbox.deliveries(emitted) + alerting.deliveries(statements, results)
 
     async def write_apart(self, batch: list, late: str) -> list:
         """After D1 refused a batch holding runs' own writes: each of those runs tries again alone,
@@ -526,7 +552,12 @@ class _Tick:
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
         room = self.room()
-        return room is None or room - _ends_cost(queued) >= self.flush * _chunks(after)
+        return room is None or room - self.ends_cost(queued) >= self.flush * _chunks(after)
+
+    def ends_cost(self, batch: list) -> int:
+        """The statements a batch of ends costs, with the alerts of those that turn their schedules
+        and what their sends came to."""
+        return _ends_cost(batch) + (alerting.TURNS * _chunks(len(batch)) + 1 if self.alerts else 0)
 
     def skipped(self, claim: Claim) -> RunReport:
         log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
@@ -539,6 +570,7 @@ class _Tick:
         schedule = self.due[claim.name]
         if schedule.limit is not None:
             limit = min(limit, schedule.limit)
+        self.traces[claim.run] = claim.trace
         emitted: list = []
         counts: dict = {}
         with_end: list = []

@@ -5,7 +5,9 @@ One host serves the whole session; each test starts from freshly migrated D1 tab
 runs a copy of this repository's Worker with one extra domain (`e2e`) whose actions fail, and
 with a queue and a `fetch` the example app does not have: the copy's wrangler.toml binds the
 producer `EVENTS` and consumes that queue (and its dead-letter queue), and its entry subclasses
-`Default` with `fetch` and `queue` handlers that record every message they see in D1.
+`Default` with `fetch` and `queue` handlers that record every message they see in D1. Its
+pyproject.toml names the producer `ALERTS` as tickwork's alerts queue, which the entry's queue
+handler consumes as an app's own consumer would, recording each alert in `e2e_seen`.
 """
 
 import json
@@ -147,6 +149,7 @@ E2E_DEAD_LETTERS = "tickwork-e2e-dead"
 E2E_MAX_RETRIES = 2
 E2E_OUTBOX_QUEUE = "tickwork-e2e-outbox"
 E2E_OUTBOX_MAX_RETRIES = 1
+E2E_ALERTS_QUEUE = "tickwork-e2e-alerts"
 
 E2E_QUEUES_TOML = f'''
 # The end-to-end tests' queue: the Worker sends to it (POST /send) and consumes it.
@@ -178,6 +181,17 @@ queue = "{E2E_OUTBOX_QUEUE}"
 max_batch_size = 10
 max_batch_timeout = 1
 max_retries = {E2E_OUTBOX_MAX_RETRIES}
+
+# tickwork's alerts ([tool.tickwork] alerts = "ALERTS"), consumed by the entry's own handler.
+[[queues.producers]]
+binding = "ALERTS"
+queue = "{E2E_ALERTS_QUEUE}"
+
+[[queues.consumers]]
+queue = "{E2E_ALERTS_QUEUE}"
+max_batch_size = 10
+max_batch_timeout = 1
+max_retries = 0
 '''
 
 E2E_MIGRATION = """\
@@ -301,7 +315,8 @@ class Default(Default):
         if url.path == "/health":
             from tickwork.adapters.workers import health_of
 
-            status, body = await health_of(APP, self.env)
+            status, body = await health_of(
+                APP, self.env, **{{key: int(value) for key, value in query.items() if key in ("threshold", "failing")}})
             return _Response.json(body, status=status)
         if url.path == "/fail":
             raise RuntimeError("the e2e fetch fails on purpose")
@@ -318,12 +333,15 @@ class Default(Default):
         makes the whole batch fail after every message is recorded; anything else is left to
         the batch's outcome. The dead-letter queue's messages are only recorded. The queues of
         tickwork's own consumers go to the app's handler."""
-        if batch.queue not in (_E2E_QUEUE, "{E2E_DEAD_LETTERS}"):
+        if batch.queue not in (_E2E_QUEUE, "{E2E_DEAD_LETTERS}", "{E2E_ALERTS_QUEUE}"):
             return await super().queue(batch, env, ctx)
         fail = False
         for message in batch.messages:
             body = message.body
-            action = body["do"] if batch.queue == _E2E_QUEUE else "dead"
+            if batch.queue == "{E2E_ALERTS_QUEUE}":  # tagged by the alert's event
+                body, action = {{"tag": body["event"], "alert": body.to_py() if hasattr(body, "to_py") else body}}, "alert"
+            else:
+                action = body["do"] if batch.queue == _E2E_QUEUE else "dead"
             await self.env.DB.prepare(
                 "INSERT INTO e2e_seen (queue, message_id, tag, action, attempts, body, seen_at) "
                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
@@ -423,7 +441,8 @@ def make_project(directory: Path) -> Path:
     for name in ("src", "migrations"):
         shutil.copytree(ROOT / name, directory / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "python_modules", directory / "python_modules", symlinks=False)
-    shutil.copy(ROOT / "pyproject.toml", directory / "pyproject.toml")
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    (directory / "pyproject.toml").write_text(pyproject.replace("[tool.tickwork]\n", '[tool.tickwork]\nalerts = "ALERTS"\n', 1))
     wrangler_toml = _without_build_command((ROOT / "wrangler.toml").read_text())
     (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML)
     (directory / "migrations" / "9000_e2e_seen.sql").write_text(E2E_MIGRATION)

@@ -111,10 +111,11 @@ async def emitting(app: App, env):
         await sender.send(Outbox.deliveries(rows), "fetch")
 
 
-async def health_of(app: App, env, threshold: int = THRESHOLD) -> tuple[int, dict]:
+async def health_of(app: App, env, threshold: int = THRESHOLD, failing: int | None = None) -> tuple[int, dict]:
     """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
-    then `Response.json(body, status=status)`. Read-only; tells no run's details."""
-    return await health(D1Database(getattr(env, app.store)), _now(), threshold)
+    then `Response.json(body, status=status)`; with `failing=503`, that status too while a
+    schedule is failing. Read-only; tells no run's details."""
+    return await health(D1Database(getattr(env, app.store)), _now(), threshold, failing)
 
 
 def settings_of(app: App, env) -> dict:

@@ -1,0 +1,53 @@
+"""Failures announced: with `[tool.tickwork] alerts = "BINDING"`, tickwork emits to that queue,
+through the outbox, one event when a schedule starts failing, one when it recovers, and one when
+a tick finds that ticks had stopped. A consumer of the app's own sends the email or the chat
+message. A schedule failing every minute makes one event, not one a run.
+
+Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "body", "trace"}`:
+
+- `tickwork.schedule_failing`: `{"schedule", "outcome": "failed", "code", "detail", "since",
+  "at", "run", "trace"}`, `since` and `at` the end of the first failed run (ISO, UTC);
+- `tickwork.schedule_recovered`: the same of the succeeded run, `since` the end of the first
+  failed run of those it ends, `code` and `detail` null;
+- `tickwork.ticks_stopped`: `{"from", "to", "gap_s"}`, the app's tick before the gap and the
+  tick that found it.
+"""
+
+import hashlib
+from dataclasses import dataclass
+
+from .alerts_store import GAP_WITH_ALERT, TURNS, gap_alerted, returned, turning
+from .outbox import SEND_WINDOW
+from .outbox_store import Delivery
+
+__all__ = ["Alerts", "GAP_WITH_ALERT", "TURNS", "deliveries"]
+
+
+@dataclass(frozen=True)
+class Alerts:
+    """Where the alerts go: the producer binding `queue`."""
+
+    queue: str
+
+    def turning(self, ends: list, traces: dict, sender: str) -> list:
+        """Statements for an end's batch, after the ends: each end that turns its schedule
+        (succeeded to failed, failed to succeeded) keeps one alert. `traces` by run."""
+        rows = [[e.name, e.run, e.outcome, e.code, e.detail, e.ended, traces.get(e.run), *_ids(e.run),
+                 self.queue, sender, e.ended + SEND_WINDOW] for e in ends]
+        return turning(rows)
+
+    def gap(self, tick: int, previous: int, now: int, sender: str) -> list:
+        """The gap's statements with its alert, for one batch."""
+        event, delivery = _ids(f"gap {tick}")
+        return gap_alerted(tick, previous, now, event, delivery, self.queue, sender, now + SEND_WINDOW)
+
+
+def deliveries(statements: list, results: list) -> list[Delivery]:
+    """The alert deliveries a batch kept, to send."""
+    return [Delivery(r["id"], r["queue"], r["name"], r["body"], trace=r["trace"])
+            for r in returned(statements, results)]
+
+
+def _ids(key: str) -> tuple[str, str]:
+    """An alert's event and delivery ids, the same however often its batch is written."""
+    return tuple(hashlib.sha256(f"{what} {key}".encode()).hexdigest()[:32] for what in ("event", "delivery"))

@@ -1,0 +1,127 @@
+"""Alerts, kept in the outbox as events to the app's alerts queue: a schedule starts failing, it
+recovers, ticks had stopped.
+
+Whether an end changes a schedule's state is decided by one conditional update in the end's own
+batch, which marks the row with the run whose end changed it; only an end so marked writes its
+alert. Of ticks racing, or a batch written again after an error, one alert is kept.
+"""
+
+import json
+
+from .database import Statement
+from .model import Outcome
+
+from .schedule_store import chunks, json_rows
+
+FAILING = "tickwork.schedule_failing"
+RECOVERED = "tickwork.schedule_recovered"
+TICKS_STOPPED = "tickwork.ticks_stopped"
+
+
+def iso_sql(ms: str) -> str:
+    """An epoch-ms expression as tickwork's ISO text (times.iso)."""
+    return f"strftime('%Y-%m-%dT%H:%M:%fZ', {ms} / 1000.0, 'unixepoch')"
+
+
+ALERT_ENDS = json_rows("name", "run", "outcome", "code", "detail", "ended", "trace", "event", "delivery",
+                       "queue", "sender", "lease_until")
+
+# After the ends are recorded, in their batch: a schedule whose end landed (its record says so)
+# and is of the other outcome than the row's is marked with that run. Failing begins at the
+# first failed run's end; each later failure finds the row failing already, and changes nothing.
+MARK_TURNS = f"""
+{ALERT_ENDS}
+UPDATE tickwork_schedules AS s
+SET failing_since = CASE WHEN j.outcome = '{Outcome.FAILED}' THEN j.ended END,
+    alert_since = CASE WHEN j.outcome = '{Outcome.FAILED}' THEN j.ended ELSE s.failing_since END,
+    alert_run = j.run
+FROM j
+WHERE s.name = j.name AND (j.outcome = '{Outcome.FAILED}') = (s.failing_since IS NULL)
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r
+              WHERE r.id = j.run AND r.outcome = j.outcome AND r.ended_at = j.ended)
+"""
+
+# The alert of each run the update marked. Its ids derive from the run's: a batch written again
+# keeps no second one.
+RECORD_TURNS = f"""
+{ALERT_ENDS}
+INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
+SELECT j.event, CASE WHEN j.outcome = '{Outcome.FAILED}' THEN '{FAILING}' ELSE '{RECOVERED}' END,
+       json_object('schedule', j.name, 'outcome', j.outcome, 'code', j.code, 'detail', j.detail,
+                   'since', {iso_sql('s.alert_since')}, 'at', {iso_sql('j.ended')},
+                   'run', j.run, 'trace', j.trace),
+       NULL, j.ended, j.trace
+FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.alert_run = j.run
+WHERE true
+ON CONFLICT (id) DO NOTHING
+"""
+
+# The deliveries of the alerts just kept, leased to the tick that sends them next; those it
+# returns are the ones to send.
+DELIVERY_COLUMNS = """
+RETURNING id, queue, (SELECT name FROM tickwork_events WHERE id = event) AS name,
+  (SELECT body FROM tickwork_events WHERE id = event) AS body,
+  (SELECT trace FROM tickwork_events WHERE id = event) AS trace
+"""
+
+RECORD_TURN_DELIVERIES = f"""
+{ALERT_ENDS}
+INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
+SELECT j.delivery, j.event, j.queue, 'running', 1, j.sender, j.lease_until, j.ended
+FROM j JOIN tickwork_events AS e ON e.id = j.event
+WHERE true
+ON CONFLICT (id) DO NOTHING
+{DELIVERY_COLUMNS}
+"""
+
+# A gap, kept with its alert's id: only the tick whose insert kept the gap writes the alert.
+# ?1 the tick that found it, ?2 the tick before, ?3 the wall time, ?4 the event, ?5 the delivery,
+# ?6 the queue, ?7 the sender, ?8 the delivery's lease.
+RECORD_GAP = """
+INSERT INTO tickwork_gaps (to_tick, from_tick, recorded_at, alert) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT (to_tick) DO NOTHING
+"""
+
+RECORD_GAP_ALERT = f"""
+INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
+SELECT ?4, '{TICKS_STOPPED}',
+       json_object('from', {iso_sql('g.from_tick')}, 'to', {iso_sql('g.to_tick')},
+                   'gap_s', CAST((g.to_tick - g.from_tick) / 1000 AS INTEGER)),
+       NULL, ?3, NULL
+FROM tickwork_gaps AS g WHERE g.to_tick = ?1 AND g.alert = ?4
+ON CONFLICT (id) DO NOTHING
+"""
+
+RECORD_GAP_DELIVERY = f"""
+INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
+SELECT ?5, e.id, ?6, 'running', 1, ?7, ?8, ?3 FROM tickwork_events AS e WHERE e.id = ?4
+ON CONFLICT (id) DO NOTHING
+{DELIVERY_COLUMNS}
+"""
+
+# Statements an end's batch takes for its alerts, per chunk of ends; a gap with its alert, and
+# the statement that records what its send came to.
+TURNS = 3
+GAP_WITH_ALERT = 3 + 1
+
+
+def turning(rows: list[list]) -> list[Statement]:
+    """The statements that mark the schedules whose ends change their state and keep their
+    alerts: rows as ALERT_ENDS reads them, after the ends' own statements."""
+    statements: list[Statement] = []
+    for chunk in map(json.dumps, chunks(rows)):  # as the ends' own statements take them
+        statements += [(MARK_TURNS, (chunk,)), (RECORD_TURNS, (chunk,)), (RECORD_TURN_DELIVERIES, (chunk,))]
+    return statements
+
+
+def gap_alerted(tick: int, previous: int, now: int, event: str, delivery: str, queue: str, sender: str,
+                lease_until: int) -> list[Statement]:
+    """The gap and its alert, for one batch."""
+    params = (tick, previous, now, event, delivery, queue, sender, lease_until)
+    return [(RECORD_GAP, params[:4]), (RECORD_GAP_ALERT, params[:4]), (RECORD_GAP_DELIVERY, params)]
+
+
+def returned(statements: list[Statement], results: list[list]) -> list[dict]:
+    """The alert deliveries a batch kept, from what its delivery statements returned."""
+    kinds = (RECORD_TURN_DELIVERIES, RECORD_GAP_DELIVERY)
+    return [row for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows]

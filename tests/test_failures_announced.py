@@ -1,0 +1,206 @@
+"""Failures announced (issue 17): with an alerts queue, tickwork emits through the outbox one
+event when a schedule starts failing, one when it recovers, and one when a tick finds that ticks
+had stopped; not one a failed run. The health route answers 503 for failing schedules when the
+app asks for it."""
+
+import asyncio
+import json
+
+from faults import Faulty, Meanwhile, first_with
+from helpers import open_store, run, tick_at, ticks
+
+from tickwork import Schedule
+from tickwork.grid import Every
+from tickwork.health import health
+from tickwork.outbox import Outbox
+from tickwork.outbox_store import OutboxStore
+from tickwork.schedule_store import RECORD_ENDS
+from tickwork.times import MINUTE, utc
+
+NINE = utc("2026-03-02 09:00")
+SEEDED = NINE - MINUTE  # the tick that first finds the schedules: they come due from NINE
+
+
+class Queue:
+    def __init__(self):
+        self.messages: list[dict] = []
+
+    async def send_batch(self, bodies):
+        self.messages += bodies
+
+
+class Mailer:
+    """An action that fails while `failing` is set."""
+
+    def __init__(self, failing: bool = True):
+        self.failing = failing
+
+    async def __call__(self):
+        if self.failing:
+            raise RuntimeError("the mail server refused us")
+
+
+def alerting(db, queue, at=NINE):
+    return {"outbox": Outbox(db, {"ALERTS": queue}, frozenset(), lambda: at), "alerts": "ALERTS"}
+
+
+def alerts(queue):
+    return [(m["event"], m["body"]) for m in queue.messages]
+
+
+def kept(db):
+    return [(d["name"], json.loads(d["body"])) for d in run(OutboxStore(db).deliveries())]
+
+
+def mailer(action):
+    return Schedule("mailer", Every(MINUTE), action)
+
+
+def test_one_event_when_a_schedule_starts_failing():
+    db, queue = open_store(), Queue()
+    ticks(db, [mailer(Mailer())], SEEDED, NINE, **alerting(db, queue))
+    [(event, body)] = alerts(queue)
+    assert event == "tickwork.schedule_failing"
+    assert {k: body[k] for k in ("schedule", "outcome", "code", "since", "at")} == {
+        "schedule": "mailer", "outcome": "failed", "code": "internal_fault",
+        "since": "2026-03-02T09:00:00.000Z", "at": "2026-03-02T09:00:00.000Z"}
+    assert body["detail"] == "RuntimeError: the mail server refused us"
+    [record] = run(db.all("SELECT id, trace FROM tickwork_runs"))
+    assert (body["run"], body["trace"], queue.messages[0]["trace"]) == (record["id"], record["trace"], record["trace"])
+
+
+def test_no_event_for_its_next_failures():
+    db, queue = open_store(), Queue()
+    ticks(db, [mailer(Mailer())], SEEDED, *(NINE + k * MINUTE for k in range(5)), **alerting(db, queue))
+    assert [event for event, _ in alerts(queue)] == ["tickwork.schedule_failing"]
+    assert len(kept(db)) == 1
+
+
+def test_one_event_when_it_recovers_saying_since_when_it_failed():
+    db, queue, action = open_store(), Queue(), Mailer()
+    ticks(db, [mailer(action)], SEEDED, NINE, NINE + MINUTE, **alerting(db, queue))
+    action.failing = False
+    ticks(db, [mailer(action)], NINE + 2 * MINUTE, NINE + 3 * MINUTE, **alerting(db, queue))
+    assert [event for event, _ in alerts(queue)] == ["tickwork.schedule_failing", "tickwork.schedule_recovered"]
+    recovered = alerts(queue)[1][1]
+    assert (recovered["outcome"], recovered["code"], recovered["since"], recovered["at"]) == (
+        "succeeded", None, "2026-03-02T09:00:00.000Z", "2026-03-02T09:02:00.000Z")
+
+
+def test_a_schedule_that_never_failed_makes_no_event():
+    db, queue = open_store(), Queue()
+    ticks(db, [mailer(Mailer(failing=False))], SEEDED, NINE, NINE + MINUTE, **alerting(db, queue))
+    assert queue.messages == [] and kept(db) == []
+
+
+def test_one_event_when_ticks_had_stopped_with_the_gap():
+    db, queue = open_store(), Queue()
+    ticks(db, [], NINE, NINE + 20 * MINUTE, NINE + 21 * MINUTE, **alerting(db, queue))
+    assert alerts(queue) == [("tickwork.ticks_stopped", {
+        "from": "2026-03-02T09:00:00.000Z", "to": "2026-03-02T09:20:00.000Z", "gap_s": 1200})]
+
+
+def test_no_event_without_alerts_configured():
+    db, queue = open_store(), Queue()
+    box = Outbox(db, {"ALERTS": queue}, frozenset(), lambda: NINE)
+    ticks(db, [mailer(Mailer())], SEEDED, NINE, NINE + 20 * MINUTE, outbox=box)
+    assert queue.messages == [] and kept(db) == []
+
+
+def test_an_end_written_again_after_its_batch_landed_keeps_one_event():
+    db, queue = open_store(), Queue()
+    flaky = Faulty(db, first_with(RECORD_ENDS), landed=True)
+    ticks(flaky, [mailer(Mailer())], SEEDED, NINE, **alerting(flaky, queue))
+    assert flaky.failed and [name for name, _ in kept(db)] == ["tickwork.schedule_failing"]
+
+
+def test_exactly_once_when_a_racing_tick_ended_the_schedules_next_run_first():
+    """A tick's run fails; before its end is written, another tick (its lease lapsed) makes the
+    next run, which fails and is announced. The first end, decided in SQL, announces nothing."""
+    db, queue = open_store(), Queue()
+    schedules = [mailer(Mailer())]
+
+    async def another_tick_runs_it_again():
+        await tick_at(db, schedules, NINE + 20 * MINUTE, **alerting(db, queue))
+
+    ticks(db, schedules, SEEDED)
+    late = Meanwhile(db, RECORD_ENDS, another_tick_runs_it_again)
+    asyncio.run(tick_at(late, schedules, NINE, **alerting(late, queue)))
+    failing = [body["run"] for name, body in kept(db) if name == "tickwork.schedule_failing"]
+    [second] = run(db.all("SELECT id FROM tickwork_runs WHERE due_at > ?1", (NINE,)))
+    assert late.happened and failing == [second["id"]]
+
+
+def test_health_answers_503_with_failing_503_and_says_which():
+    db = open_store()
+    ticks(db, [mailer(Mailer()), Schedule("census", Every(MINUTE), Mailer(failing=False))], SEEDED, NINE)
+    status, body = run(health(db, NINE + 30_000, failing=503))
+    assert (status, body["ok"], body["failing"]) == (503, False, ["mailer"])
+
+
+def test_health_answers_200_for_failing_schedules_unless_asked():
+    db = open_store()
+    ticks(db, [mailer(Mailer())], SEEDED, NINE)
+    status, body = run(health(db, NINE + 30_000))
+    assert (status, body["ok"], body["failing"]) == (200, True, ["mailer"])
+
+
+def test_health_with_failing_503_answers_200_while_none_fails():
+    db = open_store()
+    ticks(db, [mailer(Mailer(failing=False))], SEEDED, NINE)
+    assert run(health(db, NINE + 30_000, failing=503))[0] == 200
+
+
+def test_a_run_ending_after_its_lease_lapsed_announces_no_recovery():
+    """The racing tick's run fails and is announced; the first run then succeeds, but its end
+    finds its record lease_expired and lands nowhere: the schedule is still failing."""
+    db, queue = open_store(), Queue()
+    action = Mailer(failing=False)
+    schedules = [mailer(action)]
+    ticks(db, schedules, SEEDED)
+
+    async def another_tick_runs_it_and_fails():
+        action.failing = True
+        await tick_at(db, schedules, NINE + 20 * MINUTE, **alerting(db, queue))
+
+    late = Meanwhile(db, RECORD_ENDS, another_tick_runs_it_and_fails)
+    asyncio.run(tick_at(late, schedules, NINE, **alerting(late, queue)))
+    turns = [name for name, _ in kept(db) if name != "tickwork.ticks_stopped"]
+    assert late.happened and turns == ["tickwork.schedule_failing"]
+
+
+def cost(db, schedules, moment, **options):
+    """Statements, round trips and rows written of the tick at `moment`, the one before a minute
+    earlier and the hour's housekeeping done."""
+    ticks(db, schedules, moment - MINUTE, **options)
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (moment,)))
+    before = db.statements_run, db.round_trips, db.rows_written
+    ticks(db, schedules, moment, **options)
+    return db.statements_run - before[0], db.round_trips - before[1], db.rows_written - before[2]
+
+
+def test_with_alerts_a_nothing_due_tick_stays_two_statements_in_one_round_trip_writing_one_row():
+    db, queue = open_store(), Queue()
+    schedules = [Schedule("hourly", Every(60 * MINUTE), Mailer())]
+    ticks(db, schedules, NINE, **alerting(db, queue))
+    assert cost(db, schedules, NINE + 14 * MINUTE, **alerting(db, queue)) == (2, 1, 1)
+
+
+def test_with_alerts_a_due_runs_end_adds_no_round_trip():
+    """A failing schedule's next failed run: its end, the alert decided in the same batch."""
+    def round_trips(alerts: bool):
+        db, queue = open_store(), Queue()
+        options = alerting(db, queue) if alerts else {"outbox": alerting(db, queue)["outbox"]}
+        ticks(db, [mailer(Mailer())], SEEDED, **options)
+        return cost(db, [mailer(Mailer())], NINE + MINUTE, **options)[1]
+
+    assert round_trips(alerts=True) == round_trips(alerts=False) == 3
+
+
+def test_with_alerts_a_thousand_starting_to_fail_at_once_stay_within_the_ticks_cap():
+    db, queue = open_store(), Queue()
+    thousand = [Schedule(f"s{n:04}", Every(MINUTE), Mailer()) for n in range(1000)]
+    ticks(db, thousand, SEEDED, **alerting(db, queue))
+    before = db.statements_run
+    [report] = ticks(db, thousand, NINE, max_statements=50, **alerting(db, queue))
+    assert db.statements_run - before <= 50 and len(queue.messages) == len(report.runs) > 0
