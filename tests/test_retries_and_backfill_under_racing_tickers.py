@@ -1,0 +1,78 @@
+"""Issue 17, "exactly once however ticks race": retries and backfill under eight tickers racing on
+one database at each tick, one of them killed right after it claimed a run. Each (schedule, at,
+attempt) is made once, the killed one ends `lease_expired`, and never are two runs of a schedule
+under way at once."""
+
+import asyncio
+
+import pytest
+from faults import KilledAfter
+from helpers import run, runs, tick_at, ticks
+from test_retries import Failing, daily
+from test_the_operators_command import App
+
+from tickwork import backfill_store, schedule_store
+from tickwork.model import Code, Outcome
+from tickwork.times import DAY, HOUR, MINUTE, utc
+
+TICKERS = 8
+
+
+def race(db, schedules, now, killed_after: str | None = None) -> list:
+    """Eight tickers at `now`; with `killed_after`, the first dies right after sending that statement."""
+    first = KilledAfter(db, killed_after) if killed_after else db
+
+    async def tickers():
+        return await asyncio.gather(*(tick_at(d, schedules, now) for d in [first] + [db] * (TICKERS - 1)),
+                                    return_exceptions=True)
+
+    return run(tickers())
+
+
+def attempts(db):
+    return [(r["due_at"], r["attempt"], r["outcome"], r["code"]) for r in runs(db, "statement")]
+
+
+def test_racing_tickers_with_one_killed_make_each_attempt_once_and_the_killed_one_is_tried_again(db):
+    action = Failing(1)
+    statement = daily(action)  # 3 attempts more, after 1m, 2m and 4m
+    nine = utc("2026-03-02 09:00")
+    ticks(db, [statement], utc("2026-03-01 12:00"))
+    race(db, [statement], nine)
+    race(db, [statement], nine + MINUTE, killed_after=schedule_store.RECORD_STARTS)  # attempt 2, lost
+    race(db, [statement], nine + 10 * MINUTE)  # its lease still holds: no second attempt meanwhile
+    lapsed = nine + MINUTE + 15 * MINUTE  # the killed tick's budget and the lease's grace
+    race(db, [statement], lapsed)
+    race(db, [statement], lapsed + 2 * MINUTE)
+    race(db, [statement], lapsed + 10 * MINUTE)
+    assert sorted(attempts(db), key=lambda a: a[1]) == [
+        (nine, 1, Outcome.FAILED, Code.INTERNAL_FAULT),
+        (nine, 2, Outcome.FAILED, Code.LEASE_EXPIRED),
+        (nine, 3, Outcome.SUCCEEDED, None),
+    ]
+    # the killed ticker called the action, then died before it could record the end
+    assert [tick_ms for tick_ms, _ in action.calls] == [nine, nine + MINUTE, lapsed + 2 * MINUTE]
+
+
+@pytest.fixture
+def app(tmp_path, capsys):
+    made = App(tmp_path, capsys)
+    yield made
+    made.db.close()
+
+
+def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
+    from helpers import calendar
+
+    monthly = calendar("0 0 1 * *", name="statement")
+    april = utc("2026-04-01 00:05")
+    app.tick([monthly], utc("2026-01-15 00:00"), april)
+    app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z", now=april)
+    race(app.db, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)  # February's, lost
+    for moment in (april + 2 * MINUTE, april + HOUR, april + HOUR + MINUTE, april + DAY):
+        race(app.db, [monthly], moment)
+    made = sorted((r["at"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["backfill"])
+    assert made == [(utc("2026-02-01 00:00"), Outcome.FAILED, Code.LEASE_EXPIRED),
+                    (utc("2026-03-01 00:00"), Outcome.SUCCEEDED, None)]
+    # each once: February's by the killed ticker, which died before it could record the end
+    assert sorted(monthly.action.at) == [utc(f"2026-0{month}-01 00:00") for month in (2, 3, 4)]
