@@ -76,3 +76,23 @@ def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
                     (utc("2026-03-01 00:00"), Outcome.SUCCEEDED, None)]
     # each once: February's by the killed ticker, which died before it could record the end
     assert sorted(monthly.action.at) == [utc(f"2026-0{month}-01 00:00") for month in (2, 3, 4)]
+
+
+def test_a_backfilled_run_whose_worker_was_killed_is_not_retried_even_where_the_schedule_declares_retries(app):
+    from helpers import Inputs, state
+
+    from tickwork import Schedule
+    from tickwork.calendars import Calendar, CronCalendar
+    from tickwork.model import Retry
+
+    monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), Inputs(), retry=Retry(3, MINUTE))
+    april = utc("2026-04-01 00:05")
+    app.tick([monthly], utc("2026-01-15 00:00"), april)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=april)
+    race(app.db, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)
+    for moment in (april + HOUR, april + HOUR + 2 * MINUTE, april + DAY):
+        race(app.db, [monthly], moment)
+    assert [(r["at"], r["attempt"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["at"] != utc("2026-04-01 00:00")] == [
+        (utc("2026-02-01 00:00"), None, Outcome.FAILED, Code.LEASE_EXPIRED)]
+    assert state(app.db, "statement").retry_attempt is None
+    assert state(app.db, "statement").due_at == utc("2026-05-01 00:00")

@@ -304,7 +304,9 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run
 
 # Before a lapsed lease's run is ended `lease_expired`: where its schedule declares attempts left
 # (?2: JSON {name: [attempts, pause]} of the declared; a handed-over one's own, in its timing),
-# its retry is scheduled as a failed end schedules it, the pause counted from this tick.
+# its retry is scheduled as a failed end schedules it, the pause counted from this tick. A run by
+# hand or a backfilled one is not retried, as when it fails otherwise: a backfill makes each
+# occurrence once, and the row's due time and pending retry are its schedule's own.
 SCHEDULE_LAPSED_RETRIES = """
 WITH d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts, json_extract(value, '$[1]') AS pause
            FROM json_each(?2))
@@ -315,7 +317,7 @@ SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due =
                                * (1 << (IFNULL(r.attempt, 1) - 1)))
 FROM tickwork_runs AS r LEFT JOIN d ON d.name = r.schedule
 WHERE s.lease_until <= ?1 AND r.id = s.lease_run AND r.outcome = 'running' AND r.by_hand IS NULL
-  AND s.removed_at IS NULL
+  AND r.backfill IS NULL AND s.removed_at IS NULL
   AND IFNULL(r.attempt, 1) <= IFNULL(d.attempts, IFNULL(json_extract(s.timing, '$.retry_attempts'), 0))
 """
 
