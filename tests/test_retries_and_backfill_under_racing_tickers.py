@@ -96,3 +96,18 @@ def test_a_backfilled_run_whose_worker_was_killed_is_not_retried_even_where_the_
         (utc("2026-02-01 00:00"), None, Outcome.FAILED, Code.LEASE_EXPIRED)]
     assert state(app.db, "statement").retry_attempt is None
     assert state(app.db, "statement").due_at == utc("2026-05-01 00:00")
+
+
+def test_a_retry_of_a_run_covering_missed_occurrences_is_for_the_latest_so_backfill_offers_the_others(app):
+    from tickwork import Schedule
+    from tickwork.calendars import Calendar, CronCalendar
+    from tickwork.model import Retry
+
+    action = Failing(1)
+    monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action, retry=Retry(3, MINUTE))
+    april = utc("2026-04-01 00:05")
+    app.tick([monthly], utc("2026-01-15 00:00"), april, april + MINUTE)  # April's fails, then succeeds
+    assert [call_at for _, call_at in action.calls] == [utc("2026-04-01 00:00")] * 2
+    code, answer, _ = app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z",
+                              "--dry-run", now=april + 2 * MINUTE)
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [utc("2026-02-01 00:00"), utc("2026-03-01 00:00")]

@@ -253,6 +253,17 @@ UPDATE tickwork_runs AS r SET covers = j.count, covers_first = j.first, covers_l
 FROM j WHERE r.id = j.run
 """
 
+# In the claim batch, after the starts: an attempt after the first is for the call its first
+# attempt made, so it covers what that one covered (the occurrences missed before it, the latest
+# the one it is for), read from the attempt before it, for the same due time.
+RECORD_RETRY_COVERS = f"""
+{CLAIMS}
+UPDATE tickwork_runs AS r
+SET covers = p.covers, covers_first = p.covers_first, covers_last = p.covers_last, covers_more = p.covers_more
+FROM j JOIN tickwork_runs AS p ON p.schedule = j.name AND p.due_at = j.for_due AND p.attempt = j.attempt - 1
+WHERE r.id = j.run AND j.attempt > 1 AND p.covers IS NOT NULL
+"""
+
 # After a claim batch answered an error, whether it landed (a timeout after commit): whose lease
 # each row holds, and whether each run's or skip's record exists, and is a coalesced skip. All are
 # written only there.
@@ -627,6 +638,8 @@ class ScheduleStore:
             if moments:
                 statements.append((CLAIM_MOMENTS, (chunk,)))
             statements.append((RECORD_STARTS, (chunk, tick, started)))
+            if any(row[15] > 1 for row in rows):  # retries
+                statements.append((RECORD_RETRY_COVERS, (chunk,)))
             if moments:
                 statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
         for rows in chunks(skips):

@@ -142,10 +142,11 @@ def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     leases = [c for c in claims if c.reason is None]
     moments = sum(1 for part in chunks(leases) if any(c.moment is not None for c in part))
     retries = sum(1 for part in chunks(leases) if any(c.retries for c in part))
+    retried = sum(1 for part in chunks(leases) if any(c.attempt > 1 for c in part))  # their covers
     superseded = sum(1 for c in claims if c.reason == Code.SUPERSEDED)
     skips = len(claims) - len(leases) - superseded
     covers = _chunks(sum(1 for c in claims if c.covers is not None))
-    return ((2 + flush) * _chunks(len(leases)) + 3 * moments + retries + 2 * _chunks(skips)
+    return ((2 + flush) * _chunks(len(leases)) + 3 * moments + retries + retried + 2 * _chunks(skips)
             + 2 * _chunks(superseded) + covers)
 
 
