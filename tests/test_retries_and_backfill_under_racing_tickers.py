@@ -7,12 +7,14 @@ import asyncio
 
 import pytest
 from faults import KilledAfter
-from helpers import run, runs, tick_at, ticks
+from helpers import Inputs, calendar, run, runs, state, tick_at, ticks
+from test_failures_announced import Queue, alerting, cost
 from test_retries import Failing, daily
 from test_the_operators_command import App
 
-from tickwork import backfill_store, schedule_store
-from tickwork.model import Code, Outcome
+from tickwork import Schedule, backfill_store, schedule_store
+from tickwork.calendars import Calendar, CronCalendar
+from tickwork.model import Code, Outcome, Retry
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 TICKERS = 8
@@ -62,8 +64,6 @@ def app(tmp_path, capsys):
 
 
 def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
-    from helpers import calendar
-
     monthly = calendar("0 0 1 * *", name="statement")
     april = utc("2026-04-01 00:05")
     app.tick([monthly], utc("2026-01-15 00:00"), april)
@@ -79,12 +79,6 @@ def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
 
 
 def test_a_backfilled_run_whose_worker_was_killed_is_not_retried_even_where_the_schedule_declares_retries(app):
-    from helpers import Inputs, state
-
-    from tickwork import Schedule
-    from tickwork.calendars import Calendar, CronCalendar
-    from tickwork.model import Retry
-
     monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), Inputs(), retry=Retry(3, MINUTE))
     april = utc("2026-04-01 00:05")
     app.tick([monthly], utc("2026-01-15 00:00"), april)
@@ -92,17 +86,14 @@ def test_a_backfilled_run_whose_worker_was_killed_is_not_retried_even_where_the_
     race(app.db, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)
     for moment in (april + HOUR, april + HOUR + 2 * MINUTE, april + DAY):
         race(app.db, [monthly], moment)
-    assert [(r["at"], r["attempt"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["at"] != utc("2026-04-01 00:00")] == [
-        (utc("2026-02-01 00:00"), None, Outcome.FAILED, Code.LEASE_EXPIRED)]
+    others = [(r["at"], r["attempt"], r["outcome"], r["code"]) for r in runs(app.db, "statement")
+              if r["at"] != utc("2026-04-01 00:00")]
+    assert others == [(utc("2026-02-01 00:00"), None, Outcome.FAILED, Code.LEASE_EXPIRED)]
     assert state(app.db, "statement").retry_attempt is None
     assert state(app.db, "statement").due_at == utc("2026-05-01 00:00")
 
 
 def test_a_retry_of_a_run_covering_missed_occurrences_is_for_the_latest_so_backfill_offers_the_others(app):
-    from tickwork import Schedule
-    from tickwork.calendars import Calendar, CronCalendar
-    from tickwork.model import Retry
-
     action = Failing(1)
     monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action, retry=Retry(3, MINUTE))
     april = utc("2026-04-01 00:05")
@@ -111,3 +102,16 @@ def test_a_retry_of_a_run_covering_missed_occurrences_is_for_the_latest_so_backf
     code, answer, _ = app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z",
                               "--dry-run", now=april + 2 * MINUTE)
     assert [o["at"]["ms"] for o in answer["occurrences"]] == [utc("2026-02-01 00:00"), utc("2026-03-01 00:00")]
+
+
+def test_with_retries_backfill_and_alerts_a_nothing_due_tick_stays_two_statements_one_round_trip_one_row(app):
+    options = alerting(app.db, Queue())
+    statement = daily(Failing())  # fails at each attempt: the next after 1m, 2m, 4m
+    app.tick([statement], utc("2026-02-28 12:00"), utc("2026-03-02 09:00"), **options)
+    app.run("backfill", "statement", "--from", "2026-03-01T09:00Z", "--to", "2026-03-01T09:00Z",
+            now=utc("2026-03-02 09:00:20"))
+    app.tick([statement], utc("2026-03-02 09:00:30"), **options)  # makes the backfill's one occurrence
+    assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "done"}]
+    # the tick at 09:01 makes attempt 2; attempt 3 is pending, due 09:03, and the alert was sent
+    assert cost(app.db, [statement], utc("2026-03-02 09:02"), **options) == (2, 1, 1)
+    assert state(app.db, "statement").retry_attempt == 3
