@@ -7,7 +7,7 @@ import asyncio
 import json
 
 from faults import Faulty, Meanwhile, first_with
-from helpers import open_store, run, tick_at, ticks
+from helpers import lose_a_run, open_store, run, tick_at, ticks
 
 from tickwork import Schedule
 from tickwork.grid import Every
@@ -87,6 +87,33 @@ def test_one_event_when_it_recovers_saying_since_when_it_failed():
         "succeeded", None, "2026-03-02T09:00:00.000Z", "2026-03-02T09:02:00.000Z")
 
 
+def test_one_event_when_a_schedule_starts_failing_by_a_run_whose_worker_was_lost():
+    db, queue = open_store(), Queue()
+    schedules = [mailer(Mailer())]
+    ticks(db, schedules, SEEDED, **alerting(db, queue))
+    lose_a_run(db, "mailer", due=NINE, next_due=NINE + MINUTE, until=NINE + 2 * MINUTE)
+    ticks(db, schedules, NINE + 2 * MINUTE, NINE + 3 * MINUTE, **alerting(db, queue, at=NINE + 2 * MINUTE))
+    [(event, body)] = alerts(queue)  # its next runs fail too: no more events
+    assert event == "tickwork.schedule_failing"
+    assert {k: body[k] for k in ("schedule", "outcome", "code", "since", "at", "run")} == {
+        "schedule": "mailer", "outcome": "failed", "code": "lease_expired", "since": "2026-03-02T09:02:00.000Z",
+        "at": "2026-03-02T09:02:00.000Z", "run": "lost-run"}
+    assert body["detail"].startswith("the run held its lease past")
+
+
+def test_racing_ticks_finding_a_lost_run_announce_it_once():
+    db, queue = open_store(), Queue()
+    schedules = [mailer(Mailer(failing=False))]
+    ticks(db, schedules, SEEDED, **alerting(db, queue))
+    lose_a_run(db, "mailer", due=NINE, next_due=NINE + 10 * MINUTE, until=NINE + 2 * MINUTE)
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, schedules, NINE + 2 * MINUTE, **alerting(db, queue)) for _ in range(8)))
+
+    run(race())
+    assert [(name, body["code"]) for name, body in kept(db)] == [("tickwork.schedule_failing", "lease_expired")]
+
+
 def test_a_schedule_that_never_failed_makes_no_event():
     db, queue = open_store(), Queue()
     ticks(db, [mailer(Mailer(failing=False))], SEEDED, NINE, NINE + MINUTE, **alerting(db, queue))
@@ -115,8 +142,9 @@ def test_an_end_written_again_after_its_batch_landed_keeps_one_event():
 
 
 def test_exactly_once_when_a_racing_tick_ended_the_schedules_next_run_first():
-    """A tick's run fails; before its end is written, another tick (its lease lapsed) makes the
-    next run, which fails and is announced. The first end, decided in SQL, announces nothing."""
+    """A tick's run fails; before its end is written, another tick finds its lease lapsed, which
+    is announced (`lease_expired`), and makes the next run, which fails too. Neither that end nor
+    the first, decided in SQL, announces anything more."""
     db, queue = open_store(), Queue()
     schedules = [mailer(Mailer())]
 
@@ -126,9 +154,9 @@ def test_exactly_once_when_a_racing_tick_ended_the_schedules_next_run_first():
     ticks(db, schedules, SEEDED)
     late = Meanwhile(db, RECORD_ENDS, another_tick_runs_it_again)
     asyncio.run(tick_at(late, schedules, NINE, **alerting(late, queue)))
-    failing = [body["run"] for name, body in kept(db) if name == "tickwork.schedule_failing"]
-    [second] = run(db.all("SELECT id FROM tickwork_runs WHERE due_at > ?1", (NINE,)))
-    assert late.happened and failing == [second["id"]]
+    failing = [(body["run"], body["code"]) for name, body in kept(db) if name == "tickwork.schedule_failing"]
+    [first] = run(db.all("SELECT id FROM tickwork_runs WHERE due_at = ?1", (NINE,)))
+    assert late.happened and failing == [(first["id"], "lease_expired")]
 
 
 def test_health_answers_503_with_failing_503_and_says_which():

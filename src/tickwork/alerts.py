@@ -6,7 +6,8 @@ message. A schedule failing every minute makes one event, not one a run.
 Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "body", "trace"}`:
 
 - `tickwork.schedule_failing`: `{"schedule", "outcome": "failed", "code", "detail", "since",
-  "at", "run", "trace"}`, `since` and `at` the end of the first failed run (ISO, UTC);
+  "at", "run", "trace"}`, `since` and `at` the end of the first failed run (ISO, UTC), or, for a
+  run whose worker was lost (`lease_expired`), the tick that found its lease lapsed;
 - `tickwork.schedule_recovered`: the same of the succeeded run, `since` the end of the first
   failed run of those it ends, `code` and `detail` null;
 - `tickwork.ticks_stopped`: `{"from", "to", "gap_s"}`, the app's tick before the gap and the
@@ -16,11 +17,11 @@ Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "bo
 import hashlib
 from dataclasses import dataclass
 
-from .alerts_store import GAP_WITH_ALERT, TURNS, gap_alerted, returned, turning
+from .alerts_store import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, turning
 from .outbox import SEND_WINDOW
 from .outbox_store import Delivery
 
-__all__ = ["Alerts", "GAP_WITH_ALERT", "TURNS", "deliveries"]
+__all__ = ["Alerts", "GAP_WITH_ALERT", "LAPSED_ALERTS", "TURNS", "deliveries"]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,12 @@ class Alerts:
         """The gap's statements with its alert, for one batch."""
         event, delivery = _ids(f"gap {tick}")
         return gap_alerted(tick, previous, now, event, delivery, self.queue, sender, now + SEND_WINDOW)
+
+
+    def lapsed(self, tick: int, now: int, sender: str) -> list:
+        """Statements for the batch that ends the runs whose leases lapsed by `tick`: each that
+        starts its schedule failing keeps one alert, `lease_expired`."""
+        return lapsed(tick, self.queue, sender, now + SEND_WINDOW)
 
 
 def deliveries(statements: list, results: list) -> list[Delivery]:

@@ -9,9 +9,9 @@ alert. Of ticks racing, or a batch written again after an error, one alert is ke
 import json
 
 from .database import Statement
-from .model import Outcome
+from .model import Code, Outcome
 
-from .schedule_store import chunks, json_rows
+from .schedule_store import LAPSED_DETAIL, chunks, json_rows
 
 FAILING = "tickwork.schedule_failing"
 RECOVERED = "tickwork.schedule_recovered"
@@ -99,10 +99,46 @@ ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
 
+# In the batch that ends the runs whose leases lapsed by ?1, before it does (while their records
+# are `running` and the rows hold their leases): such a run starts its schedule failing, as a
+# failed end would, at ?1, the end its record is given. ?2 the queue, ?3 the sender, ?4 the
+# deliveries' lease. The ids derive from the run's: a batch written again keeps no second one;
+# of ticks racing, the first batch ends the runs and the others find none. The row is marked with
+# the alert's id, not the run's: should the run's end come after all, it finds no mark of its own.
+LAPSED = "s.lease_until <= ?1 AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1"
+
+MARK_LAPSED = """
+UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || s.lease_run
+WHERE s.lease_until <= ?1 AND s.failing_since IS NULL
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = s.lease_run AND r.outcome = 'running')
+"""
+
+RECORD_LAPSED = f"""
+INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
+SELECT s.alert_run, '{FAILING}',
+       json_object('schedule', s.name, 'outcome', '{Outcome.FAILED}', 'code', '{Code.LEASE_EXPIRED}',
+                   'detail', {LAPSED_DETAIL}, 'since', {iso_sql('?1')}, 'at', {iso_sql('?1')},
+                   'run', r.id, 'trace', r.trace),
+       NULL, ?1, r.trace
+FROM tickwork_schedules AS s JOIN tickwork_runs AS r ON r.id = s.lease_run
+WHERE {LAPSED} AND r.outcome = 'running'
+ON CONFLICT (id) DO NOTHING
+"""
+
+RECORD_LAPSED_DELIVERIES = f"""
+INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
+SELECT 'lapsed-delivery-' || s.lease_run, e.id, ?2, 'running', 1, ?3, ?4, ?1
+FROM tickwork_schedules AS s JOIN tickwork_events AS e ON e.id = s.alert_run
+WHERE {LAPSED}
+ON CONFLICT (id) DO NOTHING
+{DELIVERY_COLUMNS}
+"""
+
 # Statements an end's batch takes for its alerts, per chunk of ends; a gap with its alert, and
 # the statement that records what its send came to.
 TURNS = 3
 GAP_WITH_ALERT = 3 + 1
+LAPSED_ALERTS = 3  # beside the lapsed leases' own, and the statement recording their sends
 
 
 def turning(rows: list[list]) -> list[Statement]:
@@ -121,7 +157,14 @@ def gap_alerted(tick: int, previous: int, now: int, event: str, delivery: str, q
     return [(RECORD_GAP, params[:4]), (RECORD_GAP_ALERT, params[:4]), (RECORD_GAP_DELIVERY, params)]
 
 
+def lapsed(tick: int, queue: str, sender: str, lease_until: int) -> list[Statement]:
+    """The statements announcing the schedules that runs whose leases lapsed start failing, for
+    the batch that ends those runs, before its own statements."""
+    params = (tick, queue, sender, lease_until)
+    return [(MARK_LAPSED, params[:1]), (RECORD_LAPSED, params[:1]), (RECORD_LAPSED_DELIVERIES, params)]
+
+
 def returned(statements: list[Statement], results: list[list]) -> list[dict]:
     """The alert deliveries a batch kept, from what its delivery statements returned."""
-    kinds = (RECORD_TURN_DELIVERIES, RECORD_GAP_DELIVERY)
+    kinds = (RECORD_TURN_DELIVERIES, RECORD_GAP_DELIVERY, RECORD_LAPSED_DELIVERIES)
     return [row for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows]

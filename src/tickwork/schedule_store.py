@@ -332,11 +332,14 @@ WHERE s.lease_until <= ?1 AND r.id = s.lease_run AND r.outcome = 'running' AND r
   AND IFNULL(r.attempt, 1) <= IFNULL(d.attempts, IFNULL(json_extract(s.timing, '$.retry_attempts'), 0))
 """
 
+# What a run whose lease lapsed at ?1 is recorded with: its alert says the same.
+LAPSED_DETAIL = ("'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: '"
+                 " || 'its worker was lost, or could not reach D1 to record the end'")
+
 FAIL_EXPIRED_RUNS = f"""
 UPDATE tickwork_runs
 SET outcome = 'failed', code = '{Code.LEASE_EXPIRED}', kind = '{Kind.LOST}', ended_at = ?1,
-    detail = 'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: '
-             || 'its worker was lost, or could not reach D1 to record the end'
+    detail = {LAPSED_DETAIL}
 WHERE outcome = 'running'
   AND id IN (SELECT lease_run FROM tickwork_schedules WHERE lease_until <= ?1)
 """
@@ -613,11 +616,13 @@ class ScheduleStore:
         if statements:
             await self.db.batch(statements)
 
-    async def expire_leases(self, tick: int, retries: str = "{}") -> None:
+    async def expire_leases(self, tick: int, retries: str = "{}", alerts: list | None = None) -> list[list[Row]]:
         """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`, scheduling
-        the retries of those with attempts left (`retries`: JSON {name: [attempts, pause]})."""
-        await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (tick, retries)), (FAIL_EXPIRED_RUNS, (tick,)),
-                             (CLEAR_EXPIRED_LEASES, (tick,))])
+        the retries of those with attempts left (`retries`: JSON {name: [attempts, pause]}), after
+        `alerts`, the statements announcing the schedules they start failing, in one transaction;
+        what each statement returned."""
+        return await self.db.batch([*(alerts or []), (SCHEDULE_LAPSED_RETRIES, (tick, retries)),
+                                    (FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
 
     async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
         """Takes the leases of the due runs and records their starts (or, for a moment another

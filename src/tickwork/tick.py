@@ -216,8 +216,8 @@ class _Tick:
         if self.cap is not None:  # no more rows than the statements left could claim
             most = max(self.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, earliest_lease = await self.due_states(most)
-        if earliest_lease is not None and earliest_lease <= self.now and self.fits(EXPIRE):
-            await self.store.expire_leases(self.now, self.declared_retries())
+        if earliest_lease is not None and earliest_lease <= self.now and self.fits(self.expire_cost()):
+            await self.expire_leases()
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
         self.due = {schedule.name: schedule for schedule, _ in due}
@@ -238,6 +238,16 @@ class _Tick:
             self.store.db, self.now, self.sender, until, lambda: self.budget - self.elapsed(),
             self.room, self.clock_ms, self.retention,
         )
+
+    def expire_cost(self) -> int:
+        """The statements ending the runs whose leases lapsed take, with their alerts and sends."""
+        return EXPIRE + (alerting.LAPSED_ALERTS + 1 if self.alerts else 0)
+
+    async def expire_leases(self) -> None:
+        """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
+        alerts = self.alerts.lapsed(self.now, self.wall, self.sender) if self.alerts else []
+        results = await self.store.expire_leases(self.now, self.declared_retries(), alerts)
+        await self.send(alerting.deliveries(alerts, results[:len(alerts)]), "the lapsed runs' alerts")
 
     def declared_retries(self) -> str:
         """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
