@@ -108,3 +108,14 @@ def test_history_says_a_backfilled_run_was_a_backfill_and_who_asked(tmp_path, ca
     _, text, _ = app.run("history", "statement", now=utc("2026-04-01 00:07"), json_=False)
     assert "backfill: ana" in text
     app.db.close()
+
+
+
+def test_a_run_after_a_deploy_removed_and_restored_its_grid_schedule_records_the_slots_it_covers(db):
+    """A calendar removed and declared again owes nothing from while it was gone (as before);
+    a grid schedule owes its slots, and counts them."""
+    ticks(db, [every(15)], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"))
+    ticks(db, [], utc("2026-03-02 09:20"), utc("2026-03-02 10:00"))  # a deploy without it, ticking on
+    ticks(db, [every(15)], utc("2026-03-02 10:15"))
+    [_, restored] = runs(db)
+    assert covers(restored) == (4, utc("2026-03-02 09:30"), utc("2026-03-02 10:15"), 0)
