@@ -4,6 +4,7 @@ succeeds, its attempts run out or the next due time supersedes it; a run past it
 `deadline_exceeded`. Opt-in: without `retry:` a failure waits for the next due time."""
 
 import asyncio
+import json
 
 import pytest
 from helpers import lose_a_run, run, runs, state, tick_at, ticks
@@ -185,6 +186,25 @@ def test_a_schedule_handed_over_with_retries_is_tried_again_for_the_same_at(db):
     [row] = run(db.all("SELECT name FROM tickwork_schedules WHERE action IS NOT NULL"))
     assert sorted((r["attempt"], r["outcome"]) for r in runs(db, row["name"])) == [
         (1, Outcome.FAILED), (2, Outcome.SUCCEEDED)]
+
+
+def test_items_handed_over_in_bulk_take_retry_and_limit_as_one_does():
+    from helpers import open_store
+
+    made = []
+    for hand_over in (
+        lambda hand: hand.calendar_many(send_statement, [{"customer": "c1"}], "0 9 * * *", retry="2 after 5m",
+                                        limit="1m"),
+        lambda hand: hand.every_many(send_statement, [{"customer": "c1"}], "1d", retry="2 after 5m", limit="1m"),
+        lambda hand: hand.hand_over([{"action": send_statement, "input": {"customer": "c1"}, "cron": "0 9 * * *",
+                                      "retry": "2 after 5m", "limit": "1m"}]),
+    ):
+        db = open_store()
+        run(hand_over(Items(db, lambda: utc("2026-03-01 12:00"))))
+        [row] = run(db.all("SELECT timing FROM tickwork_schedules"))
+        made.append({k: v for k, v in json.loads(row["timing"]).items() if k in ("retry_attempts", "retry_pause_ms",
+                                                                                 "limit_ms")})
+    assert made == [{"retry_attempts": 2, "retry_pause_ms": 5 * MINUTE, "limit_ms": MINUTE}] * 3
 
 
 @pytest.mark.parametrize("options, code", [

@@ -101,14 +101,15 @@ class Items:
 
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
-                            expires: int | None = None) -> Bulk:
+                            expires: int | None = None, retry: str | None = None, limit: str | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _calendar(cron, zone, overdue, nonexistent, repeated), expires)
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit)
+        return await self._each(action, inputs, entry, expires)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *,
-                         expires: int | None = None) -> Bulk:
+                         expires: int | None = None, retry: str | None = None, limit: str | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every), expires)
+        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit), expires)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
@@ -117,7 +118,8 @@ class Items:
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
-        `every` or `at`; `expires` for `cron` and `every`. `left_over` holds the dicts."""
+        `every` or `at`; `expires`, `retry` and `limit` for `cron` and `every`. `left_over` holds
+        the dicts."""
         many = list(many)
         found = []
         for k, item in enumerate(many):
@@ -226,21 +228,25 @@ def _described(item: object) -> tuple:
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
+    runs = _runs(item.get("retry"), item.get("limit")) if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first")), item.get("expires")
+                                                 repeated="first")) | runs, item.get("expires")
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every")), item.get("expires")
+        return action, input, _every_entry(**_taken(item, "every")) | runs, item.get("expires")
     return action, input, _once(**_taken(item, "at")), None
+
+
+RUN_OPTIONS = ("expires", "retry", "limit")  # beside a repeating timing's own arguments
 
 
 def _taken(item: dict, timing: str, **defaults) -> dict:
     """The arguments of an item's timing, with their defaults; a name none of them takes is refused."""
-    allowed = {timing, *defaults} | ({"expires"} if timing != "at" else set())
+    allowed = {timing, *defaults} | (set(RUN_OPTIONS) if timing != "at" else set())
     unknown = sorted(set(item) - allowed)
     if unknown:
         raise TypeError(f"an item with `{timing}` takes no {', '.join(f'`{u}`' for u in unknown)}")
-    return {**defaults, **{k: v for k, v in item.items() if k != "expires"}}
+    return {**defaults, **{k: v for k, v in item.items() if k not in RUN_OPTIONS}}
 
 
 class _at_item:
