@@ -115,3 +115,48 @@ def test_with_retries_backfill_and_alerts_a_nothing_due_tick_stays_two_statement
     # the tick at 09:01 makes attempt 2; attempt 3 is pending, due 09:03, and the alert was sent
     assert cost(app.db, [statement], utc("2026-03-02 09:02"), **options) == (2, 1, 1)
     assert state(app.db, "statement").retry_attempt == 3
+
+
+def test_a_backfilled_run_neither_starts_nor_ends_its_schedules_failing_streak(app):
+    """Alerts follow the schedule's own runs, as the health route does: an old occurrence an
+    operator backfills says nothing of whether the schedule works now."""
+
+    class Statement:
+        failing = True
+
+        async def __call__(self):
+            if self.failing:
+                raise RuntimeError("the ledger is locked")
+
+    action = Statement()
+    monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action)
+    queue = Queue()
+    april = utc("2026-04-01 00:05")
+    app.tick([monthly], utc("2026-01-15 00:00"), april, **alerting(app.db, queue, at=april))  # April's fails
+    action.failing = False
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=april)
+    app.tick([monthly], april + MINUTE, **alerting(app.db, queue, at=april + MINUTE))  # February's succeeds
+    assert [r["outcome"] for r in runs(app.db, "statement") if r["backfill"]] == [Outcome.SUCCEEDED]
+    assert [m["event"] for m in queue.messages if m["event"] != "tickwork.ticks_stopped"] == ["tickwork.schedule_failing"]
+
+
+def test_a_backfilled_run_succeeding_leaves_a_failing_schedule_failing_on_the_health_route(app):
+    from tickwork.health import health
+
+    class Statement:
+        failing = True
+
+        async def __call__(self):
+            if self.failing:
+                raise RuntimeError("the ledger is locked")
+
+    action = Statement()
+    monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action)
+    april = utc("2026-04-01 00:05")
+    app.tick([monthly], utc("2026-01-15 00:00"), april)  # April's, covering February and March, fails
+    action.failing = False
+    app.run("backfill", "statement", "--from", "2026-03-01T00:00Z", "--to", "2026-03-01T00:00Z", now=april)
+    app.tick([monthly], april + MINUTE)
+    assert [r["outcome"] for r in runs(app.db, "statement") if r["backfill"]] == [Outcome.SUCCEEDED]
+    status, body = run(health(app.db, april + 2 * MINUTE, failing=503))
+    assert (status, body["failing"]) == (503, ["statement"])

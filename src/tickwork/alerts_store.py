@@ -29,6 +29,8 @@ ALERT_ENDS = json_rows("name", "run", "outcome", "code", "detail", "ended", "tra
 # After the ends are recorded, in their batch: a schedule whose end landed (its record says so)
 # and is of the other outcome than the row's is marked with that run. Failing begins at the
 # first failed run's end; each later failure finds the row failing already, and changes nothing.
+# A backfilled run (an old occurrence an operator asked for) changes nothing: alerts follow the
+# schedule's own runs, as the health route does.
 MARK_TURNS = f"""
 {ALERT_ENDS}
 UPDATE tickwork_schedules AS s
@@ -38,7 +40,7 @@ SET failing_since = CASE WHEN j.outcome = '{Outcome.FAILED}' THEN j.ended END,
 FROM j
 WHERE s.name = j.name AND (j.outcome = '{Outcome.FAILED}') = (s.failing_since IS NULL)
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r
-              WHERE r.id = j.run AND r.outcome = j.outcome AND r.ended_at = j.ended)
+              WHERE r.id = j.run AND r.outcome = j.outcome AND r.ended_at = j.ended AND r.backfill IS NULL)
 """
 
 # The alert of each run the update marked. Its ids derive from the run's: a batch written again
@@ -110,7 +112,8 @@ LAPSED = "s.lease_until <= ?1 AND s.alert_run = 'lapsed-' || s.lease_run AND s.f
 MARK_LAPSED = """
 UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || s.lease_run
 WHERE s.lease_until <= ?1 AND s.failing_since IS NULL
-  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = s.lease_run AND r.outcome = 'running')
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r
+              WHERE r.id = s.lease_run AND r.outcome = 'running' AND r.backfill IS NULL)
 """
 
 RECORD_LAPSED = f"""

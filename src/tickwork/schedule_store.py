@@ -356,13 +356,14 @@ ON CONFLICT (to_tick) DO NOTHING
 """
 
 # What the health route tells: the app's last tick, and the declared schedules whose latest run
-# failed (through the index of declared rows: those handed over are not read).
+# failed (through the index of declared rows: those handed over are not read). A backfilled run
+# is of an old occurrence: it tells nothing of whether the schedule works now.
 HEALTH = """
 SELECT a.last_tick, (
     SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
     WHERE s.action IS NULL AND s.removed_at IS NULL AND (
         SELECT r.outcome FROM tickwork_runs AS r
-        WHERE r.schedule = s.name AND r.outcome IN ('succeeded', 'failed')
+        WHERE r.schedule = s.name AND r.outcome IN ('succeeded', 'failed') AND r.backfill IS NULL
         ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1) = 'failed'
 ) AS failing
 FROM tickwork_app AS a WHERE a.id = 1
