@@ -1,18 +1,20 @@
 """Issue 17, "exactly once however ticks race": retries and backfill under eight tickers racing on
-one database at each tick, one of them killed right after it claimed a run. Each (schedule, at,
+one database at each tick, each on a connection of its own, one of them killed right after it
+claimed a run. Each (schedule, at,
 attempt) is made once, the killed one ends `lease_expired`, and never are two runs of a schedule
 under way at once."""
 
 import asyncio
 
 import pytest
-from faults import KilledAfter
-from helpers import Inputs, calendar, run, runs, state, tick_at, ticks
+from faults import KilledAfter, Wrapped
+from helpers import Inputs, calendar, open_store, run, runs, state, tick_at, ticks
 from test_failures_announced import Queue, alerting, cost
 from test_retries import Failing, daily
 from test_the_operators_command import App
 
 from tickwork import Schedule, backfill_store, schedule_store
+from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.calendars import Calendar, CronCalendar
 from tickwork.model import Code, Outcome, Retry
 from tickwork.times import DAY, HOUR, MINUTE, utc
@@ -20,12 +22,27 @@ from tickwork.times import DAY, HOUR, MINUTE, utc
 TICKERS = 8
 
 
-def race(db, schedules, now, killed_after: str | None = None) -> list:
-    """Eight tickers at `now`; with `killed_after`, the first dies right after sending that statement."""
-    first = KilledAfter(db, killed_after) if killed_after else db
+def connections(path) -> list[SQLiteDatabase]:
+    """The tickers' connections to the database file at `path`, migrated by the first."""
+    return [open_store(path)] + [SQLiteDatabase(path) for _ in range(TICKERS - 1)]
+
+
+class Interleaved(Wrapped):
+    """A database whose every call first lets the other tickers go on: the eight read, then
+    claim, then end, side by side, each between another's statements."""
+
+    async def _call(self, sqls, send):
+        await asyncio.sleep(0)
+        return await send()
+
+
+def race(dbs, schedules, now, killed_after: str | None = None) -> list:
+    """A ticker on each of `dbs` at `now`, interleaved; with `killed_after`, the first dies right
+    after sending that statement."""
+    first = KilledAfter(dbs[0], killed_after) if killed_after else dbs[0]
 
     async def tickers():
-        return await asyncio.gather(*(tick_at(d, schedules, now) for d in [first] + [db] * (TICKERS - 1)),
+        return await asyncio.gather(*(tick_at(Interleaved(d), schedules, now) for d in [first, *dbs[1:]]),
                                     return_exceptions=True)
 
     return run(tickers())
@@ -35,18 +52,20 @@ def attempts(db):
     return [(r["due_at"], r["attempt"], r["outcome"], r["code"]) for r in runs(db, "statement")]
 
 
-def test_racing_tickers_with_one_killed_make_each_attempt_once_and_the_killed_one_is_tried_again(db):
+def test_racing_tickers_with_one_killed_make_each_attempt_once_and_the_killed_one_is_tried_again(tmp_path):
+    dbs = connections(tmp_path / "d1.sqlite")
+    db = dbs[0]
     action = Failing(1)
     statement = daily(action)  # 3 attempts more, after 1m, 2m and 4m
     nine = utc("2026-03-02 09:00")
     ticks(db, [statement], utc("2026-03-01 12:00"))
-    race(db, [statement], nine)
-    race(db, [statement], nine + MINUTE, killed_after=schedule_store.RECORD_STARTS)  # attempt 2, lost
-    race(db, [statement], nine + 10 * MINUTE)  # its lease still holds: no second attempt meanwhile
+    race(dbs, [statement], nine)
+    race(dbs, [statement], nine + MINUTE, killed_after=schedule_store.RECORD_STARTS)  # attempt 2, lost
+    race(dbs, [statement], nine + 10 * MINUTE)  # its lease still holds: no second attempt meanwhile
     lapsed = nine + MINUTE + 15 * MINUTE  # the killed tick's budget and the lease's grace
-    race(db, [statement], lapsed)
-    race(db, [statement], lapsed + 2 * MINUTE)
-    race(db, [statement], lapsed + 10 * MINUTE)
+    race(dbs, [statement], lapsed)
+    race(dbs, [statement], lapsed + 2 * MINUTE)
+    race(dbs, [statement], lapsed + 10 * MINUTE)
     assert sorted(attempts(db), key=lambda a: a[1]) == [
         (nine, 1, Outcome.FAILED, Code.INTERNAL_FAULT),
         (nine, 2, Outcome.FAILED, Code.LEASE_EXPIRED),
@@ -68,9 +87,10 @@ def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
     april = utc("2026-04-01 00:05")
     app.tick([monthly], utc("2026-01-15 00:00"), april)
     app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z", now=april)
-    race(app.db, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)  # February's, lost
+    dbs = [app.db] + [SQLiteDatabase(app.path) for _ in range(TICKERS - 1)]
+    race(dbs, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)  # February's, lost
     for moment in (april + 2 * MINUTE, april + HOUR, april + HOUR + MINUTE, april + DAY):
-        race(app.db, [monthly], moment)
+        race(dbs, [monthly], moment)
     made = sorted((r["at"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["backfill"])
     assert made == [(utc("2026-02-01 00:00"), Outcome.FAILED, Code.LEASE_EXPIRED),
                     (utc("2026-03-01 00:00"), Outcome.SUCCEEDED, None)]
@@ -83,9 +103,9 @@ def test_a_backfilled_run_whose_worker_was_killed_is_not_retried_even_where_the_
     april = utc("2026-04-01 00:05")
     app.tick([monthly], utc("2026-01-15 00:00"), april)
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=april)
-    race(app.db, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)
+    race([app.db] * TICKERS, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)
     for moment in (april + HOUR, april + HOUR + 2 * MINUTE, april + DAY):
-        race(app.db, [monthly], moment)
+        race([app.db] * TICKERS, [monthly], moment)
     others = [(r["at"], r["attempt"], r["outcome"], r["code"]) for r in runs(app.db, "statement")
               if r["at"] != utc("2026-04-01 00:00")]
     assert others == [(utc("2026-02-01 00:00"), None, Outcome.FAILED, Code.LEASE_EXPIRED)]
