@@ -16,6 +16,7 @@ from test_the_operators_command import App
 from tickwork import Schedule, backfill_store, schedule_store
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.calendars import Calendar, CronCalendar
+from tickwork.grid import Every
 from tickwork.model import Code, Outcome, Retry
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
@@ -180,3 +181,13 @@ def test_a_backfilled_run_succeeding_leaves_a_failing_schedule_failing_on_the_he
     assert [r["outcome"] for r in runs(app.db, "statement") if r["backfill"]] == [Outcome.SUCCEEDED]
     status, body = run(health(app.db, april + 2 * MINUTE, failing=503))
     assert (status, body["failing"]) == (503, ["statement"])
+
+
+def test_a_backfill_of_a_grid_schedule_with_a_retry_pending_offers_its_slots_not_the_retrys_time(app):
+    census = Schedule("census", Every(15 * MINUTE), Failing(), retry=Retry(3, MINUTE))
+    app.tick([census], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"), utc("2026-03-02 09:30"))
+    assert state(app.db).retry_attempt == 2  # 09:30's first attempt failed: the second is due 09:31
+    code, answer, _ = app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:30Z",
+                              "--dry-run", now=utc("2026-03-02 09:30:30"))
+    # 09:15 failed and has no retry left to it; 09:30 is the retry's own
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [utc("2026-03-02 09:15")]

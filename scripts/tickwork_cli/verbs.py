@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tickwork.backfill import DRY_RUN_MOST, timing_of_row, to_backfill
+from tickwork.backfill import DRY_RUN_MOST, own_from, timing_of_row, to_backfill
 from tickwork.model import what_a_run_did
 from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.pulses import Pulse
@@ -630,7 +630,9 @@ async def backfill(store: OperatorStore, now: int, name: str | None, start: int 
         what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
         raise OperatorError(f"backfill.schedule_removed: `{name}` is {what} since {when(int(row['removed_at']))}: "
                             f"there is nothing to backfill")
-    found = to_backfill(timing_of_row(row), int(row["due_at"]), int(row["first_tick"]), start, end)
+    due = own_from(int(row["due_at"]), _number(row.get("retry_attempt")), _number(row.get("retry_due")),
+                   _number(row.get("retry_at")))
+    found = to_backfill(timing_of_row(row), due, int(row["first_tick"]), start, end)
     made = await store.made([(name, call.at) for call in found])
     todo = [call for call in found if (name, call.at) not in made]
     more = len(found) == DRY_RUN_MOST

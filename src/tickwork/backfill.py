@@ -65,9 +65,10 @@ async def _round(tick) -> tuple[list, bool]:
             continue  # waits for the schedule to be declared again, resumed, or its action back
         if state.lease_live(tick.now):
             continue  # its own run holds the lease
-        end = min(pending.end, state.due_at - 1)
+        due = own_from(state.due_at, state.retry_attempt, state.retry_due, state.retry_call.at)
+        end = min(pending.end, due - 1)
         try:
-            calls = to_backfill(schedule.timing, state.due_at, state.first_tick, pending.start, pending.end, LOOKAHEAD)
+            calls = to_backfill(schedule.timing, due, state.first_tick, pending.start, pending.end, LOOKAHEAD)
         except Exception:
             log.exception("%s: the occurrences to backfill could not be worked out", state.name)
             continue
@@ -133,6 +134,15 @@ def timing_of_row(row: dict):
         named = dict(rule.split("=") for rule in rules.split())
         return Calendar(CronCalendar(expression, zone, named["nonexistent"], named["repeated"]))
     raise ValueError(f"unknown form {form!r}")
+
+
+def own_from(due: int, retry_attempt: int | None, retry_due: int | None, retry_at: int | None) -> int:
+    """Where the occurrences become the schedule's own, not a backfill's: with a retry pending,
+    the occurrence it makes again (its call's `at`, else the due time it is for; the row's due
+    time, the retry's, is no occurrence), else the row's due time."""
+    if retry_attempt is None or retry_due is None:
+        return due
+    return min(due, retry_due if retry_at is None else retry_at)
 
 
 def to_backfill(timing, due: int, first_tick: int, start: int, end: int, most: int = DRY_RUN_MOST) -> list:
