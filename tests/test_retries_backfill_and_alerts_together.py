@@ -1,8 +1,9 @@
-"""Issue 17, "exactly once however ticks race": retries and backfill under eight tickers racing on
-one database at each tick, each on a connection of its own, one of them killed right after it
-claimed a run. Each (schedule, at,
-attempt) is made once, the killed one ends `lease_expired`, and never are two runs of a schedule
-under way at once."""
+"""Issue 17's retries, backfill and alerts together. Exactly once however ticks race: eight
+tickers on one database at each tick, each on a connection of its own, one of them killed right
+after it claimed a run; each (schedule, at, attempt) is made once, the killed one ends
+`lease_expired`, and never are two runs of a schedule under way at once. And how each meets the
+others: a backfilled run is not retried and says nothing of a schedule's health, a retry covers
+what its first attempt covered, a nothing-due tick stays 2 statements with all three configured."""
 
 import asyncio
 
