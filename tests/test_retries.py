@@ -16,7 +16,9 @@ from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome, Retry
 from tickwork.per_item import Items
+from tickwork.schedule_store import Claim, ScheduleStore
 from tickwork.tick import tick
+from tickwork.timing import Call
 from tickwork.times import MINUTE, SECOND, utc
 
 
@@ -300,3 +302,17 @@ def test_the_pause_of_a_run_that_failed_after_a_while_counts_from_its_failure_in
     ticks(db, [statement], utc("2026-03-01 12:00"))
     ticks(db, [statement], utc("2026-03-02 09:00"), monotonic=lambda: next(seconds, 95.5))
     assert state(db, "statement").due_at == utc("2026-03-02 09:02:30")
+
+
+def test_a_killed_attempt_of_a_schedule_handed_over_with_retries_is_tried_again_for_the_same_at(db):
+    MADE.clear()
+    MADE.append(None)  # its first call already made: the next succeeds
+    hand = Items(db, lambda: utc("2026-03-01 12:00"))
+    id = run(hand.calendar(send_statement, {"customer": "c1"}, "0 9 * * *", retry="2 after 5m"))
+    nine = utc("2026-03-02 09:00")
+    lost = Claim(id, nine, utc("2026-03-03 09:00"), "lost-run", Call(at=nine, input={"customer": "c1"}))
+    run(ScheduleStore(db).claim([lost], nine + 2 * MINUTE, tick=nine, started=nine))  # and its worker vanishes
+    ticks(db, [], nine + 2 * MINUTE, nine + 7 * MINUTE)
+    assert sorted((r["attempt"], r["outcome"], r["code"]) for r in runs(db, id)) == [
+        (1, Outcome.FAILED, Code.LEASE_EXPIRED), (2, Outcome.SUCCEEDED, None)]
+    assert MADE[1:] == [nine]
