@@ -42,7 +42,6 @@ class Alerts:
         event, delivery = _ids(f"gap {tick}")
         return gap_alerted(tick, previous, now, event, delivery, self.queue, sender, now + SEND_WINDOW)
 
-
     def lapsed(self, tick: int, now: int, sender: str) -> list:
         """Statements for the batch that ends the runs whose leases lapsed by `tick`: each that
         starts its schedule failing keeps one alert, `lease_expired`."""
