@@ -139,16 +139,19 @@ def test_with_retries_backfill_and_alerts_a_nothing_due_tick_stays_two_statement
     assert state(app.db, "statement").retry_attempt == 3
 
 
+class Statement:
+    """A monthly statement that fails while `failing` is set."""
+
+    failing = True
+
+    async def __call__(self):
+        if self.failing:
+            raise RuntimeError("the ledger is locked")
+
+
 def test_a_backfilled_run_neither_starts_nor_ends_its_schedules_failing_streak(app):
     """Alerts follow the schedule's own runs, as the health route does: an old occurrence an
     operator backfills says nothing of whether the schedule works now."""
-
-    class Statement:
-        failing = True
-
-        async def __call__(self):
-            if self.failing:
-                raise RuntimeError("the ledger is locked")
 
     action = Statement()
     monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action)
@@ -164,13 +167,6 @@ def test_a_backfilled_run_neither_starts_nor_ends_its_schedules_failing_streak(a
 
 def test_a_backfilled_run_succeeding_leaves_a_failing_schedule_failing_on_the_health_route(app):
     from tickwork.health import health
-
-    class Statement:
-        failing = True
-
-        async def __call__(self):
-            if self.failing:
-                raise RuntimeError("the ledger is locked")
 
     action = Statement()
     monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action)
