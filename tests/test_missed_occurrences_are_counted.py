@@ -1,7 +1,10 @@
 """Issue 17, "Missed occurrences are counted": a run (or its skip) that a tick made for a schedule
 owing several occurrences records how many it covers, the first and the last."""
 
-from helpers import calendar, every, pulse, runs, ticks
+import asyncio
+
+from helpers import calendar, every, pulse, run, runs, tick_at, ticks
+from test_retries_backfill_and_alerts_together import Interleaved
 
 from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
@@ -119,3 +122,21 @@ def test_a_run_after_a_deploy_removed_and_restored_its_grid_schedule_records_the
     ticks(db, [every(15)], utc("2026-03-02 10:15"))
     [_, restored] = runs(db)
     assert covers(restored) == (4, utc("2026-03-02 09:30"), utc("2026-03-02 10:15"), 0)
+
+
+def test_a_calendar_a_deploy_removed_and_restored_records_the_moments_it_missed_as_one_skip(db):
+    """It owes nothing from while it was gone (no call), but what it missed is recorded, once,
+    however ticks race, so that `history` and `why` can say so and backfill can be offered."""
+    daily = calendar("0 9 * * *", name="daily")
+    ticks(db, [daily], utc("2026-01-01 00:00"), utc("2026-01-01 09:00"))
+    ticks(db, [], utc("2026-01-01 12:00"), utc("2026-01-03 12:00"))  # a deploy without it, ticking on
+    async def racing():
+        await asyncio.gather(*(tick_at(Interleaved(db), [daily], utc("2026-01-04 09:30")) for _ in range(8)))
+
+    run(racing())
+    ticks(db, [daily], utc("2026-01-04 09:31"))
+    [made, missed] = runs(db, "daily")
+    assert daily.action.at == [made["at"]] == [utc("2026-01-01 09:00")]
+    assert (missed["outcome"], missed["code"], missed["due_at"], missed["at"]) == (
+        "skipped", "undeclared", utc("2026-01-02 09:00"), utc("2026-01-04 09:00"))
+    assert covers(missed) == (3, utc("2026-01-02 09:00"), utc("2026-01-04 09:00"), 0)

@@ -294,6 +294,7 @@ SKIPS = {
     "coalesced": "skipped: another calendar of the same action made the call for this moment",
     "expired": "skipped: its `expires` had passed, so it ended",
     "superseded": "skipped: the next due time came before this attempt, and superseded it",
+    "undeclared": "skipped: a deploy had removed the calendar when it came due; declared again, it owed nothing",
 }
 
 

@@ -55,6 +55,7 @@ class Code(StrEnum):
     INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own
     EXPIRED = "expired"  # skipped: a handed-over schedule's `expires` passed; it has ended
     SUPERSEDED = "superseded"  # skipped: the next due time came before a pending retry
+    UNDECLARED = "undeclared"  # skipped: a calendar came due while a deploy had removed it
     ACTION_GONE = "action_gone"  # failed: a handed-over schedule's action is no longer in the app; it has ended
 
 

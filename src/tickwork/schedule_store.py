@@ -100,6 +100,22 @@ def json_rows(*columns: str) -> str:
     return f"WITH j AS (SELECT {items} FROM json_each(?1))"
 
 
+# A calendar declared again owes nothing from while it was gone (REBASE moves it on), but what
+# it missed is recorded, in the same batch, as one skip covering those occurrences (?1: JSON
+# [run, name, due_at, at, count, first, last, more], ?2 the tick), once: its id derives from the
+# row's due time, so of ticks reconciling at once one keeps it.
+UNDECLARED_DETAIL = ("the calendar was not declared when these occurrences came due (a deploy had removed it); "
+                     "declared again, it owes nothing from then: `tickwork backfill` makes them")
+RECORD_UNDECLARED = f"""
+{json_rows("run", "name", "due", "at", "count", "first", "last", "more")}
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at,
+    covers, covers_first, covers_last, covers_more, attempt)
+SELECT j.run, j.name, j.due, ?2, 'skipped', '{Code.UNDECLARED}', '{UNDECLARED_DETAIL}', j.at,
+       j.count, j.first, j.last, j.more, 1
+FROM j WHERE true
+ON CONFLICT DO NOTHING
+"""
+
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
 # from before (not even a run asked for by hand). One going on, or a one-off moment already made
@@ -603,14 +619,17 @@ class ScheduleStore:
         again: list[str],
         fingerprint: str | None,
         tick: int,
+        missed: list[list] = (),
     ) -> None:
         """Adds the rows of schedules seen for the first time, rebases those whose form changed
-        (each only while its row is as this tick read it), keeps the rows declared again, and
-        seals the declared set as reconciled, in one transaction."""
+        (each only while its row is as this tick read it), records what calendars declared again
+        missed (`missed`: RECORD_UNDECLARED's rows), keeps the rows declared again, and seals the
+        declared set as reconciled, in one transaction."""
         seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
         statements = [(SEED, (chunk, tick)) for chunk in json_chunks(seeds)]
         statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
+        statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks(missed)]
         statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
         if fingerprint is not None:
             statements.append((SEAL, (fingerprint,)))

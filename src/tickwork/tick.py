@@ -1,6 +1,7 @@
 """What one tick does: run the schedules that are due, once each, and record every run and skip."""
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
@@ -35,7 +36,7 @@ from .housekeeping import RETENTION, housekeeping
 from .outbox import Outbox
 from .outbox_store import OutboxStore
 from .per_item import Items
-from .timing import Call, Owing, Timing
+from .timing import COUNTED, Call, Owing, Timing
 from .times import MINUTE, NEVER, SECOND, iso
 
 log = logging.getLogger("tickwork")
@@ -123,10 +124,11 @@ GAP = 3 * MINUTE
 
 # A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost three more;
 # a reconcile after a deploy, beside reading the declared rows, marking the removed, seeding,
-# rebasing, declaring again, sealing and reading the due rows again.
+# rebasing, recording what calendars declared again missed, declaring again, sealing and
+# reading the due rows again.
 FIRST_READ = 2
 EXPIRE = 3
-RECONCILE = 6
+RECONCILE = 7
 # The sweep: its claim, and what the sends came to. Ends with events: the events and
 # deliveries, and what their sends came to, beside the two statements of the ends.
 SWEEP = 2
@@ -356,7 +358,7 @@ class _Tick:
         rows no longer declared are marked removed."""
         by_name = self.declared.by_name
         stored = await self.store.named(self.declared.names, self.now)
-        new, changed, again, failed = [], [], [], False
+        new, changed, again, missed, failed = [], [], [], [], False
         for name, schedule in by_name.items():
             state, timing = stored.get(name), schedule.timing
             try:
@@ -365,13 +367,30 @@ class _Tick:
                 elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
                     was = state.form if state.removed_at is None else None
                     changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now, was))))
+                    if was is None and state.form == timing.form:
+                        missed += self.missed_while_gone(timing, state)
                 elif state.removed_at is not None:
                     again.append(name)
             except Exception:
                 log.exception("%s: its timing failed; it is left out of this tick", name)
                 failed = True
         # Sealed only when every schedule was dealt with: the next tick tries the rest again.
-        await self.store.reconcile(new, changed, again, None if failed else fingerprint, self.now)
+        await self.store.reconcile(new, changed, again, None if failed else fingerprint, self.now, missed)
+
+    def missed_while_gone(self, timing: Timing, state: State) -> list[list]:
+        """A calendar declared again owes nothing from while it was gone: the occurrences it
+        missed, from its kept due time to this tick, as the one skip that records them (none
+        where there are none)."""
+        if state.due_at > self.now:
+            return []
+        found = timing.covered(state.due_at, self.now, COUNTED)
+        if found is None:
+            return []
+        many = found.count > 1
+        run = hashlib.sha256(f"undeclared {state.name} {state.due_at}".encode()).hexdigest()[:32]
+        return [[run, state.name, state.due_at, found.last, found.count if many else None,
+                 found.first if many else None, found.last if many else None,
+                 int(not found.exact) if many else None]]
 
     def claims(self, schedule: Schedule, state: State) -> list[Claim]:
         """What the tick means to do with a due row. A pending retry is made for the due time it
