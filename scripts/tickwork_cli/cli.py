@@ -17,12 +17,13 @@ from tickwork.database import Database
 from tickwork.operator_store import OperatorStore
 from tickwork.times import duration_ms, from_datetime
 
-from . import verbs
+from . import across, verbs
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
+OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
 def _moment(text: str, now: int | None = None) -> int:
@@ -94,15 +95,26 @@ def parser() -> argparse.ArgumentParser:
     one.add_argument("--name", metavar="GLOB", help="only names matching a glob (`chore_*`)")
     one.add_argument("--kind", choices=[*KINDS, "schedule"], help="only this kind (schedule: every)")
     one.add_argument("--state", choices=STATES, help="only schedules in this state")
+    one.add_argument("--limit", type=_limit, default=100, help="a page of at most this many (default 100)")
+    one.add_argument("--after", metavar="NAME", default="",
+                     help="the page after this name (the last of the page before, as it says)")
+    one.add_argument("--input", action="store_true", help="show the input each was handed over with")
 
-    one = verbs_.add_parser("history", parents=[common], help="a schedule's runs and skips, newest first")
-    one.add_argument("name")
+    one = verbs_.add_parser("history", parents=[common],
+                            help="a schedule's runs and skips, newest first; without a name, every schedule's")
+    one.add_argument("name", nargs="?", help="the schedule; without it, the runs across schedules, latest tick first")
     one.add_argument("--failed", action="store_true", help="only failed runs")
     one.add_argument("--since", metavar="TIME", help="ticks since a time, or a duration ago (2h, 1d)")
     one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
+    one.add_argument("--input", action="store_true", help="with a name: show the input it was handed over with")
+    across_ = one.add_argument_group("without a name")
+    across_.add_argument("--outcome", choices=OUTCOMES, help="only runs with this outcome")
+    across_.add_argument("--name", dest="name_glob", metavar="GLOB", help="only schedules whose name matches a glob")
+    across_.add_argument("--before", metavar="CURSOR", help="the page after the one that said `--before CURSOR`")
 
     one = verbs_.add_parser("why", parents=[common], help="where a schedule is declared, when it runs and why")
     one.add_argument("name")
+    one.add_argument("--input", action="store_true", help="show the input it was handed over with")
 
     for verb, words in (("pause", "skip a schedule's due times from the next tick, keeping its timing"),
                         ("resume", "let a paused schedule run again from the next tick"),
@@ -166,7 +178,8 @@ def _database_error(text: str) -> str:
 async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answer:
     store = OperatorStore(db)
     if args.verb == "schedules":
-        return await verbs.schedules(store, now, project, args.name, args.kind, args.state)
+        return await verbs.schedules(store, now, project, args.name, args.kind, args.state, args.after, args.limit,
+                                     args.input)
     if args.verb == "history":
         since = None
         if args.since is not None:
@@ -174,9 +187,14 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
                 since = _moment(args.since, now)
             except argparse.ArgumentTypeError as error:
                 raise OperatorError(str(error)) from None
-        return await verbs.history(store, now, args.name, since, args.failed, args.limit)
+        if args.name is None:
+            return await _across(args, store, now, since)
+        if args.outcome or args.name_glob or args.before:
+            raise OperatorError("--outcome, --name and --before are for the runs across schedules: "
+                                "leave out the schedule's name (or use --failed with it)")
+        return await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input)
     if args.verb == "why":
-        return await verbs.why(store, now, args.name, project)
+        return await verbs.why(store, now, args.name, project, args.input)
     if args.verb in ("pause", "resume", "run"):
         return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
     if args.verb == "deliveries":
@@ -184,6 +202,18 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
     if args.verb in ("retry", "dismiss", "cancel"):
         return await verbs.change_delivery(store, now, args.verb, args.id, args.who or _user())
     return await verbs.status(store, now, args.threshold)
+
+
+async def _across(args, store: OperatorStore, now: int, since: int | None) -> verbs.Answer:
+    if args.failed and args.outcome not in (None, "failed"):
+        raise OperatorError(f"--failed and --outcome {args.outcome} ask for different runs: give one")
+    before = None
+    if args.before is not None:
+        before = across.read_cursor(args.before)
+        if before is None:
+            raise OperatorError(f"`{args.before}` is no cursor: give the one a page ended with (TICK/ID)")
+    outcome = "failed" if args.failed else args.outcome
+    return await across.recent(store, now, since, outcome, args.name_glob, before, args.limit)
 
 
 def _user() -> str:

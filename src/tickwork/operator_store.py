@@ -33,6 +33,50 @@ WHERE ?1 IS NULL OR s.name GLOB ?1
 ORDER BY s.action IS NOT NULL, s.name
 """
 
+# A page of schedules, declared and handed over, in name order after the cursor ?1 (the last name
+# of the page before; '' for the first), through the primary key's index: a million handed over
+# cost a page what a hundred do. ?2 a GLOB on the name, ?3 a kind (every, calendar, pulse, once),
+# ?4 a state (as `tickwork schedules --state` names them), each or NULL; ?5 how many at most.
+# A filter that few rows pass reads on until the page is full.
+SCHEDULE_KIND = "substr(IFNULL(s.form, 'every '), 1, instr(IFNULL(s.form, 'every '), ' ') - 1)"
+SELECT_SCHEDULES_PAGE = f"""
+SELECT s.*,
+       r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
+       r.tick_at AS last_tick_at, r.started_at AS last_started, r.ended_at AS last_ended,
+       r.by_hand AS last_by_hand,
+       l.started_at AS lease_started
+FROM tickwork_schedules AS s
+LEFT JOIN tickwork_runs AS r ON r.id = (
+    SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
+LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run
+WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
+  AND CASE ?4
+      WHEN 'active' THEN s.removed_at IS NULL
+      WHEN 'paused' THEN s.paused = 1 AND s.removed_at IS NULL
+      WHEN 'running' THEN s.lease_run IS NOT NULL
+      WHEN 'removed' THEN s.removed_at IS NOT NULL
+      WHEN 'failing' THEN r.outcome = 'failed'
+      WHEN 'declared' THEN s.action IS NULL
+      WHEN 'handed-over' THEN s.action IS NOT NULL
+      ELSE 1 END
+ORDER BY s.name LIMIT CAST(?5 AS INTEGER)
+"""
+
+# Runs and skips across every schedule, the latest tick first, with their schedule's label: a page
+# read through the runs' index on tick_at, which (the table being WITHOUT ROWID) ends in the id,
+# so the order needs no sort and the range stops the read. ?1 the earliest tick (0 for any), ?2 and
+# ?3 the cursor (tick_at, id) of the last run of the page before (or past every run), ?4 an
+# outcome, ?5 a GLOB on the schedule's name, each or NULL; ?6 how many at most.
+SELECT_RECENT_RUNS = """
+SELECT r.*, s.label AS label
+FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick
+LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
+WHERE r.tick_at >= ?1 AND (r.tick_at, r.id) < (?2, ?3)
+  AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)
+ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
+"""
+PAST_EVERY_RUN = (2**53, "")  # a cursor before which every run falls
+
 SELECT_SCHEDULE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 
 # A schedule's runs and skips, newest due first: ?2 the earliest tick (or NULL), ?3 1 for failed
@@ -224,6 +268,21 @@ class OperatorStore:
             (statements.read, (key,)),
         ])
         return Change(bool(changed), _first(row))
+
+    async def schedules_page(self, after: str = "", name_glob: str | None = None, kind: str | None = None,
+                             state: str | None = None, limit: int = 100) -> tuple[Row | None, list[Row]]:
+        """The app's ticks, and a page of schedules in name order after `after`, each with its
+        last run and the run holding its lease, in one batch."""
+        app, rows = await self.db.batch([
+            (SELECT_APP, ()), (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit))])
+        return _first(app), rows
+
+    async def recent_runs(self, since: int | None = None, before: tuple[int, str] | None = None,
+                          outcome: str | None = None, name_glob: str | None = None, limit: int = 20) -> list[Row]:
+        """A page of runs and skips across schedules, the latest tick first, before the cursor
+        `before` (tick_at, id), with their schedule's label."""
+        tick, id = before or PAST_EVERY_RUN
+        return await self.db.all(SELECT_RECENT_RUNS, (since or 0, tick, id, outcome, name_glob, limit))
 
 
 def _first(rows: list[Row]) -> Row | None:
