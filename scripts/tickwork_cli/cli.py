@@ -20,9 +20,11 @@ from tickwork.times import duration_ms, from_datetime
 from . import across, verbs
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
+from .local_d1 import LocalD1File, database_file
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
+CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wrangler, with --local too
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
@@ -70,12 +72,15 @@ def parser() -> argparse.ArgumentParser:
     where = common.add_argument_group("where the app's D1 is (one of)")
     place = where.add_mutually_exclusive_group(required=True)
     place.add_argument("--local", action="store_true",
-                       help="the local D1 of `tickwork dev` (wrangler d1 execute --local), in .wrangler/state "
-                            "or --persist-to")
+                       help="the local D1 of `tickwork dev`, in .wrangler/state or --persist-to: read from "
+                            "Miniflare's file, changed through wrangler d1 execute --local")
     place.add_argument("--remote", action="store_true",
                        help="Cloudflare's D1 (wrangler d1 execute --remote): wrangler's login decides who may")
     place.add_argument("--sqlite", metavar="FILE", type=Path, help="a SQLite file holding tickwork's tables")
     where.add_argument("--persist-to", metavar="DIR", type=Path, help="with --local: wrangler's state directory")
+    where.add_argument("--through-wrangler", action="store_true",
+                       help="with --local: read through `wrangler d1 execute --local` too, not Miniflare's file "
+                            "(changes always go through wrangler)")
     where.add_argument("--project", metavar="DIR", type=Path, default=Path("."),
                        help="the directory of wrangler.toml and pyproject.toml (default: here)")
     common.add_argument("--json", action="store_true", help="answer in JSON on stdout")
@@ -160,7 +165,22 @@ def connect(args) -> tuple[Database, Path | None]:
         # wrangler would make an empty database there, and answer that it has no tables
         raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
+    if args.through_wrangler and not args.local:
+        raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler")
+    if args.local and args.verb not in CHANGES and not args.through_wrangler:
+        return _local_file(loaded, binding, persist), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
+
+
+def _local_file(loaded, binding: str, persist: Path | None) -> LocalD1File:
+    """The local database's own file, for a verb that only reads."""
+    state = persist or loaded.root / ".wrangler" / "state"
+    [entry] = [b for b in loaded.d1_bindings if b.get("binding") == binding]
+    path = database_file(state, entry)
+    if not path.is_file():
+        raise OperatorError(f"the local D1 state in {state} has no database for {binding} (no {path.name}): "
+                            f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
+    return LocalD1File(path)
 
 
 def _database_error(text: str) -> str:

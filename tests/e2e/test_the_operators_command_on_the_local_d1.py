@@ -94,10 +94,12 @@ def test_a_local_d1_without_tickworks_tables_is_one_clear_line(host, tmp_path):
     empty = tmp_path / "empty-state"
     empty.mkdir()
     env = {**os.environ, **QUIET, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT / 'src'}"}
-    done = subprocess.run([sys.executable, "-m", "tickwork_cli", "status", "--local", "--persist-to", str(empty)],
-                          cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 1 and done.stderr.count("\n") == 1
-    assert "the database has no tickwork tables (no such table: tickwork_app)" in done.stderr
+    for way, says in (([], "has no database for DB"),
+                      (["--through-wrangler"], "the database has no tickwork tables (no such table: tickwork_app)")):
+        done = subprocess.run([sys.executable, "-m", "tickwork_cli", "status", "--local", "--persist-to", str(empty),
+                               *way], cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1
+        assert says in done.stderr
 
 
 def test_a_run_asked_for_by_hand_racing_ticks_on_the_workers_runtime_runs_once(host):
@@ -158,3 +160,33 @@ def test_the_hosts_line_prints_control_characters_read_from_d1_escaped(host):
     printed = _hosts_line_of_a_run_by_hand(host, "\x1b]0;owned\x07eve\x1b[2J")
     assert "tidy_up run by hand by \\x1b]0;owned\\x07eve\\x1b[2J: succeeded" in printed, printed
     assert "\x1b" not in printed
+
+
+# What an operator reads, each verb once: answered from Miniflare's file and through wrangler alike.
+READS = [
+    ("schedules",), ("schedules", "--input", "--limit", "3"), ("schedules", "--state", "handed-over"),
+    ("history", "chore_census"), ("history", "always_fails", "--failed"), ("history",),
+    ("history", "--outcome", "failed", "--since", "1d"), ("history", "--name", "chore_*", "--limit", "2"),
+    ("why", "chore_census"), ("deliveries", "--all"), ("status",),
+]
+
+
+def test_each_verb_that_reads_answers_the_same_from_miniflares_file_as_through_wrangler(host):
+    """The same SQL and the same rows: --local reads the file the host's Miniflare keeps, with
+    `tickwork dev`'s host running, and answers what `wrangler d1 execute --local` answers."""
+    host.tick(NOON)
+    handed = host.fetch("/hand-over", method="POST", body=json.dumps([
+        {"order": 7, "at": NOON + 30 * 60_000, "label": "Ada's order"}, {"order": 8, "at": NOON + 30 * 60_000}]).encode())
+    assert handed.status == 201, handed
+    host.tick(utc("2026-01-05 12:30"))
+    assert tickwork(host, "pause", "chore_census", "--who", "alice", now=NOON + 31 * 60_000).returncode == 0
+    host.tick(utc("2026-01-05 12:45"))
+    now = utc("2026-01-05 12:50")
+    for verb in READS:
+        direct = tickwork(host, *verb, "--json", now=now)
+        through = tickwork(host, *verb, "--json", "--through-wrangler", now=now)
+        assert (direct.returncode, direct.stderr) == (through.returncode, through.stderr), verb
+        assert direct.stdout and json.loads(direct.stdout) == json.loads(through.stdout), verb
+    [handed] = [s for s in answer(tickwork(host, "schedules", "--json", now=now))["schedules"]
+                if s["label"] == "Ada's order"]
+    assert handed["handed_over"] and handed["action"].endswith("remember")
