@@ -113,10 +113,11 @@ def test_history_across_schedules_pages_by_its_cursor_reaching_every_run_once(ap
 
 
 def test_history_across_schedules_in_words_names_each_schedule_and_the_next_page(app):
-    app.tick([every(15), every(15, name="tidy")], NINE, NINE + 15 * MINUTE)
-    _, text, _ = app.run("history", "--limit", "1", now=NINE + 16 * MINUTE, json_=False)
+    app.tick([every(15)], NINE, NINE + 15 * MINUTE, NINE + 30 * MINUTE)
+    _, text, _ = app.run("history", "--limit", "1", now=NINE + 31 * MINUTE, json_=False)
     assert text.splitlines()[0] == "1 run across schedules, latest tick first"
-    assert "TICK" in text and "SCHEDULE" in text and "tidy" in text
+    assert "TICK" in text and "SCHEDULE" in text
+    assert "2026-03-02 09:30 UTC  census" in text
     assert "more: tickwork history --before " in text
 
 
@@ -171,3 +172,18 @@ def test_a_page_of_schedules_is_read_through_the_names_index_from_the_cursor(app
     found = plan(app, SELECT_SCHEDULES_PAGE, ("send_statement@", None, None, None, 100))
     assert found[0] == "SEARCH s USING INDEX sqlite_autoindex_tickwork_schedules_1 (name>?)"
     assert not any("TEMP B-TREE FOR ORDER BY" in step for step in found)
+
+
+# -- one round trip a verb ---------------------------------------------------------------------
+
+def test_each_verb_is_one_round_trip_so_one_wrangler_process_with_remote(app):
+    from tickwork.operator_store import OperatorStore
+
+    app.tick([every(15)], NINE)
+    store = OperatorStore(app.db)
+    reads = [store.schedules_page(), store.history("census", None, False, 20), store.explain("census"),
+             store.status(), store.deliveries(True, 100), store.recent_runs(), store.change("pause", "census", "a", NINE)]
+    for read in reads:
+        before = app.db.round_trips
+        run(read)
+        assert app.db.round_trips - before == 1, read

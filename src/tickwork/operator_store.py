@@ -114,10 +114,16 @@ WHERE ?1 = 1 OR d.state IN {OPEN_DELIVERIES}
 ORDER BY e.emitted_at, d.id LIMIT CAST(?2 AS INTEGER)
 """
 
-# What operators did to deliveries (?1 a JSON list of ids), newest first.
-SELECT_DELIVERY_LOG = """
+# What operators did to the deliveries SELECT_DELIVERIES reads (the same ?1 and ?2), newest first,
+# through the log's index on (delivery, at): in the same batch, so that the verb is one round trip
+# (one `wrangler d1 execute` with --remote) and the log is of the rows as read.
+SELECT_DELIVERY_LOG = f"""
 SELECT * FROM tickwork_operator_log
-WHERE delivery IN (SELECT value FROM json_each(?1)) ORDER BY at DESC
+WHERE delivery IN (
+    SELECT d.id FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
+    WHERE ?1 = 1 OR d.state IN {OPEN_DELIVERIES}
+    ORDER BY e.emitted_at, d.id LIMIT CAST(?2 AS INTEGER))
+ORDER BY at DESC
 """
 
 SELECT_DELIVERY = "SELECT * FROM tickwork_deliveries WHERE id = ?1"
@@ -252,9 +258,9 @@ class OperatorStore:
         return _first(app), gap_rows
 
     async def deliveries(self, every_state: bool = False, limit: int = 100) -> tuple[list[Row], list[Row]]:
-        """The deliveries an operator may act on (or all of them), and their operator log."""
-        rows = await self.db.all(SELECT_DELIVERIES, (1 if every_state else 0, limit))
-        log = await self.db.all(SELECT_DELIVERY_LOG, (json.dumps([row["id"] for row in rows]),)) if rows else []
+        """The deliveries an operator may act on (or all of them), and their operator log, in one batch."""
+        params = (1 if every_state else 0, limit)
+        rows, log = await self.db.batch([(SELECT_DELIVERIES, params), (SELECT_DELIVERY_LOG, params)])
         return rows, log
 
     async def change(self, verb: str, key: str, who: str, now: int) -> Change:
