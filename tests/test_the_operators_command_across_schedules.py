@@ -180,6 +180,10 @@ def test_each_verb_is_one_round_trip_so_one_wrangler_process_with_remote(app):
     from tickwork.operator_store import OperatorStore
 
     app.tick([every(15)], NINE)
+    app.db._conn.executescript(f"""
+        INSERT INTO tickwork_events (id, name, body, emitted_at) VALUES ('e1', 'shipped', '{{}}', {NINE});
+        INSERT INTO tickwork_deliveries (id, event, queue, state, updated_at) VALUES ('d1', 'e1', 'OUT', 'failed', {NINE});
+    """)
     store = OperatorStore(app.db)
     reads = [store.schedules_page(), store.history("census", None, False, 20), store.explain("census"),
              store.status(), store.deliveries(True, 100), store.recent_runs(), store.change("pause", "census", "a", NINE)]
