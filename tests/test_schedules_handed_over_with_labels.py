@@ -129,3 +129,23 @@ def test_a_schedule_handed_over_before_migration_0016_keeps_its_row_and_has_no_l
         db._conn.executescript(script.read_text())
     [row] = run(db.all("SELECT name, input, due_at, label FROM tickwork_schedules"))
     assert row == {"name": "send_statement@aa", "input": '{"customer": 7}', "due_at": MONDAY_NINE, "label": None}
+
+
+def test_no_index_names_the_label_so_a_tick_writes_no_more_for_it(db):
+    """A column no index names costs a statement that writes its row no index entry: a due run,
+    a skip and a nothing-due tick write the b-trees they wrote before migration 0016."""
+    indexes = run(db.all("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tickwork_schedules'"))
+    assert indexes and not [row["name"] for row in indexes if "label" in (row["sql"] or "")]
+
+
+def test_a_labelled_schedules_due_run_writes_the_rows_an_unlabelled_ones_does(db):
+    from helpers import open_store
+
+    def rows_written(label):
+        store = open_store()
+        run(Items(store, lambda: SUNDAY).calendar(send_statement, {"customer": 7}, "0 9 * * 1", label=label))
+        before = store.rows_written
+        ticks(store, [], MONDAY_NINE)
+        return store.rows_written - before
+
+    assert rows_written("Ada Lovelace") == rows_written(None)
