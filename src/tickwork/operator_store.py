@@ -17,9 +17,9 @@ from .database import Database, Row
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
 
-# Every schedule (?1 a GLOB on the name, or NULL), with its last run (the latest due time a tick
-# dealt with, through the runs' index on (schedule, due_at)) and the run holding its lease.
-SELECT_SCHEDULES = """
+# Schedules with their last run (the latest due time a tick dealt with, through the runs' index
+# on (schedule, due_at)) and the run holding its lease.
+SCHEDULES_WITH_RUNS = """
 SELECT s.*,
        r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
        r.tick_at AS last_tick_at, r.started_at AS last_started, r.ended_at AS last_ended,
@@ -28,7 +28,10 @@ SELECT s.*,
 FROM tickwork_schedules AS s
 LEFT JOIN tickwork_runs AS r ON r.id = (
     SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
-LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run
+LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run"""
+# Every schedule at once (?1 a GLOB on the name, or NULL); the command reads them a page at a
+# time, SELECT_SCHEDULES_PAGE.
+SELECT_SCHEDULES = f"""{SCHEDULES_WITH_RUNS}
 WHERE ?1 IS NULL OR s.name GLOB ?1
 ORDER BY s.action IS NOT NULL, s.name
 """
@@ -39,16 +42,7 @@ ORDER BY s.action IS NOT NULL, s.name
 # ?4 a state (as `tickwork schedules --state` names them), each or NULL; ?5 how many at most.
 # A filter that few rows pass reads on until the page is full.
 SCHEDULE_KIND = "substr(IFNULL(s.form, 'every '), 1, instr(IFNULL(s.form, 'every '), ' ') - 1)"
-SELECT_SCHEDULES_PAGE = f"""
-SELECT s.*,
-       r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
-       r.tick_at AS last_tick_at, r.started_at AS last_started, r.ended_at AS last_ended,
-       r.by_hand AS last_by_hand,
-       l.started_at AS lease_started
-FROM tickwork_schedules AS s
-LEFT JOIN tickwork_runs AS r ON r.id = (
-    SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
-LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run
+SELECT_SCHEDULES_PAGE = f"""{SCHEDULES_WITH_RUNS}
 WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
   AND CASE ?4
       WHEN 'active' THEN s.removed_at IS NULL
