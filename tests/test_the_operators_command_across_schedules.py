@@ -191,3 +191,10 @@ def test_each_verb_is_one_round_trip_so_one_wrangler_process_with_remote(app):
         before = app.db.round_trips
         run(read)
         assert app.db.round_trips - before == 1, read
+
+
+def test_a_page_that_ends_the_list_offers_no_next_page(app):
+    ids = sorted(hand_over(app, f"c{k}") for k in range(4))
+    _, first, _ = app.run("schedules", "--limit", "2", now=NINE)
+    _, last, _ = app.run("schedules", "--limit", "2", "--after", first["next_after"], now=NINE)
+    assert (first["next_after"], [s["name"] for s in last["schedules"]], last["next_after"]) == (ids[1], ids[2:], None)

@@ -22,9 +22,9 @@ def read_cursor(text: str) -> tuple[int, str] | None:
 async def recent(store: OperatorStore, now: int, since: int | None, outcome: str | None, name_glob: str | None,
                  before: tuple[int, str] | None, limit: int) -> Answer:
     """A page of runs and skips across schedules, the latest tick first."""
-    runs = await store.recent_runs(since, before, outcome, name_glob, limit)
+    runs = await store.recent_runs(since, before, outcome, name_glob, limit + 1)  # one more: is there a next page
+    runs, after = runs[:limit], cursor(runs[limit - 1]) if len(runs) > limit else None
     items = [{"schedule": run["schedule"], "label": run.get("label"), **_run_item(run, now)} for run in runs]
-    after = cursor(runs[-1]) if len(runs) == limit else None
     data = {"runs": items, "next_before": after}
     what = f"{outcome} run" if outcome else "run"
     head = (f"{len(items)} {what}{'' if len(items) == 1 else 's'} across schedules"

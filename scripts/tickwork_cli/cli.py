@@ -18,9 +18,9 @@ from tickwork.operator_store import OperatorStore
 from tickwork.times import duration_ms, from_datetime
 
 from . import across, verbs
+from .local_d1 import LocalD1File, database_file
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
-from .local_d1 import LocalD1File, database_file
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER

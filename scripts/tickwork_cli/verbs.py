@@ -149,10 +149,10 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
     """A page of schedules in name order, after the name `after`: the filters are the page's
     statement's, so a page reads only what it shows."""
     kind = "every" if kind == "schedule" else kind
-    app, rows = await store.schedules_page(after, name, kind, state, limit)
+    app, rows = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: is there a next page
+    rows, more = rows[:limit], rows[limit - 1]["name"] if len(rows) > limit else None
     manifest = declared(project) if project else None
     items = [{**_schedule_item(row, now, manifest), **label_and_input(row, show_input)} for row in rows]
-    more = items[-1]["name"] if len(items) == limit else None
     data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items,
             "next_after": more}
     lines = [_last_tick_line(app, now)]
