@@ -190,3 +190,30 @@ def test_each_verb_that_reads_answers_the_same_from_miniflares_file_as_through_w
     [handed] = [s for s in answer(tickwork(host, "schedules", "--json", now=now))["schedules"]
                 if s["label"] == "Ada's order"]
     assert handed["handed_over"] and handed["action"].endswith("remember")
+
+
+def test_reading_miniflares_file_while_the_host_ticks_keeps_no_tick_waiting_and_fails_no_read(host):
+    """Reads in a tight loop beside ticks that write: every tick commits, every read answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tickwork_build.project import load_project
+    from tickwork_cli.local_d1 import LocalD1File, database_file
+
+    host.tick(NOON)
+    [binding] = [b for b in load_project(host.project).d1_bindings if b["binding"] == "DB"]
+    db = LocalD1File(database_file(host.state, binding))
+    with ThreadPoolExecutor(1) as pool:
+        ticking = pool.submit(lambda: [host.tick(NOON + k * 60_000) for k in range(1, 6)])
+        def last_tick():
+            [app], _ = asyncio.run(db.batch([("SELECT last_tick FROM tickwork_app", ()),
+                                             ("SELECT COUNT(*) AS n FROM tickwork_runs", ())]))
+            return app["last_tick"]
+
+        reads = []
+        while not ticking.done() or len(reads) < 10:
+            reads.append(last_tick())
+        answers = ticking.result()
+    reads.append(last_tick())
+    db.close()
+    assert all(answer["ok"] for answer in answers), answers
+    assert reads == sorted(reads) and reads[-1] == NOON + 5 * 60_000
