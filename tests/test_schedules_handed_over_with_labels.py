@@ -89,7 +89,8 @@ def test_a_labelled_schedule_runs_as_one_without_a_label(db):
     assert record == {"outcome": "succeeded"}
 
 
-@pytest.mark.parametrize("label", [7, b"ada", "", "x" * (LONGEST_LABEL + 1), "ada\x1b[2J", "ada\nking", "\ud800"])
+@pytest.mark.parametrize("label", [7, b"ada", "", "x" * (LONGEST_LABEL + 1), "ada\x1b[2J", "ada\nking", "\ud800",
+                                   "ada\u202eking", "ada\x85"])
 def test_a_label_that_is_not_a_short_line_of_printable_text_is_label_invalid_and_nothing_is_written(db, label):
     with pytest.raises(ScheduleError) as raised:
         run(handed(db).calendar(send_statement, {"customer": 7}, "0 9 * * 1", label=label))
@@ -105,6 +106,12 @@ def test_a_bad_label_in_bulk_says_which_item_and_writes_none(db):
         ]))
     assert raised.value.code == "schedule.label_invalid" and "item 1 of 2" in raised.value.message
     assert labels(db) == {}
+
+
+@pytest.mark.parametrize("label", ["Ada\u00a0Lovelace", "👩\u200d💻 team", "Zoë", "顧客 7"])
+def test_a_label_of_any_script_with_spaces_and_joined_emoji_is_kept(db, label):
+    id = run(handed(db).calendar(send_statement, {"customer": 7}, "0 9 * * 1", label=label))
+    assert labels(db) == {id: label}
 
 
 def test_a_label_of_the_longest_length_is_kept(db):

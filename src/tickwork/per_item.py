@@ -19,8 +19,8 @@ occurrence owed, at most one call a tick, and exactly once per (schedule, `at`) 
 race. Its id is derived from the action, the input, the timing and `expires`: handing the same
 schedule over twice gives one schedule and the same id, and one cancelled and handed over again
 comes back under that id. A `label` (the customer's name, say) says whom it is for to the
-operator (`tickwork schedules`, `why`, `history`); it is no part of the id. It ends when cancelled, when `expires` passes, or when its action is
-no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
+operator (`tickwork schedules`, `why`, `history`); it is no part of the id. It ends when
+cancelled, when `expires` passes, or when its action is no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
 Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
 
 In bulk (`calendar_many`, `every_many`, `once_many`, `hand_over`, `cancel_many`), many items go
@@ -29,6 +29,7 @@ not fit is handed back as `left_over`, unwritten, rather than failing the run.
 """
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from types import FunctionType
@@ -45,6 +46,8 @@ from .zones import is_zone
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
 LONGEST_LABEL = 200  # characters: a name to show in a table, not a record
+# What a label may not hold: controls, line breaks and the bidirectional marks that reorder a line.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 Labels = str | Callable[[object], str | None] | None
 
@@ -316,7 +319,7 @@ def _input(value: object) -> str:
 
 
 def _label(label: object) -> str | None:
-    """A label as kept: None, or a non-empty string of printable Unicode text."""
+    """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text."""
     import reprlib
 
     if label is None:
@@ -326,7 +329,7 @@ def _label(label: object) -> str | None:
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is not a string", mend)
     if not label or len(label) > LONGEST_LABEL:
         raise ScheduleError("schedule.label_invalid", f"the label is {len(label)} characters long", mend)
-    if not is_text(label) or any(not c.isprintable() and c != " " for c in label):
+    if not is_text(label) or _UNSHOWN.search(label):
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} holds a control "
                             "character or a lone surrogate", mend)
     return label
