@@ -103,3 +103,16 @@ def test_a_state_directory_without_the_database_is_one_clear_line(capsys, tmp_pa
     code, _, err = tickwork(capsys, tmp_path / "state", "status")
     assert code == 1 and err.count("\n") == 1
     assert "has no database for DB" in err and "tickwork dev" in err
+
+
+def test_numbers_beyond_a_doubles_53_bits_read_as_wranglers_json_gives_them(state):
+    """D1 makes every number a JavaScript double: what `wrangler d1 execute --local --json` answered
+    for this statement (an integer past 2^53 rounded, a whole REAL past it in JavaScript's digits,
+    an infinity as null, 1e21 and above as a float)."""
+    db = LocalD1File(database_file(state, EXAMPLE))
+    assert asyncio.run(db.all(
+        "SELECT 9007199254740993 AS big, 1152921504606846976.0 AS big_real, 123456789012345678901.0 AS below_e21, "
+        "1e21 AS e21, 9e999 AS infinity, -0.0 AS negative_zero, -9007199254740993 AS negative")) == [
+        {"big": 9007199254740992, "big_real": 1152921504606847000, "below_e21": 123456789012345680000,
+         "e21": 1e21, "infinity": None, "negative_zero": 0, "negative": -9007199254740992}]
+    db.close()

@@ -17,6 +17,8 @@ made here: they go through `wrangler d1 execute --local`, as D1 batches made by 
 
 import hashlib
 import hmac
+import math
+from decimal import Decimal
 from pathlib import Path
 from typing import Sequence
 
@@ -62,5 +64,14 @@ class LocalD1File(SQLiteDatabase):
 
 
 def _as_d1(row: Row) -> Row:
-    """A row as D1's JSON gives it: numbers are JavaScript's, so a whole REAL reads as an integer."""
-    return {k: int(v) if isinstance(v, float) and v.is_integer() and abs(v) <= 2**53 else v for k, v in row.items()}
+    """A row as D1's JSON gives it through wrangler."""
+    return {k: _js_number(v) if isinstance(v, (int, float)) else v for k, v in row.items()}
+
+
+def _js_number(value: int | float) -> int | float | None:
+    """A number as JavaScript's JSON writes it and Python reads it back: a double (an integer past
+    2^53 rounded), whole ones below 1e21 in their shortest digits (an integer), Infinity as null."""
+    number = float(value)
+    if not math.isfinite(number):
+        return None
+    return int(Decimal(repr(number))) if number.is_integer() and abs(number) < 1e21 else number
