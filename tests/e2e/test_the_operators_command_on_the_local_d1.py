@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from helpers import ROOT
 
 from tickwork.times import utc
@@ -217,3 +219,54 @@ def test_reading_miniflares_file_while_the_host_ticks_keeps_no_tick_waiting_and_
     db.close()
     assert all(answer["ok"] for answer in answers), answers
     assert reads == sorted(reads) and reads[-1] == NOON + 5 * 60_000
+
+
+def test_numbers_text_and_nulls_read_from_miniflares_file_are_wranglers(host):
+    """The same statement through `wrangler d1 execute --local` and from the file: D1's doubles
+    (an integer past 2^53 rounded, a whole REAL read as an integer, Infinity as null), NULLs and
+    text beyond the Basic Multilingual Plane."""
+    from tickwork_build.project import load_project
+    from tickwork_cli.local_d1 import LocalD1File, database_file
+
+    host.tick(NOON)
+    sql = ("SELECT 9007199254740993 AS big, -9007199254740993 AS negative, 1152921504606846976.0 AS big_real, "
+           "123456789012345678901.0 AS below_e21, 1e21 AS e21, 9e999 AS infinity, -0.0 AS negative_zero, "
+           "3.0 AS whole, 2.5 AS half, NULL AS empty, ?1 AS words, last_tick FROM tickwork_app")
+    params = ("Zoë 👩\u200d💻 顧客 it's",)
+    [binding] = [b for b in load_project(host.project).d1_bindings if b["binding"] == "DB"]
+    db = LocalD1File(database_file(host.state, binding))
+    direct = asyncio.run(db.all(sql, params))
+    db.close()
+    through = asyncio.run(WranglerD1(host.project, "DB", persist_to=host.state).all(sql, params))
+    assert direct == through and direct[0]["last_tick"] == NOON
+
+
+WRANGLER_CONFIGS = [
+    ("wrangler.toml", '[[d1_databases]]\nbinding = "DB"\ndatabase_name = "shop"\ndatabase_id = "id-1"\n'
+                      'preview_database_id = "preview-1"\n'),
+    ("wrangler.toml", '[[d1_databases]]\nbinding = "DB"\ndatabase_name = "shop"\ndatabase_id = "id-2"\n'),
+    ("wrangler.jsonc", '// jsonc\n{"d1_databases": [{"binding": "DB", "database_name": "shop", "database_id": "id-3"},]}\n'),
+    ("wrangler.jsonc", '{"d1_databases": [{"binding": "DB", "database_name": "shop"}]}\n'),
+]
+
+
+@pytest.mark.parametrize("config, text", WRANGLER_CONFIGS, ids=["preview_id", "id", "jsonc_id", "binding_only"])
+def test_local_reads_the_file_wrangler_writes_for_each_way_of_naming_the_database(tmp_path, config, text):
+    """`wrangler d1 execute --local` writes a row; `--local` finds the file it went to, read through
+    the command's own reading of the configuration."""
+    from tickwork_cli.cli import connect, parser
+    from tickwork_cli.local_d1 import LocalD1File
+
+    (tmp_path / config).write_text('name = "shop"\ncompatibility_date = "2026-01-01"\n' + text if config.endswith("toml")
+                                   else text)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "shop"\nversion = "0"\n')
+    state = tmp_path / "state"
+    done = subprocess.run([str(ROOT / "node_modules" / ".bin" / "wrangler"), "d1", "execute", "DB", "--local",
+                           "--persist-to", str(state), "--command", "CREATE TABLE t (x); INSERT INTO t VALUES ('here')"],
+                          cwd=tmp_path, env={**os.environ, **QUIET, "CI": "1"}, capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr or done.stdout
+    db, _ = connect(parser().parse_args(["status", "--local", "--persist-to", str(state), "--project", str(tmp_path)]))
+    assert isinstance(db, LocalD1File)
+    assert asyncio.run(db.all("SELECT x FROM t")) == [{"x": "here"}]
+    db.close()
