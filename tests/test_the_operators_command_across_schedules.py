@@ -11,6 +11,7 @@ from tickwork import call
 from tickwork.operator_store import SELECT_RECENT_RUNS, SELECT_SCHEDULES_PAGE, PAST_EVERY_RUN
 from tickwork.per_item import Items
 from tickwork.times import HOUR, MINUTE, utc
+from tickwork_cli.cli import main
 
 NINE = utc("2026-03-02 09:00")
 
@@ -65,6 +66,29 @@ def test_history_of_a_schedule_shows_its_label(app):
     app.tick([], NINE + 15 * MINUTE)
     _, answer, _ = app.run("history", id, "--input", now=NINE + 16 * MINUTE)
     assert (answer["label"], answer["input"], len(answer["runs"])) == ("Ada Lovelace", {"customer": "c7"}, 1)
+
+
+# Controls and the marks that reorder a line (U+061C the Arabic letter mark among them), as a row
+# written by another hand than tickwork's checks could hold them.
+UNSHOWN = "\x1b]0;owned\x07\x1b[2J\x9b31m\u061c\u200f\u202e\u2067"
+
+
+def shown_raw(text: str) -> list[str]:
+    return [c for c in text if c != "\n" and (ord(c) < 32 or 0x7f <= ord(c) < 0xa0 or c in "\u061c\u200f\u202e\u2067")]
+
+
+def test_a_label_and_an_input_from_the_database_reach_the_terminal_escaped_in_every_verb(app):
+    id = hand_over(app, "c7", label="Ada")
+    app.db._conn.execute("UPDATE tickwork_schedules SET label = ?1, input = json_object('customer', ?1)",
+                         (f"Ada{UNSHOWN}",))
+    app.tick([], NINE + 15 * MINUTE)
+    now = NINE + 16 * MINUTE
+    for argv in (["schedules", "--input"], ["why", id, "--input"], ["history", id, "--input"], ["history"]):
+        for json_ in ([], ["--json"]):
+            app.capsys.readouterr()
+            code = main([*argv, "--sqlite", str(app.path), "--project", str(app.project), *json_], now=now)
+            text = app.capsys.readouterr().out
+            assert code == 0 and not shown_raw(text) and "Ada" in text, (argv, json_, text)
 
 
 def test_a_declared_schedule_has_no_label(app):

@@ -30,6 +30,7 @@ not fit is handed back as `left_over`, unwritten, rather than failing the run.
 
 import json
 import re
+import reprlib
 from dataclasses import dataclass
 from functools import lru_cache
 from types import FunctionType
@@ -38,7 +39,7 @@ from typing import Callable, Iterable
 from .app import action_key, action_of, timing_of
 from .calendars import CACHED, NONEXISTENT, REPEATED
 from .database import Database
-from .json_values import NotJSON, ascii_json, is_text, json_text
+from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .model import Action, ScheduleError
 from .schedule_store import ScheduleStore, json_lists
 from .times import LONGEST, MINUTE, NEVER, duration_ms
@@ -47,7 +48,7 @@ from .zones import is_zone
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
 LONGEST_LABEL = 200  # characters: a name to show in a table, not a record
 # What a label may not hold: controls, line breaks and the bidirectional marks that reorder a line.
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNSHOWN = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}]")
 
 Labels = str | Callable[[object], str | None] | None
 
@@ -320,8 +321,6 @@ def _input(value: object) -> str:
 
 def _label(label: object) -> str | None:
     """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text."""
-    import reprlib
-
     if label is None:
         return None
     mend = f"label it with a string of 1 to {LONGEST_LABEL} characters, no control characters, e.g. the customer's name"
