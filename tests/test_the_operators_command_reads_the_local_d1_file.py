@@ -116,3 +116,12 @@ def test_numbers_beyond_a_doubles_53_bits_read_as_wranglers_json_gives_them(stat
         {"big": 9007199254740992, "big_real": 1152921504606847000, "below_e21": 123456789012345680000,
          "e21": 1e21, "infinity": None, "negative_zero": 0, "negative": -9007199254740992}]
     db.close()
+
+
+def test_a_change_to_a_state_directory_without_the_database_is_refused_and_makes_no_database(capsys, tmp_path):
+    """wrangler would make an empty database there (and answer that it has no tables): a change
+    is refused as a read is, before wrangler starts, with --persist-to as the way to point elsewhere."""
+    (tmp_path / "state").mkdir()
+    code, _, err = tickwork(capsys, tmp_path / "state", "pause", "chore_census")
+    assert code == 1 and "has no database for DB" in err and "--persist-to" in err
+    assert list((tmp_path / "state").iterdir()) == []

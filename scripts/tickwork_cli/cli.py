@@ -167,20 +167,23 @@ def connect(args) -> tuple[Database, Path | None]:
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
     if args.through_wrangler and not args.local:
         raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler")
-    if args.local and args.verb not in CHANGES and not args.through_wrangler:
-        return _local_file(loaded, binding, persist), loaded.root
+    if args.local and not args.through_wrangler:
+        path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
+        if args.verb not in CHANGES:
+            return LocalD1File(path), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
 
 
-def _local_file(loaded, binding: str, persist: Path | None) -> LocalD1File:
-    """The local database's own file, for a verb that only reads."""
+def _local_file(loaded, binding: str, persist: Path | None) -> Path:
+    """Miniflare's file of the local database, which must be there."""
     state = persist or loaded.root / ".wrangler" / "state"
     [entry] = [b for b in loaded.d1_bindings if b.get("binding") == binding]
     path = database_file(state, entry)
     if not path.is_file():
         raise OperatorError(f"the local D1 state in {state} has no database for {binding} (no {path.name}): "
-                            f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
-    return LocalD1File(path)
+                            f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it, "
+                            "or --persist-to names the state directory it keeps")
+    return path
 
 
 def _database_error(text: str) -> str:
