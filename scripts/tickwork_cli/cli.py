@@ -17,12 +17,15 @@ from tickwork.database import Database
 from tickwork.operator_store import OperatorStore
 from tickwork.times import duration_ms, from_datetime
 
-from . import verbs
+from . import across, verbs
+from .local_d1 import LocalD1File, database_file
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
+CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wrangler, with --local too
+OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
 def _moment(text: str, now: int | None = None) -> int:
@@ -69,12 +72,15 @@ def parser() -> argparse.ArgumentParser:
     where = common.add_argument_group("where the app's D1 is (one of)")
     place = where.add_mutually_exclusive_group(required=True)
     place.add_argument("--local", action="store_true",
-                       help="the local D1 of `tickwork dev` (wrangler d1 execute --local), in .wrangler/state "
-                            "or --persist-to")
+                       help="the local D1 of `tickwork dev`, in .wrangler/state or --persist-to: read from "
+                            "Miniflare's file, changed through wrangler d1 execute --local")
     place.add_argument("--remote", action="store_true",
                        help="Cloudflare's D1 (wrangler d1 execute --remote): wrangler's login decides who may")
     place.add_argument("--sqlite", metavar="FILE", type=Path, help="a SQLite file holding tickwork's tables")
     where.add_argument("--persist-to", metavar="DIR", type=Path, help="with --local: wrangler's state directory")
+    where.add_argument("--through-wrangler", action="store_true",
+                       help="with --local: read through `wrangler d1 execute --local` too, not Miniflare's file "
+                            "(changes always go through wrangler)")
     where.add_argument("--project", metavar="DIR", type=Path, default=Path("."),
                        help="the directory of wrangler.toml and pyproject.toml (default: here)")
     common.add_argument("--json", action="store_true", help="answer in JSON on stdout")
@@ -94,15 +100,26 @@ def parser() -> argparse.ArgumentParser:
     one.add_argument("--name", metavar="GLOB", help="only names matching a glob (`chore_*`)")
     one.add_argument("--kind", choices=[*KINDS, "schedule"], help="only this kind (schedule: every)")
     one.add_argument("--state", choices=STATES, help="only schedules in this state")
+    one.add_argument("--limit", type=_limit, default=100, help="a page of at most this many (default 100)")
+    one.add_argument("--after", metavar="NAME", default="",
+                     help="the page after this name (the last of the page before, as it says)")
+    one.add_argument("--input", action="store_true", help="show the input each was handed over with")
 
-    one = verbs_.add_parser("history", parents=[common], help="a schedule's runs and skips, newest first")
-    one.add_argument("name")
+    one = verbs_.add_parser("history", parents=[common],
+                            help="a schedule's runs and skips, newest first; without a name, every schedule's")
+    one.add_argument("name", nargs="?", help="the schedule; without it, the runs across schedules, latest tick first")
     one.add_argument("--failed", action="store_true", help="only failed runs")
     one.add_argument("--since", metavar="TIME", help="ticks since a time, or a duration ago (2h, 1d)")
     one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
+    one.add_argument("--input", action="store_true", help="with a name: show the input it was handed over with")
+    across_ = one.add_argument_group("without a name")
+    across_.add_argument("--outcome", choices=OUTCOMES, help="only runs with this outcome")
+    across_.add_argument("--name", dest="name_glob", metavar="GLOB", help="only schedules whose name matches a glob")
+    across_.add_argument("--before", metavar="CURSOR", help="the page after the one that said `--before CURSOR`")
 
     one = verbs_.add_parser("why", parents=[common], help="where a schedule is declared, when it runs and why")
     one.add_argument("name")
+    one.add_argument("--input", action="store_true", help="show the input it was handed over with")
 
     for verb, words in (("pause", "skip a schedule's due times from the next tick, keeping its timing"),
                         ("resume", "let a paused schedule run again from the next tick"),
@@ -161,7 +178,25 @@ def connect(args) -> tuple[Database, Path | None]:
         # wrangler would make an empty database there, and answer that it has no tables
         raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
+    if args.through_wrangler and not args.local:
+        raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler")
+    if args.local and not args.through_wrangler:
+        path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
+        if args.verb not in CHANGES:
+            return LocalD1File(path), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
+
+
+def _local_file(loaded, binding: str, persist: Path | None) -> Path:
+    """Miniflare's file of the local database, which must be there."""
+    state = persist or loaded.root / ".wrangler" / "state"
+    [entry] = [b for b in loaded.d1_bindings if b.get("binding") == binding]
+    path = database_file(state, entry)
+    if not path.is_file():
+        raise OperatorError(f"the local D1 state in {state} has no database for {binding} (no {path.name}): "
+                            f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it, "
+                            "or --persist-to names the state directory it keeps")
+    return path
 
 
 def _database_error(text: str) -> str:
@@ -179,7 +214,8 @@ def _database_error(text: str) -> str:
 async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answer:
     store = OperatorStore(db)
     if args.verb == "schedules":
-        return await verbs.schedules(store, now, project, args.name, args.kind, args.state)
+        return await verbs.schedules(store, now, project, args.name, args.kind, args.state, args.after, args.limit,
+                                     args.input)
     if args.verb == "history":
         since = None
         if args.since is not None:
@@ -187,9 +223,14 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
                 since = _moment(args.since, now)
             except argparse.ArgumentTypeError as error:
                 raise OperatorError(str(error)) from None
-        return await verbs.history(store, now, args.name, since, args.failed, args.limit)
+        if args.name is None:
+            return await _across(args, store, now, since)
+        if args.outcome or args.name_glob or args.before:
+            raise OperatorError("--outcome, --name and --before are for the runs across schedules: "
+                                "leave out the schedule's name (or use --failed with it)")
+        return await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input)
     if args.verb == "why":
-        return await verbs.why(store, now, args.name, project)
+        return await verbs.why(store, now, args.name, project, args.input)
     if args.verb in ("pause", "resume", "run"):
         return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
     if args.verb == "deliveries":
@@ -213,6 +254,18 @@ def _range_end(flag: str, text: str | None) -> int | None:
         return _moment(text)
     except argparse.ArgumentTypeError as error:
         raise OperatorError(f"backfill.range_invalid: {flag}: {error}") from None
+
+
+async def _across(args, store: OperatorStore, now: int, since: int | None) -> verbs.Answer:
+    if args.failed and args.outcome not in (None, "failed"):
+        raise OperatorError(f"--failed and --outcome {args.outcome} ask for different runs: give one")
+    before = None
+    if args.before is not None:
+        before = across.read_cursor(args.before)
+        if before is None:
+            raise OperatorError(f"`{args.before}` is no cursor: give the one a page ended with (TICK/ID)")
+    outcome = "failed" if args.failed else args.outcome
+    return await across.recent(store, now, since, outcome, args.name_glob, before, args.limit)
 
 
 def _user() -> str:

@@ -17,6 +17,7 @@ STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as
 CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
 
 from . import words
+from .labels import label_and_input, labelled
 from .manifest import consumer_tries, declared
 from .words import iso, relative, when
 
@@ -125,18 +126,6 @@ def _schedule_item(row: dict, now: int, manifest: dict | None) -> dict:
     }
 
 
-def _in_state(item: dict, state: str) -> bool:
-    return {
-        "active": item["removed"] is None,
-        "paused": item["paused"] and item["removed"] is None,
-        "running": item["running"] is not None,
-        "removed": item["removed"] is not None,
-        "failing": (item["last_run"] or {}).get("outcome") == "failed",
-        "declared": not item["handed_over"],
-        "handed-over": item["handed_over"],
-    }[state]
-
-
 def _state_words(item: dict) -> str:
     notes = []
     if item["removed"]:
@@ -156,15 +145,17 @@ def _state_words(item: dict) -> str:
 
 
 async def schedules(store: OperatorStore, now: int, project: Path | None, name: str | None = None,
-                    kind: str | None = None, state: str | None = None) -> Answer:
-    app, rows = await store.schedules(name)
+                    kind: str | None = None, state: str | None = None, after: str = "", limit: int = 100,
+                    show_input: bool = False) -> Answer:
+    """A page of schedules in name order, after the name `after`: the filters are the page's
+    statement's, so a page reads only what it shows."""
+    kind = "every" if kind == "schedule" else kind
+    app, rows = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: is there a next page
+    rows, more = rows[:limit], rows[limit - 1]["name"] if len(rows) > limit else None
     manifest = declared(project) if project else None
-    items = [_schedule_item(row, now, manifest) for row in rows]
-    if kind:
-        items = [i for i in items if i["kind"] == ("every" if kind == "schedule" else kind)]
-    if state:
-        items = [i for i in items if _in_state(i, state)]
-    data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items}
+    items = [{**_schedule_item(row, now, manifest), **label_and_input(row, show_input)} for row in rows]
+    data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items,
+            "next_after": more}
     lines = [_last_tick_line(app, now)]
     for title, group in (("Declared", [i for i in items if not i["handed_over"]]),
                          ("Handed over at run time", [i for i in items if i["handed_over"]])):
@@ -180,10 +171,21 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
                 last_words += f" {last['tick']['relative']}" if last["tick"] else ""
             table.append([i["name"], i["kind"], i["timing"],
                           f"{when(due['ms'])} ({due['relative']})" if due else "-", last_words, _state_words(i)])
+        headers = ["NAME", "KIND", "TIMING", "NEXT DUE", "LAST RUN", "STATE"]
+        if group[0]["handed_over"]:
+            headers.insert(1, "LABEL")
+            for cells, i in zip(table, group):
+                cells.insert(1, _clip(i["label"], 30))
+        if show_input and group[0]["handed_over"]:
+            headers.append("INPUT")
+            for cells, i in zip(table, group):
+                cells.append(_clip(json.dumps(i["input"], ensure_ascii=False, sort_keys=True), 60))
         lines += ["", f"{title}:"]
-        lines += ["  " + line for line in _table(["NAME", "KIND", "TIMING", "NEXT DUE", "LAST RUN", "STATE"], table)]
+        lines += ["  " + line for line in _table(headers, table)]
     if not items:
-        lines.append("no schedules" + (" match" if name or kind or state else " yet: no tick has seen one"))
+        lines.append("no schedules" + (" match" if name or kind or state or after else " yet: no tick has seen one"))
+    if more:
+        lines += ["", f"more: tickwork schedules --after {more} (with the same filters)"]
     return Answer(data, lines)
 
 
@@ -256,7 +258,7 @@ def _log_item(row: dict, now: int) -> dict:
 
 
 async def history(store: OperatorStore, now: int, name: str, since: int | None = None, failed: bool = False,
-                  limit: int = 20) -> Answer:
+                  limit: int = 20, show_input: bool = False) -> Answer:
     state, runs, log = await store.history(name, since, failed, limit)
     if state is None:
         raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
@@ -282,6 +284,7 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
         lines += ["", "Operator log:"]
         lines += [f"  {when(i['logged']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
                   for i in logged]
+    labelled(data, lines, state, show_input)
     return Answer(data, lines)
 
 
@@ -394,7 +397,7 @@ def _what_happened(run: dict, gaps: list[dict]) -> str:
     return text
 
 
-async def why(store: OperatorStore, now: int, name: str, project: Path | None) -> Answer:
+async def why(store: OperatorStore, now: int, name: str, project: Path | None, show_input: bool = False) -> Answer:
     state, last, lease, app, gaps = await store.explain(name)
     manifest = declared(project) if project else None
     entry = (manifest or {}).get(name)
@@ -504,6 +507,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None) -
     lines.append(f"  {ticks}")
     if gaps:
         lines.append(f"  gaps       {_gap_words(gaps[0])}" + (f" and {len(gaps) - 1} before" if len(gaps) > 1 else ""))
+    labelled(data, lines, state, show_input)
     return Answer(data, lines)
 
 

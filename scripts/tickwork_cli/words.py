@@ -3,6 +3,7 @@
 import re
 from datetime import datetime, timezone
 
+from tickwork.json_values import BIDI_CONTROLS
 from tickwork.times import DAY, HOUR, MINUTE, NEVER, SECOND
 
 _UNITS = ((DAY, "day"), (HOUR, "hour"), (MINUTE, "minute"), (SECOND, "second"))
@@ -10,8 +11,8 @@ _UNITS = ((DAY, "day"), (HOUR, "hour"), (MINUTE, "minute"), (SECOND, "second"))
 # What a terminal acts on instead of showing: C0 and C1 controls (ESC starts screen clears, window
 # titles, OSC 8 links; U+009B is a CSI of its own) and the bidirectional overrides that reorder a
 # line. Text from the database (a run's detail, an error, a `--who`) may hold any of them.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_JSON_RAW = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")  # json.dumps escapes C0 itself
+_CONTROLS = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
+_JSON_RAW = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")  # json.dumps escapes C0 itself
 
 
 def printable(text: str) -> str:

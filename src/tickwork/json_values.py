@@ -7,6 +7,11 @@ import json
 # CPython's, and a tick reads each due input).
 DEEPEST = 100
 
+# Unicode's bidirectional controls, which reorder a line as a terminal shows it (the Arabic
+# letter mark, the left-to-right and right-to-left marks, embeddings, overrides and isolates),
+# for a regular expression's character class: what a label may not hold, and the command escapes.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+
 
 class NotJSON(ValueError):
     """Why a value cannot be kept as JSON."""

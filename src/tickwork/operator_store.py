@@ -17,9 +17,9 @@ from .database import Database, Row
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
 
-# Every schedule (?1 a GLOB on the name, or NULL), with its last run (the latest due time a tick
-# dealt with, through the runs' index on (schedule, due_at)) and the run holding its lease.
-SELECT_SCHEDULES = """
+# Schedules with their last run (the latest due time a tick dealt with, through the runs' index
+# on (schedule, due_at)) and the run holding its lease.
+SCHEDULES_WITH_RUNS = """
 SELECT s.*,
        r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
        r.tick_at AS last_tick_at, r.started_at AS last_started, r.ended_at AS last_ended,
@@ -28,10 +28,48 @@ SELECT s.*,
 FROM tickwork_schedules AS s
 LEFT JOIN tickwork_runs AS r ON r.id = (
     SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
-LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run
+LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run"""
+# Every schedule at once (?1 a GLOB on the name, or NULL); the command reads them a page at a
+# time, SELECT_SCHEDULES_PAGE.
+SELECT_SCHEDULES = f"""{SCHEDULES_WITH_RUNS}
 WHERE ?1 IS NULL OR s.name GLOB ?1
 ORDER BY s.action IS NOT NULL, s.name
 """
+
+# A page of schedules, declared and handed over, in name order after the cursor ?1 (the last name
+# of the page before; '' for the first), through the primary key's index: a million handed over
+# cost a page what a hundred do. ?2 a GLOB on the name, ?3 a kind (every, calendar, pulse, once),
+# ?4 a state (as `tickwork schedules --state` names them), each or NULL; ?5 how many at most.
+# A filter that few rows pass reads on until the page is full.
+SCHEDULE_KIND = "substr(IFNULL(s.form, 'every '), 1, instr(IFNULL(s.form, 'every '), ' ') - 1)"
+SELECT_SCHEDULES_PAGE = f"""{SCHEDULES_WITH_RUNS}
+WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
+  AND CASE ?4
+      WHEN 'active' THEN s.removed_at IS NULL
+      WHEN 'paused' THEN s.paused = 1 AND s.removed_at IS NULL
+      WHEN 'running' THEN s.lease_run IS NOT NULL
+      WHEN 'removed' THEN s.removed_at IS NOT NULL
+      WHEN 'failing' THEN r.outcome = 'failed'
+      WHEN 'declared' THEN s.action IS NULL
+      WHEN 'handed-over' THEN s.action IS NOT NULL
+      ELSE 1 END
+ORDER BY s.name LIMIT CAST(?5 AS INTEGER)
+"""
+
+# Runs and skips across every schedule, the latest tick first, with their schedule's label: a page
+# read through the runs' index on tick_at, which (the table being WITHOUT ROWID) ends in the id,
+# so the order needs no sort and the range stops the read. ?1 the earliest tick (0 for any), ?2 and
+# ?3 the cursor (tick_at, id) of the last run of the page before (or past every run), ?4 an
+# outcome, ?5 a GLOB on the schedule's name, each or NULL; ?6 how many at most.
+SELECT_RECENT_RUNS = """
+SELECT r.*, s.label AS label
+FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick
+LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
+WHERE r.tick_at >= ?1 AND (r.tick_at, r.id) < (?2, ?3)
+  AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)
+ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
+"""
+PAST_EVERY_RUN = (2**53, "")  # a cursor before which every run falls
 
 SELECT_SCHEDULE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 
@@ -70,10 +108,16 @@ WHERE ?1 = 1 OR d.state IN {OPEN_DELIVERIES}
 ORDER BY e.emitted_at, d.id LIMIT CAST(?2 AS INTEGER)
 """
 
-# What operators did to deliveries (?1 a JSON list of ids), newest first.
-SELECT_DELIVERY_LOG = """
+# What operators did to the deliveries SELECT_DELIVERIES reads (the same ?1 and ?2), newest first,
+# through the log's index on (delivery, at): in the same batch, so that the verb is one round trip
+# (one `wrangler d1 execute` with --remote) and the log is of the rows as read.
+SELECT_DELIVERY_LOG = f"""
 SELECT * FROM tickwork_operator_log
-WHERE delivery IN (SELECT value FROM json_each(?1)) ORDER BY at DESC
+WHERE delivery IN (
+    SELECT d.id FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
+    WHERE ?1 = 1 OR d.state IN {OPEN_DELIVERIES}
+    ORDER BY e.emitted_at, d.id LIMIT CAST(?2 AS INTEGER))
+ORDER BY at DESC
 """
 
 SELECT_DELIVERY = "SELECT * FROM tickwork_deliveries WHERE id = ?1"
@@ -241,9 +285,9 @@ class OperatorStore:
         return _first(app), gap_rows
 
     async def deliveries(self, every_state: bool = False, limit: int = 100) -> tuple[list[Row], list[Row]]:
-        """The deliveries an operator may act on (or all of them), and their operator log."""
-        rows = await self.db.all(SELECT_DELIVERIES, (1 if every_state else 0, limit))
-        log = await self.db.all(SELECT_DELIVERY_LOG, (json.dumps([row["id"] for row in rows]),)) if rows else []
+        """The deliveries an operator may act on (or all of them), and their operator log, in one batch."""
+        params = (1 if every_state else 0, limit)
+        rows, log = await self.db.batch([(SELECT_DELIVERIES, params), (SELECT_DELIVERY_LOG, params)])
         return rows, log
 
     async def change(self, verb: str, key: str, who: str, now: int) -> Change:
@@ -289,6 +333,21 @@ class OperatorStore:
         from .backfill_store import BackfillStore
 
         return await BackfillStore(self.db).made(occurrences)
+
+    async def schedules_page(self, after: str = "", name_glob: str | None = None, kind: str | None = None,
+                             state: str | None = None, limit: int = 100) -> tuple[Row | None, list[Row]]:
+        """The app's ticks, and a page of schedules in name order after `after`, each with its
+        last run and the run holding its lease, in one batch."""
+        app, rows = await self.db.batch([
+            (SELECT_APP, ()), (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit))])
+        return _first(app), rows
+
+    async def recent_runs(self, since: int | None = None, before: tuple[int, str] | None = None,
+                          outcome: str | None = None, name_glob: str | None = None, limit: int = 20) -> list[Row]:
+        """A page of runs and skips across schedules, the latest tick first, before the cursor
+        `before` (tick_at, id), with their schedule's label."""
+        tick, id = before or PAST_EVERY_RUN
+        return await self.db.all(SELECT_RECENT_RUNS, (since or 0, tick, id, outcome, name_glob, limit))
 
 
 def _first(rows: list[Row]) -> Row | None:

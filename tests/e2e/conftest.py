@@ -262,7 +262,8 @@ class Default(Default):
 
             handed = items(APP, self.env)
             orders = _json.loads(await request.text())
-            ids = [await handed.once(remember, {{"order": order["order"]}}, order["at"]) for order in orders]
+            ids = [await handed.once(remember, {{"order": order["order"]}}, order["at"], label=order.get("label"))
+                   for order in orders]
             return _Response.json({{"ids": ids}}, status=201)
         if request.method == "POST" and url.path == "/hand-over-many":
             # {{"count", "at", "statements"}}: `count` orders at `at`, in bulk, within `statements`.

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from helpers import ROOT
 
 from tickwork.times import utc
@@ -94,10 +96,12 @@ def test_a_local_d1_without_tickworks_tables_is_one_clear_line(host, tmp_path):
     empty = tmp_path / "empty-state"
     empty.mkdir()
     env = {**os.environ, **QUIET, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT / 'src'}"}
-    done = subprocess.run([sys.executable, "-m", "tickwork_cli", "status", "--local", "--persist-to", str(empty)],
-                          cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
-    assert done.returncode == 1 and done.stderr.count("\n") == 1
-    assert "the database has no tickwork tables (no such table: tickwork_app)" in done.stderr
+    for way, says in (([], "has no database for DB"),
+                      (["--through-wrangler"], "the database has no tickwork tables (no such table: tickwork_app)")):
+        done = subprocess.run([sys.executable, "-m", "tickwork_cli", "status", "--local", "--persist-to", str(empty),
+                               *way], cwd=host.project, env=env, capture_output=True, text=True, timeout=180)
+        assert done.returncode == 1 and done.stderr.count("\n") == 1
+        assert says in done.stderr
 
 
 def test_a_run_asked_for_by_hand_racing_ticks_on_the_workers_runtime_runs_once(host):
@@ -158,3 +162,111 @@ def test_the_hosts_line_prints_control_characters_read_from_d1_escaped(host):
     printed = _hosts_line_of_a_run_by_hand(host, "\x1b]0;owned\x07eve\x1b[2J")
     assert "tidy_up run by hand by \\x1b]0;owned\\x07eve\\x1b[2J: succeeded" in printed, printed
     assert "\x1b" not in printed
+
+
+# What an operator reads, each verb once: answered from Miniflare's file and through wrangler alike.
+READS = [
+    ("schedules",), ("schedules", "--input", "--limit", "3"), ("schedules", "--state", "handed-over"),
+    ("history", "chore_census"), ("history", "always_fails", "--failed"), ("history",),
+    ("history", "--outcome", "failed", "--since", "1d"), ("history", "--name", "chore_*", "--limit", "2"),
+    ("why", "chore_census"), ("deliveries", "--all"), ("status",),
+]
+
+
+def test_each_verb_that_reads_answers_the_same_from_miniflares_file_as_through_wrangler(host):
+    """The same SQL and the same rows: --local reads the file the host's Miniflare keeps, with
+    `tickwork dev`'s host running, and answers what `wrangler d1 execute --local` answers."""
+    host.tick(NOON)
+    handed = host.fetch("/hand-over", method="POST", body=json.dumps([
+        {"order": 7, "at": NOON + 30 * 60_000, "label": "Ada's order"}, {"order": 8, "at": NOON + 30 * 60_000}]).encode())
+    assert handed.status == 201, handed
+    host.tick(utc("2026-01-05 12:30"))
+    assert tickwork(host, "pause", "chore_census", "--who", "alice", now=NOON + 31 * 60_000).returncode == 0
+    host.tick(utc("2026-01-05 12:45"))
+    now = utc("2026-01-05 12:50")
+    for verb in READS:
+        direct = tickwork(host, *verb, "--json", now=now)
+        through = tickwork(host, *verb, "--json", "--through-wrangler", now=now)
+        assert (direct.returncode, direct.stderr) == (through.returncode, through.stderr), verb
+        assert direct.stdout and json.loads(direct.stdout) == json.loads(through.stdout), verb
+    [handed] = [s for s in answer(tickwork(host, "schedules", "--json", now=now))["schedules"]
+                if s["label"] == "Ada's order"]
+    assert handed["handed_over"] and handed["action"].endswith("remember")
+
+
+def test_reading_miniflares_file_while_the_host_ticks_keeps_no_tick_waiting_and_fails_no_read(host):
+    """Reads in a tight loop beside ticks that write: every tick commits, every read answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tickwork_build.project import load_project
+    from tickwork_cli.local_d1 import LocalD1File, database_file
+
+    host.tick(NOON)
+    [binding] = [b for b in load_project(host.project).d1_bindings if b["binding"] == "DB"]
+    db = LocalD1File(database_file(host.state, binding))
+    with ThreadPoolExecutor(1) as pool:
+        ticking = pool.submit(lambda: [host.tick(NOON + k * 60_000) for k in range(1, 6)])
+        def last_tick():
+            [app], _ = asyncio.run(db.batch([("SELECT last_tick FROM tickwork_app", ()),
+                                             ("SELECT COUNT(*) AS n FROM tickwork_runs", ())]))
+            return app["last_tick"]
+
+        reads = []
+        while not ticking.done() or len(reads) < 10:
+            reads.append(last_tick())
+        answers = ticking.result()
+    reads.append(last_tick())
+    db.close()
+    assert all(answer["ok"] for answer in answers), answers
+    assert reads == sorted(reads) and reads[-1] == NOON + 5 * 60_000
+
+
+def test_numbers_text_and_nulls_read_from_miniflares_file_are_wranglers(host):
+    """The same statement through `wrangler d1 execute --local` and from the file: D1's doubles
+    (an integer past 2^53 rounded, a whole REAL read as an integer, Infinity as null), NULLs and
+    text beyond the Basic Multilingual Plane."""
+    from tickwork_build.project import load_project
+    from tickwork_cli.local_d1 import LocalD1File, database_file
+
+    host.tick(NOON)
+    sql = ("SELECT 9007199254740993 AS big, -9007199254740993 AS negative, 1152921504606846976.0 AS big_real, "
+           "123456789012345678901.0 AS below_e21, 1e21 AS e21, 9e999 AS infinity, -0.0 AS negative_zero, "
+           "3.0 AS whole, 2.5 AS half, NULL AS empty, ?1 AS words, last_tick FROM tickwork_app")
+    params = ("Zoë 👩\u200d💻 顧客 it's",)
+    [binding] = [b for b in load_project(host.project).d1_bindings if b["binding"] == "DB"]
+    db = LocalD1File(database_file(host.state, binding))
+    direct = asyncio.run(db.all(sql, params))
+    db.close()
+    through = asyncio.run(WranglerD1(host.project, "DB", persist_to=host.state).all(sql, params))
+    assert direct == through and direct[0]["last_tick"] == NOON
+
+
+WRANGLER_CONFIGS = [
+    ("wrangler.toml", '[[d1_databases]]\nbinding = "DB"\ndatabase_name = "shop"\ndatabase_id = "id-1"\n'
+                      'preview_database_id = "preview-1"\n'),
+    ("wrangler.toml", '[[d1_databases]]\nbinding = "DB"\ndatabase_name = "shop"\ndatabase_id = "id-2"\n'),
+    ("wrangler.jsonc", '// jsonc\n{"d1_databases": [{"binding": "DB", "database_name": "shop", "database_id": "id-3"},]}\n'),
+    ("wrangler.jsonc", '{"d1_databases": [{"binding": "DB", "database_name": "shop"}]}\n'),
+]
+
+
+@pytest.mark.parametrize("config, text", WRANGLER_CONFIGS, ids=["preview_id", "id", "jsonc_id", "binding_only"])
+def test_local_reads_the_file_wrangler_writes_for_each_way_of_naming_the_database(tmp_path, config, text):
+    """`wrangler d1 execute --local` writes a row; `--local` finds the file it went to, read through
+    the command's own reading of the configuration."""
+    from tickwork_cli.cli import connect, parser
+    from tickwork_cli.local_d1 import LocalD1File
+
+    (tmp_path / config).write_text('name = "shop"\ncompatibility_date = "2026-01-01"\n' + text if config.endswith("toml")
+                                   else text)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "shop"\nversion = "0"\n')
+    state = tmp_path / "state"
+    done = subprocess.run([str(ROOT / "node_modules" / ".bin" / "wrangler"), "d1", "execute", "DB", "--local",
+                           "--persist-to", str(state), "--command", "CREATE TABLE t (x); INSERT INTO t VALUES ('here')"],
+                          cwd=tmp_path, env={**os.environ, **QUIET, "CI": "1"}, capture_output=True, text=True,
+                          timeout=180)
+    assert done.returncode == 0, done.stderr or done.stdout
+    db, _ = connect(parser().parse_args(["status", "--local", "--persist-to", str(state), "--project", str(tmp_path)]))
+    assert isinstance(db, LocalD1File)
+    assert asyncio.run(db.all("SELECT x FROM t")) == [{"x": "here"}]
+    db.close()

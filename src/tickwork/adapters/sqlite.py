@@ -9,9 +9,13 @@ from ..database import Database, Params, Row, Statement
 
 
 class SQLiteDatabase(Database):
-    def __init__(self, path: str | Path = ":memory:"):
+    def __init__(self, path: str | Path = ":memory:", read_only: bool = False, busy_timeout_s: float = 5.0):
+        """`read_only` opens an existing file that another process may be writing: SQLite's
+        own locking keeps each read consistent, and `busy_timeout_s` bounds a wait for a lock."""
+        target = f"{Path(path).resolve().as_uri()}?mode=ro" if read_only else path
         # autocommit=True: no implicit transactions, so each statement commits as on D1.
-        self._conn = sqlite3.connect(path, autocommit=True, check_same_thread=False)
+        self._conn = sqlite3.connect(target, uri=read_only, timeout=busy_timeout_s, autocommit=True,
+                                     check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
         self.statements_run = 0
         self.round_trips = 0

@@ -20,9 +20,11 @@ async def send_weekly_report():
 async def enroll_customers():
     """Hands over each customer's weekly statement, all in one statement. Handing it over again
     is harmless: the same action, input, timing and expiry give the same schedule, under the
-    same id, so what did not fit the tick's statements (`left_over`) is enrolled next hour."""
+    same id, so what did not fit the tick's statements (`left_over`) is enrolled next hour.
+    The label, no part of the id, says whose statement it is to the operator."""
     await items.hand_over(
-        {"action": send_statement, "input": {"customer": customer}, "cron": "0 9 * * 1", "zone": zone}
+        {"action": send_statement, "input": {"customer": customer}, "cron": "0 9 * * 1", "zone": zone,
+         "label": customer.capitalize()}  # what `tickwork schedules` shows beside its id
         for customer, zone in CUSTOMERS.items()
     )
 

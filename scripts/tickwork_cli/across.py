@@ -1,0 +1,45 @@
+"""`history` without a name: the runs and skips across every schedule, the latest tick first, a
+page at a time (`--before` the cursor the page before gave), by `--since`, `--outcome` and a
+name pattern, each with its schedule's label."""
+
+from tickwork.operator_store import OperatorStore
+
+from . import words
+from .verbs import Answer, _call_words, _clip, _did, _run_item, _table
+from .words import when
+
+
+def cursor(run: dict) -> str:
+    """The cursor of the page after `run`, the last of a page: `tick_at/id`."""
+    return f"{int(run['tick_at'])}/{run['id']}"
+
+
+def read_cursor(text: str) -> tuple[int, str] | None:
+    tick, _, id = text.partition("/")
+    return (int(tick), id) if tick.isdigit() and id else None
+
+
+async def recent(store: OperatorStore, now: int, since: int | None, outcome: str | None, name_glob: str | None,
+                 before: tuple[int, str] | None, limit: int) -> Answer:
+    """A page of runs and skips across schedules, the latest tick first."""
+    runs = await store.recent_runs(since, before, outcome, name_glob, limit + 1)  # one more: is there a next page
+    runs, after = runs[:limit], cursor(runs[limit - 1]) if len(runs) > limit else None
+    items = [{"schedule": run["schedule"], "label": run.get("label"), **_run_item(run, now)} for run in runs]
+    data = {"runs": items, "next_before": after}
+    what = f"{outcome} run" if outcome else "run"
+    head = (f"{len(items)} {what}{'' if len(items) == 1 else 's'} across schedules"
+            + (f" matching {name_glob}" if name_glob else "") + (f" since {when(since)}" if since is not None else "")
+            + ", latest tick first")
+    lines = [head]
+    if items:
+        table = []
+        for i, run in zip(items, runs):
+            took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
+            table.append([when(i["tick"]["ms"]), i["schedule"], _clip(i["label"], 30),
+                          when(i["due"]["ms"]) if i["due"] else "by hand", took, i["outcome"], i["code"] or "",
+                          _call_words(run), _did(run), _clip(i["detail"], 50)])
+        lines += _table(["TICK", "SCHEDULE", "LABEL", "DUE", "TOOK", "OUTCOME", "CODE", "CALL", "DID", "DETAIL"],
+                        table)
+    if after:
+        lines += ["", f"more: tickwork history --before {after} (with the same filters)"]
+    return Answer(data, lines)
