@@ -8,7 +8,7 @@ export WRANGLER_SEND_METRICS := false
 export WRANGLER_SEND_ERROR_REPORTS := false
 export WRANGLER_HIDE_BANNER := true
 
-.PHONY: build bundle vendor test dev tick bench setup clean tickwork
+.PHONY: build bundle vendor test dev tick bench setup clean tickwork chromium
 
 $(VENV)/.installed: requirements/dev.txt .python-version
 	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
@@ -65,7 +65,21 @@ $(BUNDLED): $(BUNDLE_SOURCES) $(BUNDLE_LIST) $(VENV)/.installed $(VENV)/bin/tick
 bundle: $(BUNDLED)
 	@:
 
-test: setup
+# What the console's browser test drives (tests/e2e/test_the_console_in_a_browser.py): Debian's
+# headless `chromium`, installed when missing (CI runs as root, Debian's registry reachable), and
+# playwright-core, pinned in tests/e2e/browser/. A chromium that cannot be had is said here and
+# fails that test, saying so; the other tests run.
+BROWSER := tests/e2e/browser
+$(BROWSER)/node_modules/.installed: $(BROWSER)/package.json $(BROWSER)/package-lock.json
+	npm ci --prefix $(BROWSER) --no-audit --no-fund --loglevel=error
+	touch $@
+
+chromium:
+	@command -v chromium >/dev/null || { echo "chromium is missing: apt-get install -y chromium" >&2; \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; } >&2 \
+		|| echo "could not install chromium (apt-get install chromium, as root): the browser test will fail" >&2; }
+
+test: setup chromium $(BROWSER)/node_modules/.installed
 	$(PY) -m pytest
 
 # `tickwork dev` builds, bundles (wrangler deploy --dry-run --outdir build/worker) and runs the

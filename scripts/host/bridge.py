@@ -5,6 +5,7 @@ The host runs this file in a namespace of its own: it is never a module the Work
 """
 
 import importlib
+import importlib.util
 import sys
 import time
 from site import addsitedir
@@ -69,3 +70,29 @@ def store_binding():
     """The D1 binding tickwork keeps its schedules in, if the Worker is a tickwork app."""
     manifest = sys.modules.get("tickwork_manifest")
     return getattr(manifest, "STORE", None)
+
+
+# Where the local host serves tickwork's console when the app chose no prefix of its own.
+LOCAL_CONSOLE = "/_tickwork/"
+
+
+def console_prefix(main):
+    """The console's path prefix: the app's (`[tool.tickwork] console`), else LOCAL_CONSOLE;
+    None when the Worker is no tickwork app."""
+    manifest = sys.modules.get("tickwork_manifest")
+    if manifest is None or importlib.util.find_spec("tickwork.console") is None:
+        return None
+    return getattr(manifest, "CONSOLE", None) or LOCAL_CONSOLE
+
+
+async def serve_console(instance, main, request, who):
+    """One request to the console, with no login: the local host lets only this machine's own
+    pages reach it (its Host and Origin checks); state changes still need the console's CSRF
+    token."""
+    from workers import python_from_rpc, python_to_rpc
+
+    from tickwork.console import serve_locally
+
+    response = await serve_locally(main.APP, instance.env, python_from_rpc(request),
+                                   prefix=console_prefix(main), who=who)
+    return python_to_rpc(response)

@@ -13,6 +13,7 @@
 
 import { existsSync } from 'node:fs';
 import http from 'node:http';
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 
 import { describeRun, Host, jsonLine } from './host.mjs';
@@ -26,6 +27,15 @@ const CONFIGS = ['wrangler.json', 'wrangler.jsonc', 'wrangler.toml'];
 const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
+// Who the operator log names for what is done in the local console: this machine's user, as the
+// command names them.
+const OPERATOR = (() => {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'local';
+  }
+})();
 
 // Where everything is printed. Human: run lines and the Worker's output on stdout, its stderr on
 // stderr. JSON: stdout holds only one JSON object per run or skip; the rest goes to stderr.
@@ -92,6 +102,20 @@ async function sendResponse(res, response) {
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
+async function workerRequest(req) {
+  const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await readBody(req);
+  return new Request(new URL(req.url, `http://${req.headers.host ?? 'localhost'}`), {
+    method: req.method,
+    headers: req.headers,
+    body,
+  });
+}
+
+// Whether `pathname` is the console's, at `base` (its prefix without the trailing slash).
+function inside(pathname, base) {
+  return pathname === base || pathname.startsWith(`${base}/`);
+}
+
 function json(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
@@ -124,14 +148,20 @@ function plain(res, status, text) {
 function serve(started, printer, { port, track }) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
+    const refuse = (foreign) => plain(res, 403, `tickwork host: refused ${req.method} ${url.pathname}: ${foreign}. ` +
+      `Its own endpoints answer only requests from this machine, e.g. curl http://127.0.0.1:${server.address().port}${url.pathname}\n`);
     try {
       const own = SCHEDULED.includes(url.pathname) || url.pathname.startsWith('/cdn-cgi/');
       const foreign = own && foreignRequest(req.headers, server.address().port);
-      if (foreign) {
-        return plain(res, 403, `tickwork host: refused ${req.method} ${url.pathname}: ${foreign}. ` +
-          `Its own endpoints answer only requests from this machine, e.g. curl http://127.0.0.1:${server.address().port}${url.pathname}\n`);
+      if (foreign) return refuse(foreign);
+      const { host, crons, consoleAt } = await started;
+      if (consoleAt && inside(url.pathname, consoleAt)) {
+        // The console here needs no login, so it answers only this machine's own pages, as the
+        // endpoints above do; its forms carry its CSRF token besides.
+        const foreignPage = foreignRequest(req.headers, server.address().port);
+        if (foreignPage) return refuse(foreignPage);
+        return await sendResponse(res, await track(host.console(await workerRequest(req), OPERATOR)));
       }
-      const { host, crons } = await started;
       const wantsJson = (req.headers.accept ?? '').includes('application/json');
       if (SCHEDULED.includes(url.pathname)) {
         const cron = url.searchParams.get('cron') ?? crons[0] ?? '* * * * *';
@@ -158,13 +188,7 @@ function serve(started, printer, { port, track }) {
           import_ms: host.worker.importMs,
         });
       }
-      const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await readBody(req);
-      const request = new Request(new URL(req.url, `http://${req.headers.host ?? 'localhost'}`), {
-        method: req.method,
-        headers: req.headers,
-        body,
-      });
-      await sendResponse(res, await track(host.fetch(request)));
+      await sendResponse(res, await track(host.fetch(await workerRequest(req))));
     } catch (error) {
       printer.error(`${req.method} ${url.pathname} failed:\n${error.message}`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -273,7 +297,8 @@ async function main() {
   }
   listen();
   const crons = host.platform.config.triggers?.crons ?? [];
-  ready({ host, crons });
+  const consoleAt = host.worker.consolePrefix()?.replace(/\/+$/, '');
+  ready({ host, crons, consoleAt });
 
   if (command === 'tick') {
     const result = await track(tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time));
@@ -291,6 +316,9 @@ async function main() {
   );
   printer.note(`tickwork host: handlers ${handlers}; D1 state in ${values['persist-to']}`);
   printer.note(`tickwork host: listening on http://127.0.0.1:${port}`);
+  if (consoleAt) {
+    printer.note(`tickwork host: console: http://127.0.0.1:${port}${consoleAt}/ (no login: this machine's pages only)`);
+  }
   if (values['no-timer']) printer.note('tickwork host: no timer; tick with GET /cdn-cgi/handler/scheduled?time=<ms>');
   else if (!crons.length) printer.note(`tickwork host: ${values.config} has no [triggers] crons; tick by hand`);
   else printer.note(`tickwork host: ticking every ${step / 1000} s for ${crons.join(', ')}; Ctrl-C stops`);

@@ -233,6 +233,11 @@ export class Host {
     return await this.worker.invoke('fetch', [request], { relaxed: true });
   }
 
+  // tickwork's console, served with no login: cli.mjs lets only this machine's pages reach it.
+  async console(request, who) {
+    return await this.worker.console(request, who);
+  }
+
   async reset() {
     this.reported.clear();
     return await this.platform.reset();

@@ -113,6 +113,8 @@ export class PythonWorker {
       loadedModules: namespace.get('loaded_modules'),
       entrypointMethods: namespace.get('entrypoint_methods'),
       storeBinding: namespace.get('store_binding'),
+      consolePrefix: namespace.get('console_prefix'),
+      serveConsole: namespace.get('serve_console'),
     };
     bridge.arrangeSearchPath(SESSION, `${SESSION}/python_modules`, !!compatFlags.python_process_pth_files);
 
@@ -136,15 +138,31 @@ export class PythonWorker {
     return Default ? this.bridge.entrypointMethods(Default).toJs() : [];
   }
 
+  // The path prefix of tickwork's console (the app's `[tool.tickwork] console`, or the local
+  // default), or undefined when the Worker is no tickwork app.
+  consolePrefix() {
+    return this.bridge.consolePrefix(this.main) ?? undefined;
+  }
+
   // One event: `Default(ctx, env)` is built, `method` called with `args`, and what the handler
   // gave `ctx.waitUntil` awaited. Python errors are thrown with their traceback as the message.
   async invoke(method, args, { relaxed = false } = {}) {
+    return await this.within((instance) => this.bridge.call(instance, method, relaxed, ...args));
+  }
+
+  // One request to tickwork's console as the local host serves it: no login, on the Worker's
+  // own env, the operator log naming `who`.
+  async console(request, who) {
+    return await this.within((instance) => this.bridge.serveConsole(instance, this.main, request, who));
+  }
+
+  async within(call) {
     const Default = this.main.Default;
     if (!Default) throw new Error('the Worker\'s main module defines no class Default(WorkerEntrypoint)');
     const ctx = new ExecutionContext();
     const instance = Default(ctx, this.env);
     try {
-      let result = await this.bridge.call(instance, method, relaxed, ...args);
+      let result = await call(instance);
       if (result && typeof result === 'object' && 'js_response' in result) result = result.js_response;
       const failures = await ctx.settle();
       if (failures.length) throw failures[0];

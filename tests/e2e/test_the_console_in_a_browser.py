@@ -1,0 +1,152 @@
+"""tickwork's console in a real browser: `tickwork dev` on the example app serves it with no login
+on its loopback port, and headless Chromium (Debian's `chromium`, driven by playwright-core from
+tests/e2e/browser/) loads each page, pauses a schedule and runs one by hand by clicking, while the
+test ticks the host at times it passes in (`--no-timer`). Each page's screenshot is saved under
+the module's output directory, whose path the test prints (pytest -s shows it)."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import LocalHost
+from helpers import ROOT, stop
+
+from tickwork.times import HOUR, MINUTE
+
+BROWSER = ROOT / "tests" / "e2e" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+
+
+def _chromium() -> str:
+    found = shutil.which("chromium") or (CHROMIUM if os.access(CHROMIUM, os.X_OK) else None)
+    if found is None:
+        pytest.fail("Debian's chromium is not installed, and this test needs it: `make test` installs it as root "
+                    "(apt-get install -y chromium)", pytrace=False)
+    if not (BROWSER / "node_modules" / "playwright-core").is_dir():
+        pytest.fail(f"playwright-core is not installed: npm ci --prefix {BROWSER.relative_to(ROOT)} (`make test` runs it)",
+                    pytrace=False)
+    return found
+
+
+class Browser:
+    """One page of headless Chromium, one step at a time (tests/e2e/browser/drive.mjs)."""
+
+    def __init__(self, process: subprocess.Popen, shots: Path):
+        self.process = process
+        self.shots = shots
+
+    def step(self, do: str, **args):
+        self.process.stdin.write(json.dumps({"do": do, **args}) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        assert line, f"the browser driver ended: {self.process.stderr.read()}"
+        answer = json.loads(line)
+        assert "error" not in answer, f"{do} {args}: {answer['error']}"
+        return answer["value"]
+
+    def goto(self, url: str) -> dict:
+        return self.step("goto", url=url)
+
+    def click(self, selector: str) -> dict:
+        return self.step("click", selector=selector)
+
+    def text(self, selector: str = "body") -> str:
+        return self.step("text", selector=selector)
+
+    def screenshot(self, name: str) -> Path:
+        return Path(self.step("screenshot", path=str(self.shots / f"{name}.png")))
+
+    def seen(self) -> dict:
+        """What the page logged and threw, and every URL it requested, since the browser started."""
+        return self.step("seen")
+
+
+def _read(stream, into):
+    for line in stream:
+        into.append(line)
+
+
+@pytest.fixture(scope="module")
+def dev(tmp_path_factory):
+    """`tickwork dev --no-timer` on the example app in this checkout, its D1 state of its own:
+    its LocalHost helpers, and the console's address it printed."""
+    state = tmp_path_factory.mktemp("console") / "state"
+    process = subprocess.Popen(
+        [str(ROOT / ".venv" / "bin" / "tickwork"), "dev", "--fresh", "--no-timer", "--port", "0",
+         "--persist-to", str(state)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
+    )
+    output, stderr = [], []
+    for stream, lines in ((process.stdout, output), (process.stderr, stderr)):
+        threading.Thread(target=_read, args=(stream, lines), daemon=True).start()
+    deadline = time.monotonic() + 300
+    found = None
+    while found is None and process.poll() is None and time.monotonic() < deadline:
+        found = re.search(r"listening on (http://\S+)\n.*console: (http://\S+)", "".join(output))
+        time.sleep(0.1)
+    try:
+        if found is None:
+            pytest.fail("tickwork dev did not print the console's address:\n" + "".join(output) + "".join(stderr))
+        host = LocalHost(project=ROOT, state=state, url=found.group(1), process=process, output=output)
+        yield host, found.group(2)
+    finally:
+        stop(process)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    chromium = _chromium()
+    shots = tmp_path_factory.mktemp("screenshots")
+    print(f"\nthe console's screenshots: {shots}")
+    process = subprocess.Popen(
+        ["node", str(BROWSER / "drive.mjs"), chromium, str(tmp_path_factory.mktemp("chromium-profile"))],
+        cwd=BROWSER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    driven = Browser(process, shots)
+    try:
+        assert process.stdout.readline().strip() == '{"value":"ready"}', process.stderr.read()
+        yield driven
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture
+def ticked(dev):
+    """A fresh local D1, ticked at the whole hour two hours back and a quarter past it: the
+    example's schedules seen, chore_census run once. Returns that hour (epoch ms)."""
+    host, _ = dev
+    host.reset()
+    hour = (int(time.time() * 1000) // HOUR - 2) * HOUR
+    host.tick(hour)
+    assert [run["outcome"] for run in host.tick(hour + 15 * MINUTE)["runs"] if run["schedule"] == "chore_census"] == [
+        "succeeded"]
+    return hour
+
+
+def test_tickwork_dev_prints_the_consoles_loopback_address(dev):
+    host, console = dev
+
+    assert console.startswith(host.url + "/") and console.endswith("/")
+    assert host.url.startswith("http://127.0.0.1:")
+
+
+def test_the_overview_loads_in_the_browser(dev, browser, ticked):
+    _, console = dev
+
+    page = browser.goto(console)
+    shot = browser.screenshot("overview")
+
+    assert page["status"] == 200
+    assert "chore_census" in browser.text()
+    assert shot.stat().st_size > 0
