@@ -6,16 +6,14 @@ the module's output directory, whose path the test prints (pytest -s shows it)."
 
 import json
 import os
-import re
 import shutil
 import subprocess
-import threading
 import time
 from pathlib import Path
 
 import pytest
 from conftest import LocalHost
-from helpers import ROOT, stop
+from helpers import ROOT, as_typed_in_a_shell, read_into, stop, when_printed
 
 from tickwork.times import HOUR, MINUTE
 
@@ -67,11 +65,6 @@ class Browser:
         return self.step("seen")
 
 
-def _read(stream, into):
-    for line in stream:
-        into.append(line)
-
-
 @pytest.fixture(scope="module")
 def dev(tmp_path_factory):
     """`tickwork dev --no-timer` on the example app in this checkout, its D1 state of its own:
@@ -80,22 +73,17 @@ def dev(tmp_path_factory):
     process = subprocess.Popen(
         [str(ROOT / ".venv" / "bin" / "tickwork"), "dev", "--fresh", "--no-timer", "--port", "0",
          "--persist-to", str(state)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-        env={key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")},
+        cwd=ROOT, env=as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
     output, stderr = [], []
-    for stream, lines in ((process.stdout, output), (process.stderr, stderr)):
-        threading.Thread(target=_read, args=(stream, lines), daemon=True).start()
-    deadline = time.monotonic() + 300
-    found = None
-    while found is None and process.poll() is None and time.monotonic() < deadline:
-        found = re.search(r"listening on (http://\S+)\n.*console: (http://\S+)", "".join(output))
-        time.sleep(0.1)
+    read_into(process.stdout, output)
+    read_into(process.stderr, stderr)
+    found = when_printed(output, r"listening on (http://\S+)\n.*console: (http://\S+)", process)
     try:
         if found is None:
             pytest.fail("tickwork dev did not print the console's address:\n" + "".join(output) + "".join(stderr))
-        host = LocalHost(project=ROOT, state=state, url=found.group(1), process=process, output=output)
-        yield host, found.group(2)
+        yield LocalHost(project=ROOT, state=state, url=found.group(1), process=process, output=output), found.group(2)
     finally:
         stop(process)
 

@@ -58,3 +58,28 @@ def test_requests_to_the_workers_fetch_are_left_to_the_app(host):
     answer = host.fetch("/hello?name=Ada", headers={"Origin": "https://evil.example", "Host": "app.example"})
 
     assert (answer.status, answer.text) == (200, "hello, Ada")
+
+
+# The console as the host serves it, with no login (README "make dev").
+CONSOLE = "/_tickwork/"
+
+
+def test_the_console_is_served_to_this_machines_own_pages_with_no_login(host):
+    answer = host.fetch(CONSOLE, headers={"Sec-Fetch-Site": "none"})
+
+    assert answer.status == 200
+    assert answer.headers["content-type"].startswith("text/html")
+
+
+def test_a_console_page_addressed_to_another_host_name_is_refused(host):
+    answer = host.fetch(CONSOLE, headers={"Host": f"rebound.example:{_port(host)}"})
+
+    assert answer.status == 403
+    assert f"its Host 'rebound.example:{_port(host)}' is not 127.0.0.1:{_port(host)}" in answer.text
+
+
+def test_a_console_page_another_sites_page_asks_for_is_refused(host):
+    answer = host.fetch(CONSOLE, headers={"Sec-Fetch-Site": "cross-site"})
+
+    assert answer.status == 403
+    assert "it comes from another site (cross-site)" in answer.text
