@@ -34,7 +34,8 @@ def dev(host, tmp_path_factory):
     local.d1(f"CREATE TABLE {LEFT_OVER} (x INTEGER)")
     # make dev bundles the Worker only when it is stale: made stale, so that the build's output
     # is there to check where it goes
-    (ROOT / "build" / ".bundled").unlink(missing_ok=True)
+    for stamp in (".bundled", ".tickwork-bundled"):  # make bundle's, and tickwork dev's
+        (ROOT / "build" / stamp).unlink(missing_ok=True)
     process = subprocess.Popen(
         ["make", "dev", f"ARGS=--json --fresh --no-timer --port 0 --persist-to {state}"],
         cwd=ROOT, env=as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
