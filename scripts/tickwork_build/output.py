@@ -14,7 +14,7 @@ MINUTE_CRON = "* * * * *"
 
 
 def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
-                    retention_ms: int | None = None) -> str:
+                    retention_ms: int | None = None, console: dict | None = None) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
@@ -23,6 +23,7 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
         f"PRODUCERS = {dict(queues.producers) if queues else {}!r}",
         f"QUEUES_BOUND = {bool(queues and queues.bound)!r}",
         f"RETENTION_MS = {retention_ms or 30 * 86_400_000!r}",
+        f"CONSOLE = {console!r}",
         "",
         "SCHEDULES = (",
     ]
@@ -39,11 +40,11 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
 
 def write_manifest(
     directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
-    retention_ms: int | None = None,
+    retention_ms: int | None = None, console: dict | None = None,
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
-    path.write_text(manifest_source(store, specs, statements_per_tick, queues, retention_ms))
+    path.write_text(manifest_source(store, specs, statements_per_tick, queues, retention_ms, console))
     return path
 
 

@@ -40,6 +40,7 @@ class Project:
     worker_vars: object = None  # wrangler.toml's [vars]: the settings a Worker starts with, as written
     problems: tuple[Problem, ...] = ()  # settings of the wrong type, read as their defaults
     config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
+    console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
 
     @property
     def app_package(self) -> str:
@@ -109,6 +110,7 @@ def load_project(root: Path) -> Project:
         worker_vars=wrangler.get("vars"),
         problems=tuple(read.problems),
         config_file=name,
+        console={key: value for key, value in tickwork.items() if key.startswith("console")},
     )
 
 

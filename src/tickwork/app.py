@@ -66,6 +66,9 @@ class App:
     queues_bound: bool = False  # producers or consumers in wrangler.toml
     retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
     settings: tuple[str, ...] = ()  # the settings (Worker vars) purges read their `after:` from
+    # The operator's console, where the app opts in: {"prefix", "team", "aud", "token"} ([tool.tickwork]
+    # console, console_team, console_aud, console_token); None serves none.
+    console: dict | None = None
 
     @cached_property
     def declared(self) -> Declared:
@@ -106,4 +109,5 @@ class App:
             dict(getattr(manifest, "PRODUCERS", {})), consumers, getattr(manifest, "QUEUES_BOUND", False),
             getattr(manifest, "RETENTION_MS", cls.retention),
             tuple(sorted({e["after_setting"] for e in manifest.SCHEDULES if e.get("after_setting")})),
+            getattr(manifest, "CONSOLE", None),
         )

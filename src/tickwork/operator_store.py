@@ -123,6 +123,13 @@ SET state = '{state}', next_attempt_at = NULL, lease_run = NULL, lease_until = N
 WHERE id = ?1 AND {when} RETURNING id
 """
 
+# A schedule handed over at run time, cancelled by an operator: as `items.cancel` ends it.
+ITEM_CANCELLABLE = "action IS NOT NULL AND ended IS NULL"
+CANCEL_ITEM = f"""
+UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
+WHERE name = ?1 AND {ITEM_CANCELLABLE} RETURNING name
+"""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -152,6 +159,7 @@ VERBS = {
     "pause": _schedule_verb("pause", PAUSE, PAUSABLE),
     "resume": _schedule_verb("resume", RESUME, RESUMABLE),
     "run": _schedule_verb("run", REQUEST_RUN, RUNNABLE),
+    "cancel_item": _schedule_verb("cancel", CANCEL_ITEM, ITEM_CANCELLABLE),
     "retry": _delivery_verb("retry", RETRY, RETRIABLE),
     "dismiss": _delivery_verb("dismiss", SET_ASIDE.format(state="dismissed", when=DISMISSIBLE), DISMISSIBLE),
     "cancel": _delivery_verb("cancel", SET_ASIDE.format(state="cancelled", when=CANCELLABLE), CANCELLABLE),
