@@ -89,7 +89,7 @@ def paused(db, name: str) -> bool:
 
 def logged(db) -> list[tuple]:
     return [(row["who"], row["verb"], row["schedule"] or row["delivery"])
-            for row in run(db.all("SELECT * FROM tickwork_operator_log ORDER BY at, id"))]
+            for row in run(db.all("SELECT * FROM tickwork_operator_log ORDER BY at, rowid"))]
 
 
 # -- Cloudflare Access ----------------------------------------------------------------------------
@@ -121,15 +121,19 @@ class AccessTeam:
 
 
 class CPythonVerifier:
-    """The verifier port on CPython: the team's keys as given, RS256 by `cryptography`."""
+    """The verifier port on CPython: the team's keys, held from the first fetch until one
+    `fresh`; RS256 by `cryptography`."""
 
     def __init__(self, *teams: AccessTeam):
         self.teams = list(teams)
         self.fetched: list[tuple[str, bool]] = []
+        self.held: list[dict] | None = None
 
     async def keys(self, url: str, fresh: bool = False) -> list[dict]:
         self.fetched.append((url, fresh))
-        return [team.jwk() for team in self.teams]
+        if self.held is None or fresh:
+            self.held = [team.jwk() for team in self.teams]
+        return self.held
 
     async def rs256(self, jwk: dict, data: bytes, signature: bytes) -> bool:
         from cryptography.exceptions import InvalidSignature
