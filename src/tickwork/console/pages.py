@@ -200,7 +200,8 @@ def schedule_row(frame: Frame, row: dict) -> list:
                      moment(row.get("last_tick_at"), frame.now)])
     label = row.get("label")
     name = join([link(frame.href("/schedule", name=row["name"]), row["name"], class_="id"),
-                 tag("span", f"label {label}", class_="zone") if label else ""])
+                 tag("span", f"label {label}", class_="zone") if label else "",
+                 tag("code", words.clip(row["input"], 80), class_="zone") if row.get("input") is not None else ""])
     due = None if row.get("removed_at") is not None else row["due_at"]
     return [name, row.get("action") or tag("span", "declared", class_="muted"),
             words.timing(form, _overdue(row)), moment(due, frame.now, zone), last, state]
