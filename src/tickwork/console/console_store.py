@@ -13,6 +13,10 @@ from ..operator_store import (
 )
 from ..schedule_store import HEALTH
 
+# The first page's keyset bound: after every time in epoch ms. A float, so that it crosses to D1
+# as a JS number: Pyodide hands an int this large over as a BigInt, which D1's bind() refuses.
+AFTER_ALL = float(2**53)
+
 # How many schedules there are, by kind and state (every row once: the overview's counts).
 SCHEDULE_COUNTS = """
 SELECT action IS NOT NULL AS handed_over, removed_at IS NULL AS live, paused, count(*) AS n
@@ -136,7 +140,7 @@ class ConsoleStore:
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
         """One schedule as `why` reads it, a page of its history and its operator log, in one batch."""
-        due, tick, id = before or (2**53, 2**53, "\uffff")
+        due, tick, id = before or (AFTER_ALL, AFTER_ALL, "\uffff")
         state, last, lease, app, gaps, runs, log = await self.db.batch([
             (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_LEASE_RUN, (name,)),
             (SELECT_APP, ()), (SELECT_GAPS, (20,)), (HISTORY_PAGE, (name, due, tick, id, page + 1)),
@@ -146,11 +150,11 @@ class ConsoleStore:
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:
-        tick, id = before or (2**53, "\uffff")
+        tick, id = before or (AFTER_ALL, "\uffff")
         return await self.db.all(RUNS_PAGE, (tick, id, since, outcome, name_glob, page + 1))
 
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
-        at, id = before or (2**53, "\uffff")
+        at, id = before or (AFTER_ALL, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
 
 
