@@ -72,27 +72,24 @@ def store_binding():
     return getattr(manifest, "STORE", None)
 
 
-# Where the local host serves tickwork's console when the app chose no prefix of its own.
-LOCAL_CONSOLE = "/_tickwork/"
-
-
 def console_prefix(main):
-    """The console's path prefix: the app's (`[tool.tickwork] console`), else LOCAL_CONSOLE;
-    None when the Worker is no tickwork app."""
-    manifest = sys.modules.get("tickwork_manifest")
-    if manifest is None or importlib.util.find_spec("tickwork.console") is None:
+    """Where the local host serves tickwork's console: the app's `[tool.tickwork] console`, else
+    the console's default; None for a Worker without tickwork's APP or without the console."""
+    app = getattr(main, "APP", None)
+    if app is None or importlib.util.find_spec("tickwork.console") is None:
         return None
-    return getattr(manifest, "CONSOLE", None) or LOCAL_CONSOLE
+    from tickwork.console.routes import prefix_of
+
+    return prefix_of(app)
 
 
-async def serve_console(instance, main, request, who):
-    """One request to the console, with no login: the local host lets only this machine's own
-    pages reach it (its Host and Origin checks); state changes still need the console's CSRF
-    token."""
+async def serve_console(instance, main, request):
+    """One request to the console, with no login (the operator `local`): the host lets only this
+    machine's own pages reach it (its Host and Origin checks); a form still needs the console's
+    CSRF token."""
     from workers import python_from_rpc, python_to_rpc
 
-    from tickwork.console import serve_locally
+    from tickwork.adapters.workers import serve_console
+    from tickwork.console.access import LOCAL
 
-    response = await serve_locally(main.APP, instance.env, python_from_rpc(request),
-                                   prefix=console_prefix(main), who=who)
-    return python_to_rpc(response)
+    return python_to_rpc(await serve_console(main.APP, instance.env, python_from_rpc(request), LOCAL))

@@ -13,7 +13,6 @@
 
 import { existsSync } from 'node:fs';
 import http from 'node:http';
-import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 
 import { describeRun, Host, jsonLine } from './host.mjs';
@@ -27,15 +26,6 @@ const CONFIGS = ['wrangler.json', 'wrangler.jsonc', 'wrangler.toml'];
 const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
-// Who the operator log names for what is done in the local console: this machine's user, as the
-// command names them.
-const OPERATOR = (() => {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'local';
-  }
-})();
 
 // Where everything is printed. Human: run lines and the Worker's output on stdout, its stderr on
 // stderr. JSON: stdout holds only one JSON object per run or skip; the rest goes to stderr.
@@ -160,7 +150,7 @@ function serve(started, printer, { port, track }) {
         // endpoints above do; its forms carry its CSRF token besides.
         const foreignPage = foreignRequest(req.headers, server.address().port);
         if (foreignPage) return refuse(foreignPage);
-        return await sendResponse(res, await track(host.console(await workerRequest(req), OPERATOR)));
+        return await sendResponse(res, await track(host.console(await workerRequest(req))));
       }
       const wantsJson = (req.headers.accept ?? '').includes('application/json');
       if (SCHEDULED.includes(url.pathname)) {

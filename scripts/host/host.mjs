@@ -234,8 +234,8 @@ export class Host {
   }
 
   // tickwork's console, served with no login: cli.mjs lets only this machine's pages reach it.
-  async console(request, who) {
-    return await this.worker.console(request, who);
+  async console(request) {
+    return await this.worker.console(request);
   }
 
   async reset() {

@@ -138,8 +138,8 @@ export class PythonWorker {
     return Default ? this.bridge.entrypointMethods(Default).toJs() : [];
   }
 
-  // The path prefix of tickwork's console (the app's `[tool.tickwork] console`, or the local
-  // default), or undefined when the Worker is no tickwork app.
+  // The path prefix of tickwork's console (the app's `[tool.tickwork] console`, or the
+  // console's default), or undefined when the Worker is no tickwork app.
   consolePrefix() {
     return this.bridge.consolePrefix(this.main) ?? undefined;
   }
@@ -151,9 +151,9 @@ export class PythonWorker {
   }
 
   // One request to tickwork's console as the local host serves it: no login, on the Worker's
-  // own env, the operator log naming `who`.
-  async console(request, who) {
-    return await this.within((instance) => this.bridge.serveConsole(instance, this.main, request, who));
+  // own env.
+  async console(request) {
+    return await this.within((instance) => this.bridge.serveConsole(instance, this.main, request));
   }
 
   async within(call) {

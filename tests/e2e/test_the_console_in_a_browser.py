@@ -129,12 +129,62 @@ def test_tickwork_dev_prints_the_consoles_loopback_address(dev):
     assert host.url.startswith("http://127.0.0.1:")
 
 
-def test_the_overview_loads_in_the_browser(dev, browser, ticked):
-    _, console = dev
+# The console's pages in the order its header links them, with each page's heading.
+NAV = [("Schedules", "Schedules"), ("Runs", "Runs across schedules"), ("Deliveries", "Deliveries"), ("Operator log", "Operator log")]
 
-    page = browser.goto(console)
-    shot = browser.screenshot("overview")
 
-    assert page["status"] == 200
-    assert "chore_census" in browser.text()
-    assert shot.stat().st_size > 0
+def _heading(browser) -> str:
+    """The page's heading; on a page with none (an error's plain text), the start of its text."""
+    return browser.step("eval", expression="document.querySelector('main h1')?.innerText ?? "
+                                           "document.body.innerText.slice(0, 2000)")
+
+
+def test_each_page_of_the_console_loads_from_the_one_before_it(dev, browser, ticked):
+    host, console = dev
+
+    loaded = [(browser.goto(console)["status"], _heading(browser))]
+    browser.screenshot("overview")
+    for link, heading in NAV[:1]:
+        loaded.append((browser.click(f"header a:has-text('{link}')")["status"], _heading(browser)))
+        browser.screenshot(heading.lower().replace(" ", "-"))
+    loaded.append((browser.click("main a:has-text('chore_census')")["status"], _heading(browser)))
+    browser.screenshot("schedule-chore_census")
+    for link, heading in NAV[1:]:
+        loaded.append((browser.click(f"header a:has-text('{link}')")["status"], _heading(browser)))
+        browser.screenshot(heading.lower().replace(" ", "-"))
+
+    assert loaded == [(200, "Overview"), (200, "Schedules"), (200, "chore_census"), (200, "Runs across schedules"),
+                      (200, "Deliveries"), (200, "Operator log")]
+    seen = browser.seen()
+    assert seen["errors"] == []
+    assert [url for url in seen["requests"] if not url.startswith(host.url + "/")] == []
+
+
+def test_a_schedule_paused_by_clicking_is_skipped_by_the_next_tick(dev, browser, ticked):
+    host, console = dev
+    browser.goto(f"{console}schedule?name=chore_census")
+
+    done = browser.click("button:has-text('Pause')")
+    said = browser.text("main")
+    runs = host.tick(ticked + 30 * MINUTE)["runs"]
+    browser.goto(f"{console}schedule?name=chore_census")
+    browser.screenshot("schedule-chore_census-paused")
+
+    assert done["status"] == 200 and "chore_census paused" in said and "(logged as local)" in said, said
+    assert [(run["outcome"], run["code"]) for run in runs if run["schedule"] == "chore_census"] == [("skipped", "paused")]
+    assert "Resume" in browser.text("main") and "skipped" in browser.text("main table")
+
+
+def test_a_run_by_hand_asked_for_by_clicking_is_made_by_the_next_tick(dev, browser, ticked):
+    host, console = dev
+    browser.goto(f"{console}schedule?name=tidy_up")
+
+    done = browser.click("button:has-text('Run now, by hand')")
+    said = browser.text("main")
+    runs = host.tick(ticked + 16 * MINUTE)["runs"]
+    browser.goto(f"{console}schedule?name=tidy_up")
+    browser.screenshot("schedule-tidy_up-run-by-hand")
+
+    assert done["status"] == 200 and "tidy_up a run by hand is asked for" in said, said
+    assert [(run["outcome"], run["by_hand"]) for run in runs if run["schedule"] == "tidy_up"] == [("succeeded", "local")]
+    assert "by hand: local" in browser.text("main table")

@@ -61,7 +61,7 @@ def test_requests_to_the_workers_fetch_are_left_to_the_app(host):
 
 
 # The console as the host serves it, with no login (README "make dev").
-CONSOLE = "/_tickwork/"
+CONSOLE = "/tickwork/"
 
 
 def test_the_console_is_served_to_this_machines_own_pages_with_no_login(host):

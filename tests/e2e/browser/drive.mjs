@@ -8,7 +8,7 @@
 //   {"do": "text", "selector": "body"}              the element's text as shown
 //   {"do": "screenshot", "path": "....png"}         the whole page, as a PNG
 //   {"do": "eval", "expression": "..."}             a JS expression evaluated in the page
-// A step that fails answers its error and the browser stays open for the next.
+// A step that fails answers its error and what the page shows; the browser stays open for the next.
 
 import { createInterface } from 'node:readline';
 
@@ -20,7 +20,7 @@ const ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
-const STEP_MS = 30_000;
+const STEP_MS = 15_000;
 
 const [executablePath, userDataDir] = process.argv.slice(2);
 const context = await chromium.launchPersistentContext(userDataDir, {
@@ -75,7 +75,8 @@ for await (const line of createInterface({ input: process.stdin })) {
     if (!run) throw new Error(`no step '${step.do}'; the steps are ${Object.keys(steps).join(', ')}`);
     answer({ value: await run(step) });
   } catch (error) {
-    answer({ error: String(error.message ?? error) });
+    const shown = await page.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+    answer({ error: `${String(error.message ?? error)}\nthe page at ${page.url()} shows:\n${shown.slice(0, 3000)}` });
   }
 }
 await context.close();
