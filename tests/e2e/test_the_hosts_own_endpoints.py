@@ -83,3 +83,32 @@ def test_a_console_page_another_sites_page_asks_for_is_refused(host):
 
     assert answer.status == 403
     assert "it comes from another site (cross-site)" in answer.text
+
+
+def _pause_posted(host, **headers):
+    """A form posting `pause chore_census` to the console, without its CSRF token."""
+    host.tick(utc("2026-01-05 12:00"))
+    return host.fetch(f"{CONSOLE}schedule/pause", "POST", b"name=chore_census&back=/tickwork/",
+                      headers={"Content-Type": "application/x-www-form-urlencoded", **headers})
+
+
+def _paused(host):
+    return host.d1("SELECT paused FROM tickwork_schedules WHERE name = 'chore_census'") == [{"paused": 1}]
+
+
+def test_a_console_form_another_site_posts_is_refused_by_the_host_and_changes_nothing(host):
+    answer = _pause_posted(host, Origin="https://evil.example")
+
+    assert answer.status == 403
+    assert "its Origin 'https://evil.example' is not this host's own" in answer.text
+    assert not _paused(host)
+    assert host.d1("SELECT * FROM tickwork_operator_log") == []
+
+
+def test_a_console_form_of_this_machine_without_its_csrf_token_changes_nothing(host):
+    answer = _pause_posted(host, Origin=host.url, **{"Sec-Fetch-Site": "same-origin"})
+
+    assert answer.status == 403
+    assert "Nothing changed" in answer.text
+    assert not _paused(host)
+    assert host.d1("SELECT * FROM tickwork_operator_log") == []
