@@ -2,7 +2,8 @@
 on its loopback port, and headless Chromium (Debian's `chromium`, driven by playwright-core from
 tests/e2e/browser/) loads each page, pauses a schedule and runs one by hand by clicking, while the
 test ticks the host at times it passes in (`--no-timer`). Each page's screenshot is saved under
-the module's output directory, whose path the test prints (pytest -s shows it)."""
+the module's output directory, whose path the test prints (pytest -s shows it), or in the folder
+TICKWORK_SCREENSHOTS names."""
 
 import json
 import os
@@ -91,7 +92,8 @@ def dev(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     chromium = _chromium()
-    shots = tmp_path_factory.mktemp("screenshots")
+    shots = Path(os.environ.get("TICKWORK_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    shots.mkdir(parents=True, exist_ok=True)
     print(f"\nthe console's screenshots: {shots}")
     process = subprocess.Popen(
         ["node", str(BROWSER / "drive.mjs"), chromium, str(tmp_path_factory.mktemp("chromium-profile"))],
