@@ -12,6 +12,11 @@ from ..operator_store import (
     SELECT_APP, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
+from ..times import NEVER
+
+# Where a first page starts: bound as a float, since Pyodide hands D1 an int this large as a BigInt,
+# which D1 refuses.
+NEWEST = float(NEVER)
 
 # How many schedules there are, by kind and state (every row once: the overview's counts).
 SCHEDULE_COUNTS = """
@@ -136,7 +141,7 @@ class ConsoleStore:
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
         """One schedule as `why` reads it, a page of its history and its operator log, in one batch."""
-        due, tick, id = before or (2**53, 2**53, "\uffff")
+        due, tick, id = before or (NEWEST, NEWEST, "\uffff")
         state, last, lease, app, gaps, runs, log = await self.db.batch([
             (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_LEASE_RUN, (name,)),
             (SELECT_APP, ()), (SELECT_GAPS, (20,)), (HISTORY_PAGE, (name, due, tick, id, page + 1)),
@@ -146,11 +151,11 @@ class ConsoleStore:
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:
-        tick, id = before or (2**53, "\uffff")
+        tick, id = before or (NEWEST, "\uffff")
         return await self.db.all(RUNS_PAGE, (tick, id, since, outcome, name_glob, page + 1))
 
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
-        at, id = before or (2**53, "\uffff")
+        at, id = before or (NEWEST, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
 
 
