@@ -58,6 +58,7 @@ WHERE {kind} AND (?1 IS NULL OR {match})
 MATCHES = {
     "name": "s.name GLOB ?1",  # a prefix GLOB on the primary key reads a range of it
     "action": "s.action GLOB ?1",
+    "label": "s.label GLOB ?1",
     "input": "instr(s.input, ?1) > 0",
 }
 # The declared ones (a few), all of them; those handed over a page at a time after the name ?3,
@@ -76,12 +77,13 @@ ORDER BY due_at DESC, tick_at DESC, id DESC LIMIT CAST(?5 AS INTEGER)
 """
 
 # Runs across schedules, newest tick first, a page at a time after (?1 tick_at, ?2 id), through
-# the runs' index on tick_at: since ?3, of outcome ?4 (or any), of schedules matching the GLOB ?5.
+# the runs' index on tick_at, each with its schedule's form and label: since ?3, of outcome ?4 (or any), of schedules matching the GLOB ?5.
 RUNS_PAGE = """
-SELECT * FROM tickwork_runs
-WHERE tick_at <= ?1 AND (tick_at < ?1 OR id < ?2) AND tick_at >= ?3
-  AND (?4 IS NULL OR outcome = ?4) AND (?5 IS NULL OR schedule GLOB ?5)
-ORDER BY tick_at DESC, id DESC LIMIT CAST(?6 AS INTEGER)
+SELECT r.*, s.form AS form, s.label AS label
+FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
+WHERE r.tick_at <= ?1 AND (r.tick_at < ?1 OR r.id < ?2) AND r.tick_at >= ?3
+  AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)
+ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
 
 # The operator log, newest first, a page at a time after (?1 at, ?2 id), through its index on at.

@@ -312,7 +312,8 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
     listed = table(
         ["TICK (UTC, ITS ZONE)", "SCHEDULE", "DUE", "TOOK", "OUTCOME", "CALL", "DID", "TRACE", "DETAIL"],
         [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
-          link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
+          join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
+                tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
           moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome(run),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
