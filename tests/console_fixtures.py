@@ -52,9 +52,10 @@ APP = App("DB", SCHEDULES, console={"prefix": PREFIX, "team": TEAM, "aud": AUD, 
 
 def filled_store():
     """Four declared schedules ticked for 10 minutes (mailer failing every time, place emitting
-    an order whose send failed once), and two statements handed over, one input holding markup."""
+    an order whose send failed once), and two statements handed over: Ada Lovelace's, and one whose input holds markup."""
     db = open_store()
-    run(Items(db, lambda: NINE).calendar(send_statement, {"customer": "ada"}, "0 9 * * 1", zone="Europe/Berlin"))
+    run(Items(db, lambda: NINE).calendar(send_statement, {"customer": "ada"}, "0 9 * * 1", zone="Europe/Berlin",
+                                             label="Ada Lovelace"))
     run(Items(db, lambda: NINE).calendar(send_statement, {"customer": "<script>alert(1)</script>"}, "0 9 * * 1"))
     ticks(db, list(SCHEDULES), *[NINE + k * MINUTE for k in range(6)], outbox=outbox(db, Queue(failures=1)))
     return db

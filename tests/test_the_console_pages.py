@@ -7,7 +7,7 @@ from html import unescape
 
 import pytest
 from console_fixtures import NINE, NOW, PREFIX, ask, filled_store, token_access
-from helpers import open_store, run
+from helpers import open_store, run, ticks
 
 from tickwork import words
 from tickwork.console.console_store import HANDED_OVER
@@ -41,7 +41,6 @@ def test_the_overview_shows_the_last_tick_the_failing_schedules_and_deliveries_a
 
 def test_the_overview_shows_the_gaps_in_the_ticks():
     db = open_store()
-    from helpers import ticks
     from console_fixtures import SCHEDULES
 
     ticks(db, [SCHEDULES[0]], NINE, NINE + 30 * MINUTE)
@@ -75,8 +74,9 @@ def test_names_inputs_and_errors_are_escaped(db):
     ("q=*sus", ["census"], ["mailer"]),
     ("q=*send_statement&in=action", ["send_statement@"], []),
     ("q=ada&in=input", ["ada"], ["alert"]),
+    ("q=Ada&in=label", ["label Ada Lovelace"], ["alert", "census"]),
 ])
-def test_schedules_are_searched_by_name_action_or_input(db, query, found, not_found):
+def test_schedules_are_searched_by_name_action_label_or_input(db, query, found, not_found):
     page = shown(ask(db, "GET", f"{PREFIX}/schedules?{query}"))
     assert all(text in page for text in found) and not any(text in page for text in not_found)
 
@@ -99,6 +99,20 @@ def test_a_page_of_handed_over_schedules_is_read_along_the_primary_key_not_the_w
     page = [row["detail"] for row in plan if row["parent"] == 0]  # the schedules, not each one's last run
     assert page[0] == "SEARCH s USING INDEX sqlite_autoindex_tickwork_schedules_1 (name>?)"
     assert not any(step.startswith("SCAN") or "ORDER BY" in step for step in page)
+
+
+def test_a_schedule_handed_over_shows_its_label_and_input_on_its_page(db):
+    html = ask(db, "GET", f"{PREFIX}/schedules?q=Ada&in=label").body
+    name = re.search(r"send_statement@[0-9a-f]+", html).group(0)
+    assert 'label Ada Lovelace input {"customer":"ada"}' in shown(ask(db, "GET", f"{PREFIX}/schedule?name={name}"))
+
+
+def test_runs_across_schedules_show_the_label_of_a_schedule_handed_over():
+    db = open_store()
+    run(Items(db, lambda: NINE).every(remember, {"n": 1}, "1m", label="Grace Hopper"))
+    ticks(db, [], NINE + MINUTE, NINE + 2 * MINUTE)
+    assert "remember@" in (page := shown(ask(db, "GET", f"{PREFIX}/runs", now=NINE + 3 * MINUTE)))
+    assert "label Grace Hopper" in page
 
 
 def test_one_schedule_says_its_rule_as_why_does_and_its_next_due_times(db):

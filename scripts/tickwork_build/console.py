@@ -58,8 +58,8 @@ def check_console(project: Project) -> tuple[dict | None, list[Problem]]:
         if value is not None and not (isinstance(value, str) and pattern.fullmatch(value)):
             problem(key, f"`{key} = {_shown(value)}` is not {what}", mend)
     if ("console_team" in written) != ("console_aud" in written):
-        missing = "console_aud" if "console_team" in written else "console_team"
-        problem(missing, f"`{missing}` is not set: Cloudflare Access needs both the team and the application's AUD tag",
+        missing, given = ("console_aud", "console_team") if "console_team" in written else ("console_team", "console_aud")
+        problem(given, f"`{missing}` is not set: Cloudflare Access needs both the team and the application's AUD tag",
                 f"set `{missing}`, or remove the other to let only the bearer token in")
     if "console_team" not in written and "console_aud" not in written and "console_token" not in written:
         problem("console", "the console lets no one in: neither Cloudflare Access nor a token is set",

@@ -18,7 +18,8 @@ A handed-over schedule is called by the rules of a declared calendar: late inste
 occurrence owed, at most one call a tick, and exactly once per (schedule, `at`) however ticks
 race. Its id is derived from the action, the input, the timing and `expires`: handing the same
 schedule over twice gives one schedule and the same id, and one cancelled and handed over again
-comes back under that id. It ends when cancelled, when `expires` passes, or when its action is
+comes back under that id. A `label` (the customer's name, say) says whom it is for to the
+operator (`tickwork schedules`, `why`, `history`); it is no part of the id. It ends when cancelled, when `expires` passes, or when its action is
 no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
 Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
 
@@ -43,6 +44,9 @@ from .times import LONGEST, MINUTE, NEVER, duration_ms
 from .zones import is_zone
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
+LONGEST_LABEL = 200  # characters: a name to show in a table, not a record
+
+Labels = str | Callable[[object], str | None] | None
 
 
 @dataclass(frozen=True)
@@ -77,19 +81,22 @@ class Items:
         nonexistent: str = "shift",
         repeated: str = "first",
         expires: int | None = None,
+        label: str | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
-        `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it."""
+        `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
+        `label`, on every call here: whom or what it is for, shown to operators, no part of the id."""
         entry = _calendar(cron, zone, overdue, nonexistent, repeated)
-        return await self._hand_over(action, input, entry, expires)
+        return await self._hand_over(action, input, entry, expires, label)
 
-    async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None) -> str:
+    async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
+                    label: str | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every), expires)
+        return await self._hand_over(action, input, _every_entry(every), expires, label)
 
-    async def once(self, action: Action, input: object, at: int) -> str:
+    async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
-        return await self._hand_over(action, input, _once(at), None)
+        return await self._hand_over(action, input, _once(at), None, label)
 
     async def cancel(self, id: str) -> bool:
         """Ends the schedule handed over under `id`; False when there is none going on."""
@@ -97,23 +104,24 @@ class Items:
 
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
-                            expires: int | None = None) -> Bulk:
-        """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _calendar(cron, zone, overdue, nonexistent, repeated), expires)
+                            expires: int | None = None, label: Labels = None) -> Bulk:
+        """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
+        `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
+        return await self._each(action, inputs, _calendar(cron, zone, overdue, nonexistent, repeated), expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *,
-                         expires: int | None = None) -> Bulk:
+                         expires: int | None = None, label: Labels = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every), expires)
+        return await self._each(action, inputs, _every_entry(every), expires, label)
 
-    async def once_many(self, action: Action, inputs: Iterable, at: int) -> Bulk:
+    async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _once(at), None)
+        return await self._each(action, inputs, _once(at), None, label)
 
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
-        `every` or `at`; `expires` for `cron` and `every`. `left_over` holds the dicts."""
+        `every` or `at`; `expires` for `cron` and `every`; `label` for any. `left_over` holds the dicts."""
         many = list(many)
         found = []
         for k, item in enumerate(many):
@@ -133,30 +141,34 @@ class Items:
         reached = sum(count for _, count in chunks)
         return Bulk([id for id in ids[:reached] if id in ended], ids[reached:])
 
-    async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None) -> str:
+    async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None,
+                         label: object) -> str:
         now = self.now()
-        id, row = _row(action, input, entry, expires, now, {})
+        id, row = _row(action, input, entry, expires, now, {}, label)
         await self.store.hand_over(*row)
         return id
 
-    async def _each(self, action: Action, inputs: Iterable, entry: dict, expires: int | None) -> Bulk:
+    async def _each(self, action: Action, inputs: Iterable, entry: dict, expires: int | None,
+                    label: Labels) -> Bulk:
         inputs = list(inputs)
-        return await self._many([(action, input, entry, expires) for input in inputs], inputs)
+        labelled = label if callable(label) else (lambda input: label)
+        return await self._many([(action, input, entry, expires, labelled(input)) for input in inputs], inputs)
 
     async def _many(self, items: list[tuple], given: list) -> Bulk:
         """Checks every item first (nothing written when one is bad), then writes the rows, a
         JSON list a statement, in one batch, as many statements as `room` allows."""
         now, shared, rows = self.now(), {}, []
-        for k, (action, input, entry, expires) in enumerate(items):
+        for k, (action, input, entry, expires, label) in enumerate(items):
             with _at_item(k, len(items)):
-                rows.append(_row(action, input, entry, expires, now, shared))
+                rows.append(_row(action, input, entry, expires, now, shared, label))
         chunks = _within(json_lists([row for _, row in rows]), self.room())
         await self.store.hand_over_many([text for text, _ in chunks])
         written = sum(count for _, count in chunks)
         return Bulk([id for id, _ in rows[:written]], given[written:])
 
 
-def _row(action: Action, input: object, entry: dict, expires: int | None, now: int, shared: dict) -> tuple[str, list]:
+def _row(action: Action, input: object, entry: dict, expires: int | None, now: int, shared: dict,
+         label: object = None) -> tuple[str, list]:
     """An item's id and the row HAND_OVER writes; raises ScheduleError for a bad argument.
     `shared` keeps what items of one call share, found once: an action's key, a timing's form
     and first due time."""
@@ -177,7 +189,7 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
-    return id, [id, key, entry_text, body, form, every_ms, due, expires, now]
+    return id, [id, key, entry_text, body, form, every_ms, due, expires, now, _label(label)]
 
 
 def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, int]]:
@@ -210,24 +222,24 @@ def _once(at: object) -> dict:
 
 
 def _described(item: object) -> tuple:
-    """An item of `hand_over` as (action, input, entry, expires)."""
+    """An item of `hand_over` as (action, input, entry, expires, label)."""
     if not isinstance(item, dict):
         raise TypeError(f"items.hand_over takes dicts of a single call's arguments, not {type(item).__name__}")
     missing = [f"`{name}`" for name in ("action", "input") if name not in item]
     if missing:
         raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
     item = dict(item)
-    action, input = item.pop("action"), item.pop("input")
+    action, input, label = item.pop("action"), item.pop("input"), item.pop("label", None)
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first")), item.get("expires")
+                                                 repeated="first")), item.get("expires"), label
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every")), item.get("expires")
-    return action, input, _once(**_taken(item, "at")), None
+        return action, input, _every_entry(**_taken(item, "every")), item.get("expires"), label
+    return action, input, _once(**_taken(item, "at")), None, label
 
 
 def _taken(item: dict, timing: str, **defaults) -> dict:
@@ -301,6 +313,23 @@ def _input(value: object) -> str:
         raise ScheduleError("schedule.input_invalid", f"the input is {size} bytes as JSON (UTF-8)",
                             f"keep it within {_LARGEST_INPUT} bytes: hand over ids, not records")
     return text
+
+
+def _label(label: object) -> str | None:
+    """A label as kept: None, or a non-empty string of printable Unicode text."""
+    import reprlib
+
+    if label is None:
+        return None
+    mend = f"label it with a string of 1 to {LONGEST_LABEL} characters, no control characters, e.g. the customer's name"
+    if not isinstance(label, str):
+        raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is not a string", mend)
+    if not label or len(label) > LONGEST_LABEL:
+        raise ScheduleError("schedule.label_invalid", f"the label is {len(label)} characters long", mend)
+    if not is_text(label) or any(not c.isprintable() and c != " " for c in label):
+        raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} holds a control "
+                            "character or a lone surrogate", mend)
+    return label
 
 
 def _cron(expression: object) -> str:

@@ -101,16 +101,17 @@ def json_rows(*columns: str) -> str:
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
 # from before (not even a run asked for by hand). One going on, or a one-off moment already made
-# (`done`), is left as it is: a hand-over retried after the call makes no second call.
-HANDED = json_rows("name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick")
+# (`done`), is left as it is: a hand-over retried after the call makes no second call. Its label,
+# no part of the id, is the one of the hand-over that wrote the row.
+HANDED = json_rows("name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label")
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
-    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick)
-SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick FROM j WHERE true
+    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label)
+SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
 SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL
+    run_requested_at = NULL, run_requested_by = NULL, label = excluded.label
 WHERE ended IN ('cancelled', 'expired', 'action_gone')
 """
 
@@ -571,10 +572,10 @@ class ScheduleStore:
 
     async def hand_over(
         self, id: str, action: str, timing: str, input: str, form: str, every: int, due: int,
-        expires: int | None, now: int,
+        expires: int | None, now: int, label: str | None = None,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
-        await self.hand_over_many([json.dumps([[id, action, timing, input, form, every, due, expires, now]])])
+        await self.hand_over_many([json.dumps([[id, action, timing, input, form, every, due, expires, now, label]])])
 
     async def hand_over_many(self, chunks: list[str]) -> None:
         """Keeps schedules handed over at run time, each once however often it is handed over:

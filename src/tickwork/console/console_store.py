@@ -12,10 +12,11 @@ from ..operator_store import (
     SELECT_APP, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
+from ..times import NEVER
 
-# The first page's keyset bound: after every time in epoch ms. A float, so that it crosses to D1
-# as a JS number: Pyodide hands an int this large over as a BigInt, which D1's bind() refuses.
-AFTER_ALL = float(2**53)
+# Where a first page starts: bound as a float, since Pyodide hands D1 an int this large as a BigInt,
+# which D1 refuses.
+NEWEST = float(NEVER)
 
 # How many schedules there are, by kind and state (every row once: the overview's counts).
 SCHEDULE_COUNTS = """
@@ -57,6 +58,7 @@ WHERE {kind} AND (?1 IS NULL OR {match})
 MATCHES = {
     "name": "s.name GLOB ?1",  # a prefix GLOB on the primary key reads a range of it
     "action": "s.action GLOB ?1",
+    "label": "s.label GLOB ?1",
     "input": "instr(s.input, ?1) > 0",
 }
 # The declared ones (a few), all of them; those handed over a page at a time after the name ?3,
@@ -75,12 +77,13 @@ ORDER BY due_at DESC, tick_at DESC, id DESC LIMIT CAST(?5 AS INTEGER)
 """
 
 # Runs across schedules, newest tick first, a page at a time after (?1 tick_at, ?2 id), through
-# the runs' index on tick_at: since ?3, of outcome ?4 (or any), of schedules matching the GLOB ?5.
+# the runs' index on tick_at, each with its schedule's form and label: since ?3, of outcome ?4 (or any), of schedules matching the GLOB ?5.
 RUNS_PAGE = """
-SELECT * FROM tickwork_runs
-WHERE tick_at <= ?1 AND (tick_at < ?1 OR id < ?2) AND tick_at >= ?3
-  AND (?4 IS NULL OR outcome = ?4) AND (?5 IS NULL OR schedule GLOB ?5)
-ORDER BY tick_at DESC, id DESC LIMIT CAST(?6 AS INTEGER)
+SELECT r.*, s.form AS form, s.label AS label
+FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
+WHERE r.tick_at <= ?1 AND (r.tick_at < ?1 OR r.id < ?2) AND r.tick_at >= ?3
+  AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)
+ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
 
 # The operator log, newest first, a page at a time after (?1 at, ?2 id), through its index on at.
@@ -140,7 +143,7 @@ class ConsoleStore:
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
         """One schedule as `why` reads it, a page of its history and its operator log, in one batch."""
-        due, tick, id = before or (AFTER_ALL, AFTER_ALL, "\uffff")
+        due, tick, id = before or (NEWEST, NEWEST, "\uffff")
         state, last, lease, app, gaps, runs, log = await self.db.batch([
             (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_LEASE_RUN, (name,)),
             (SELECT_APP, ()), (SELECT_GAPS, (20,)), (HISTORY_PAGE, (name, due, tick, id, page + 1)),
@@ -150,11 +153,11 @@ class ConsoleStore:
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:
-        tick, id = before or (AFTER_ALL, "\uffff")
+        tick, id = before or (NEWEST, "\uffff")
         return await self.db.all(RUNS_PAGE, (tick, id, since, outcome, name_glob, page + 1))
 
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
-        at, id = before or (AFTER_ALL, "\uffff")
+        at, id = before or (NEWEST, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
 
 

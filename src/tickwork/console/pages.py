@@ -23,7 +23,7 @@ th { background: #f0f2f5; font-weight: 600; }
 .failed, .stopped { color: #b3261e; font-weight: 600; } .succeeded, .ok { color: #1e7b34; }
 .skipped, .zone, .empty, .muted { color: #6a737d; }
 .zone { display: block; font-size: .9em; }
-form.inline { display: inline; } button { font: inherit; padding: .1em .7em; cursor: pointer; }
+.actions { display: flex; gap: .6em; margin: 1em 0; } form.inline { display: inline; } button { font: inherit; padding: .1em .7em; cursor: pointer; }
 .said { padding: .6em 1em; background: #eef6ff; border: 1px solid #b6d4fe; }
 .said.refused { background: #fdeceb; border-color: #f5c2bf; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: .3em 1.2em; }
@@ -286,7 +286,7 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
           tag("span", run.get("trace") or "", class_="id"), words.clip(run.get("detail"), 160)]
          for run in runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in facts)),
-            tag("p", *actions), tag("h2", "History, newest first"), history]
+            tag("div", *actions, class_="actions"), tag("h2", "History, newest first"), history]
     if more:
         last = runs[-1]
         body.append(tag("p", link(frame.href("/schedule", name=name,
@@ -312,7 +312,8 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
     listed = table(
         ["TICK (UTC, ITS ZONE)", "SCHEDULE", "DUE", "TOOK", "OUTCOME", "CALL", "DID", "TRACE", "DETAIL"],
         [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
-          link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
+          join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
+                tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
           moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome(run),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")

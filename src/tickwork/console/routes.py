@@ -83,7 +83,7 @@ async def _overview(db, app, frame, query):
 
 async def _schedules(db, app, frame, query):
     look_for, field = query.get("q") or None, query.get("in") if query.get("in") in MATCHES else "name"
-    pattern = _glob(look_for) if look_for and field in ("name", "action") else look_for
+    pattern = _glob(look_for) if look_for and field in ("name", "action", "label") else look_for
     state = query.get("state") if query.get("state") in ("live", "paused", "ended", "all") else "live"
     declared, handed = await ConsoleStore(db).schedules(pattern, field, state, query.get("after"), PAGE)
     shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
