@@ -72,24 +72,25 @@ def store_binding():
     return getattr(manifest, "STORE", None)
 
 
-def console_prefix(main):
-    """Where the local host serves tickwork's console: the app's `[tool.tickwork] console`, else
-    the console's default; None for a Worker without tickwork's APP or without the console."""
-    app = getattr(main, "APP", None)
-    if app is None or importlib.util.find_spec("tickwork.console") is None:
-        return None
-    from tickwork.console.routes import prefix_of
-
-    return prefix_of(app)
+def has_console(main):
+    """Whether the Worker is a tickwork app (its entry's APP) whose tickwork has the console."""
+    return getattr(main, "APP", None) is not None and importlib.util.find_spec("tickwork.console") is not None
 
 
-async def serve_console(instance, main, request):
-    """One request to the console, with no login (the operator `local`): the host lets only this
-    machine's own pages reach it (its Host and Origin checks); a form still needs the console's
-    CSRF token."""
+_local_apps = {}
+
+
+async def serve_console(instance, main, request, prefix):
+    """One request to the console the local host serves at `prefix`, its own path, with no login
+    (the operator `local`): the host lets only this machine's own pages reach it (its Host and
+    Origin checks), and a form still needs the console's CSRF token. The app's own prefix, if it
+    sets one, stays the Worker's, behind its access checks."""
+    from dataclasses import replace
+
     from workers import python_from_rpc, python_to_rpc
 
     from tickwork.adapters.workers import serve_console
     from tickwork.console.access import LOCAL
 
-    return python_to_rpc(await serve_console(main.APP, instance.env, python_from_rpc(request), LOCAL))
+    app = _local_apps.get(prefix) or _local_apps.setdefault(prefix, replace(main.APP, console={"prefix": prefix}))
+    return python_to_rpc(await serve_console(app, instance.env, python_from_rpc(request), LOCAL))

@@ -24,6 +24,10 @@ const USAGE = `usage: cli.mjs dev|tick [--time T] [--far] [--cron C] [--json] [-
 // wrangler's own order of its configuration files, where --config names none.
 const CONFIGS = ['wrangler.json', 'wrangler.jsonc', 'wrangler.toml'];
 const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
+// Where the host serves tickwork's console with no login: among its own endpoints, behind their
+// checks, and never the app's path (Cloudflare keeps /cdn-cgi; the app's own prefix stays the
+// Worker's, behind its access checks).
+const CONSOLE = '/cdn-cgi/tickwork/console';
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
 
@@ -101,7 +105,7 @@ async function workerRequest(req) {
   });
 }
 
-// Whether `pathname` is the console's, at `base` (its prefix without the trailing slash).
+// Whether `pathname` is under `base`, a path without a trailing slash.
 function inside(pathname, base) {
   return pathname === base || pathname.startsWith(`${base}/`);
 }
@@ -134,23 +138,20 @@ function plain(res, status, text) {
 }
 
 // Listens before the Worker is loaded, so that a port in use is said at once; requests wait for
-// `started` ({host, crons}).
+// `started` ({host, crons, withConsole}).
 function serve(started, printer, { port, track }) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
-    const refuse = (foreign) => plain(res, 403, `tickwork host: refused ${req.method} ${url.pathname}: ${foreign}. ` +
-      `Its own endpoints answer only requests from this machine, e.g. curl http://127.0.0.1:${server.address().port}${url.pathname}\n`);
     try {
       const own = SCHEDULED.includes(url.pathname) || url.pathname.startsWith('/cdn-cgi/');
       const foreign = own && foreignRequest(req.headers, server.address().port);
-      if (foreign) return refuse(foreign);
-      const { host, crons, consoleAt } = await started;
-      if (consoleAt && inside(url.pathname, consoleAt)) {
-        // The console here needs no login, so it answers only this machine's own pages, as the
-        // endpoints above do; its forms carry its CSRF token besides.
-        const foreignPage = foreignRequest(req.headers, server.address().port);
-        if (foreignPage) return refuse(foreignPage);
-        return await sendResponse(res, await track(host.console(await workerRequest(req))));
+      if (foreign) {
+        return plain(res, 403, `tickwork host: refused ${req.method} ${url.pathname}: ${foreign}. ` +
+          `Its own endpoints answer only requests from this machine, e.g. curl http://127.0.0.1:${server.address().port}${url.pathname}\n`);
+      }
+      const { host, crons, withConsole } = await started;
+      if (withConsole && inside(url.pathname, CONSOLE)) {
+        return await sendResponse(res, await track(host.console(await workerRequest(req), CONSOLE)));
       }
       const wantsJson = (req.headers.accept ?? '').includes('application/json');
       if (SCHEDULED.includes(url.pathname)) {
@@ -287,8 +288,8 @@ async function main() {
   }
   listen();
   const crons = host.platform.config.triggers?.crons ?? [];
-  const consoleAt = host.worker.consolePrefix()?.replace(/\/+$/, '');
-  ready({ host, crons, consoleAt });
+  const withConsole = host.worker.hasConsole();
+  ready({ host, crons, withConsole });
 
   if (command === 'tick') {
     const result = await track(tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time));
@@ -306,9 +307,7 @@ async function main() {
   );
   printer.note(`tickwork host: handlers ${handlers}; D1 state in ${values['persist-to']}`);
   printer.note(`tickwork host: listening on http://127.0.0.1:${port}`);
-  if (consoleAt) {
-    printer.note(`tickwork host: console: http://127.0.0.1:${port}${consoleAt}/ (no login: this machine's pages only)`);
-  }
+  if (withConsole) printer.note(`tickwork host: console: http://127.0.0.1:${port}${CONSOLE} (no login: this machine's pages only)`);
   if (values['no-timer']) printer.note('tickwork host: no timer; tick with GET /cdn-cgi/handler/scheduled?time=<ms>');
   else if (!crons.length) printer.note(`tickwork host: ${values.config} has no [triggers] crons; tick by hand`);
   else printer.note(`tickwork host: ticking every ${step / 1000} s for ${crons.join(', ')}; Ctrl-C stops`);

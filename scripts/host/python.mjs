@@ -113,7 +113,7 @@ export class PythonWorker {
       loadedModules: namespace.get('loaded_modules'),
       entrypointMethods: namespace.get('entrypoint_methods'),
       storeBinding: namespace.get('store_binding'),
-      consolePrefix: namespace.get('console_prefix'),
+      hasConsole: namespace.get('has_console'),
       serveConsole: namespace.get('serve_console'),
     };
     bridge.arrangeSearchPath(SESSION, `${SESSION}/python_modules`, !!compatFlags.python_process_pth_files);
@@ -138,10 +138,9 @@ export class PythonWorker {
     return Default ? this.bridge.entrypointMethods(Default).toJs() : [];
   }
 
-  // The path prefix of tickwork's console (the app's `[tool.tickwork] console`, or the
-  // console's default), or undefined when the Worker is no tickwork app.
-  consolePrefix() {
-    return this.bridge.consolePrefix(this.main) ?? undefined;
+  // Whether the Worker is a tickwork app with tickwork's console.
+  hasConsole() {
+    return this.bridge.hasConsole(this.main);
   }
 
   // One event: `Default(ctx, env)` is built, `method` called with `args`, and what the handler
@@ -150,10 +149,10 @@ export class PythonWorker {
     return await this.within((instance) => this.bridge.call(instance, method, relaxed, ...args));
   }
 
-  // One request to tickwork's console as the local host serves it: no login, on the Worker's
-  // own env.
-  async console(request) {
-    return await this.within((instance) => this.bridge.serveConsole(instance, this.main, request));
+  // One request to tickwork's console as the local host serves it at `prefix`: no login, on the
+  // Worker's own env.
+  async console(request, prefix) {
+    return await this.within((instance) => this.bridge.serveConsole(instance, this.main, request, prefix));
   }
 
   async within(call) {

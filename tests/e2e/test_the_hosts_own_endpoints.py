@@ -61,7 +61,7 @@ def test_requests_to_the_workers_fetch_are_left_to_the_app(host):
 
 
 # The console as the host serves it, with no login (README "make dev").
-CONSOLE = "/tickwork/"
+CONSOLE = "/cdn-cgi/tickwork/console"
 
 
 def test_the_console_is_served_to_this_machines_own_pages_with_no_login(host):
@@ -78,6 +78,14 @@ def test_a_console_page_addressed_to_another_host_name_is_refused(host):
     assert f"its Host 'rebound.example:{_port(host)}' is not 127.0.0.1:{_port(host)}" in answer.text
 
 
+def test_the_apps_own_console_prefix_stays_the_workers_behind_its_login(host):
+    """The e2e copy serves the console at /ops through its fetch: the host's own console, with no
+    login, never takes the app's path."""
+    answer = host.fetch("/ops/schedules", headers={"Sec-Fetch-Site": "none"})
+
+    assert answer.status == 401
+
+
 def test_a_console_page_another_sites_page_asks_for_is_refused(host):
     answer = host.fetch(CONSOLE, headers={"Sec-Fetch-Site": "cross-site"})
 
@@ -88,7 +96,7 @@ def test_a_console_page_another_sites_page_asks_for_is_refused(host):
 def _pause_posted(host, **headers):
     """A form posting `pause chore_census` to the console, without its CSRF token."""
     host.tick(utc("2026-01-05 12:00"))
-    return host.fetch(f"{CONSOLE}schedule/pause", "POST", b"name=chore_census&back=/tickwork/",
+    return host.fetch(f"{CONSOLE}/schedule/pause", "POST", f"name=chore_census&back={CONSOLE}".encode(),
                       headers={"Content-Type": "application/x-www-form-urlencoded", **headers})
 
 
