@@ -131,8 +131,15 @@ def test_tickwork_dev_prints_the_consoles_loopback_address(dev):
     assert host.url.startswith("http://127.0.0.1:")
 
 
-# The console's pages in the order its header links them, with each page's heading.
-NAV = [("Schedules", "Schedules"), ("Runs", "Runs across schedules"), ("Deliveries", "Deliveries"), ("Operator log", "Operator log")]
+# From the overview, each page by a link of the one before: the link, the heading it leads to,
+# and the screenshot's name.
+WALK = [
+    ("header a:has-text('Schedules')", "Schedules", "schedules"),
+    ("main a:has-text('chore_census')", "chore_census", "schedule-chore_census"),
+    ("header a:has-text('Runs')", "Runs across schedules", "runs"),
+    ("header a:has-text('Deliveries')", "Deliveries", "deliveries"),
+    ("header a:has-text('Operator log')", "Operator log", "operator-log"),
+]
 
 
 def _heading(browser) -> str:
@@ -146,17 +153,11 @@ def test_each_page_of_the_console_loads_from_the_one_before_it(dev, browser, tic
 
     loaded = [(browser.goto(console)["status"], _heading(browser))]
     browser.screenshot("overview")
-    for link, heading in NAV[:1]:
-        loaded.append((browser.click(f"header a:has-text('{link}')")["status"], _heading(browser)))
-        browser.screenshot(heading.lower().replace(" ", "-"))
-    loaded.append((browser.click("main a:has-text('chore_census')")["status"], _heading(browser)))
-    browser.screenshot("schedule-chore_census")
-    for link, heading in NAV[1:]:
-        loaded.append((browser.click(f"header a:has-text('{link}')")["status"], _heading(browser)))
-        browser.screenshot(heading.lower().replace(" ", "-"))
+    for link, _, shot in WALK:
+        loaded.append((browser.click(link)["status"], _heading(browser)))
+        browser.screenshot(shot)
 
-    assert loaded == [(200, "Overview"), (200, "Schedules"), (200, "chore_census"), (200, "Runs across schedules"),
-                      (200, "Deliveries"), (200, "Operator log")]
+    assert loaded == [(200, "Overview")] + [(200, heading) for _, heading, _ in WALK]
     seen = browser.seen()
     assert seen["errors"] == []
     assert [url for url in seen["requests"] if not url.startswith(host.url + "/")] == []
