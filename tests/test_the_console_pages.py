@@ -10,7 +10,7 @@ from console_fixtures import NINE, NOW, PREFIX, ask, filled_store, token_access
 from helpers import open_store, run, ticks
 
 from tickwork import words
-from tickwork.console.console_store import HANDED_OVER
+from tickwork.console.console_store import DECLARED, HANDED_OVER
 from tickwork.per_item import Items
 from tickwork.times import MINUTE
 
@@ -93,11 +93,22 @@ def test_a_page_of_handed_over_schedules_starts_after_the_last_one_of_the_page_b
     assert "Declared" not in second
 
 
-def test_a_page_of_handed_over_schedules_is_read_along_the_primary_key_not_the_whole_table():
-    db = open_store()
-    plan = run(db.all("EXPLAIN QUERY PLAN " + HANDED_OVER["name"], (None, "live", "x@", 51)))
+PRIMARY_KEY = "sqlite_autoindex_tickwork_schedules_1"
+RANGE = ("a", "a\U0010ffff")
+
+
+@pytest.mark.parametrize("sql, params, read", [
+    pytest.param(HANDED_OVER[None], ("live", "x@", 51), f"SEARCH s USING INDEX {PRIMARY_KEY} (name>?)",
+                 id="a page of those handed over"),
+    pytest.param(HANDED_OVER["name"], ("live", "", 51, "a*", *RANGE), f"SEARCH s USING INDEX {PRIMARY_KEY} (name>? AND name<?)",
+                 id="a search by name"),
+    pytest.param(DECLARED[None], ("all", "", 1000), "SEARCH s USING INDEX tickwork_schedules_declared_ever (name>?)",
+                 id="the declared ones, removed ones too"),
+])
+def test_a_page_of_schedules_is_read_through_an_index_not_the_whole_table(sql, params, read):
+    plan = run(open_store().all("EXPLAIN QUERY PLAN " + sql, params))
     page = [row["detail"] for row in plan if row["parent"] == 0]  # the schedules, not each one's last run
-    assert page[0] == "SEARCH s USING INDEX sqlite_autoindex_tickwork_schedules_1 (name>?)"
+    assert page[0] == read
     assert not any(step.startswith("SCAN") or "ORDER BY" in step for step in page)
 
 

@@ -237,6 +237,7 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
 
 # -- why ---------------------------------------------------------------------------------------
 
+
 async def why(store: OperatorStore, now: int, name: str, project: Path | None) -> Answer:
     state, last, lease, app, gaps = await store.explain(name)
     manifest = declared(project) if project else None

@@ -5,6 +5,8 @@ A page of handed-over schedules, runs or log rows is read by keyset (the last ro
 before), through an index, so a page reads about a page of rows however many there are.
 """
 
+import json
+import re
 from dataclasses import dataclass
 
 from ..database import Database, Row
@@ -42,8 +44,13 @@ FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
 WHERE d.state IN ('failed', 'outcome_unknown') ORDER BY d.updated_at DESC LIMIT CAST(?1 AS INTEGER)
 """
 
-# Schedules with their last run (as the command's SELECT_SCHEDULES reads it). ?1 what to look for
-# (or NULL) in the column `{match}` names, ?2 the state: live, paused, ended or all.
+# Schedules with their last run (as the command's SELECT_SCHEDULES reads it), in name order after
+# ?2 (the last name of the page before, '' for the first), ?3 at most: ?1 the state (live, paused,
+# ended or all), and where a search is made, `{match}` on ?4 (a GLOB, or the text an input holds),
+# with a name's or label's GLOB kept to the range ?5 to ?6 its literal start gives, which an index
+# reads. The declared ones are read through tickwork_schedules_declared_ever, those handed over
+# along the primary key: a page of a million reads about a page of rows unless a search by action
+# or input passes few of them.
 SCHEDULE_ROWS = """
 SELECT s.*,
        r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
@@ -51,22 +58,22 @@ SELECT s.*,
 FROM tickwork_schedules AS s
 LEFT JOIN tickwork_runs AS r ON r.id = (
     SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
-WHERE {kind} AND (?1 IS NULL OR {match})
-  AND CASE ?2 WHEN 'live' THEN s.removed_at IS NULL WHEN 'paused' THEN s.removed_at IS NULL AND s.paused = 1
+WHERE {kind} AND s.name > ?2 AND {match}
+  AND CASE ?1 WHEN 'live' THEN s.removed_at IS NULL WHEN 'paused' THEN s.removed_at IS NULL AND s.paused = 1
               WHEN 'ended' THEN s.removed_at IS NOT NULL ELSE 1 END
+ORDER BY s.name LIMIT CAST(?3 AS INTEGER)
 """
 MATCHES = {
-    "name": "s.name GLOB ?1",  # a prefix GLOB on the primary key reads a range of it
-    "action": "s.action GLOB ?1",
-    "label": "s.label GLOB ?1",
-    "input": "instr(s.input, ?1) > 0",
+    None: "1",
+    "name": "s.name GLOB ?4 AND s.name >= ?5 AND s.name < ?6",
+    "label": "s.label GLOB ?4 AND s.label >= ?5 AND s.label < ?6",
+    "action": "s.action GLOB ?4",
+    "input": "instr(s.input, ?4) > 0",
 }
-# The declared ones (a few), all of them; those handed over a page at a time after the name ?3,
-# along the primary key, ?4 rows at most.
-DECLARED = {field: SCHEDULE_ROWS.format(kind="s.action IS NULL", match=match) + "ORDER BY s.name"
-            for field, match in MATCHES.items()}
-HANDED_OVER = {field: SCHEDULE_ROWS.format(kind="s.action IS NOT NULL AND s.name > ?3", match=match)
-               + "ORDER BY s.name LIMIT CAST(?4 AS INTEGER)" for field, match in MATCHES.items()}
+DECLARED = {field: SCHEDULE_ROWS.format(kind="s.action IS NULL", match=match) for field, match in MATCHES.items()}
+HANDED_OVER = {field: SCHEDULE_ROWS.format(kind="s.action IS NOT NULL", match=match)
+               for field, match in MATCHES.items()}
+DECLARED_MOST = 1000  # declared schedules are a few: all of them on the first page
 
 # A schedule's runs and skips, newest due first, a page at a time: after (?2 due_at, ?3 tick_at,
 # ?4 id) of the last row shown, ?5 rows at most, through the runs' index on (schedule, due_at).
@@ -122,8 +129,6 @@ class ConsoleStore:
 
     async def overview(self, since: int, most: int = 10) -> Overview:
         """What the overview shows, in one batch: runs counted since `since`."""
-        import json
-
         app, gaps, health, failed, schedules, runs, deliveries, failing = await self.db.batch([
             (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, most)),
             (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since,)), (DELIVERY_COUNTS, ()), (FAILING_DELIVERIES, (most,)),
@@ -131,14 +136,16 @@ class ConsoleStore:
         declared_failing = sorted(json.loads(health[0]["failing"] or "[]")) if health else []
         return Overview(_first(app), gaps, declared_failing, failed, schedules, runs, deliveries, failing)
 
-    async def schedules(self, look_for: str | None, field: str, state: str, after: str | None,
+    async def schedules(self, field: str | None, look_for: str | None, state: str, after: str | None,
                         page: int) -> tuple[list[Row], list[Row]]:
         """The declared schedules (only on the first page, `after` None) and a page of those handed
-        over after `after`, one more than `page` where there are more, in one batch."""
-        handed = (HANDED_OVER[field], (look_for, state, after or "", page + 1))
+        over after `after`, one more than `page` where there are more, in one batch. `field`: what
+        `look_for` is looked for in (name, label or action: a GLOB; input: text it holds), or None."""
+        search = () if field is None else (look_for, *_glob_range(look_for)) if field in ("name", "label") else (look_for,)
+        handed = (HANDED_OVER[field], (state, after or "", page + 1, *search))
         if after is not None:
             return [], await self.db.all(*handed)
-        declared, rows = await self.db.batch([(DECLARED[field], (look_for, state)), handed])
+        declared, rows = await self.db.batch([(DECLARED[field], (state, "", DECLARED_MOST, *search)), handed])
         return declared, rows
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
@@ -159,6 +166,13 @@ class ConsoleStore:
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
         at, id = before or (NEWEST, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
+
+
+def _glob_range(pattern: str) -> tuple[str, str]:
+    """The range of text a GLOB's matches fall in: from its literal start to past all that
+    starts so (U+10FFFF sorts after every other character, in UTF-8 as in the code points)."""
+    start = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    return start, start + "\U0010ffff"
 
 
 def _first(rows: list[Row]) -> Row | None:

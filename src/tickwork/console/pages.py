@@ -279,10 +279,10 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
             actions.append(button(frame, "/schedule/cancel", "Cancel this item", back, name=name))
     runs = found.runs
     history = table(
-        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "KIND", "CALL", "DID", "ATTEMPT", "TRACE", "DETAIL"],
+        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "KIND", "CALL", "DID", "BY HAND", "TRACE", "DETAIL"],
         [[moment(None if words.ahead_of_due(run) else run["due_at"], frame.now, zone),
           moment(run.get("started_at"), frame.now), took(run), outcome(run), run.get("kind") or "",
-          words.call_words(run), words.did(run), f"by hand: {run['by_hand']}" if run.get("by_hand") else "",
+          words.call_words(run), words.did(run), run.get("by_hand") or "",
           tag("span", run.get("trace") or "", class_="id"), words.clip(run.get("detail"), 160)]
          for run in runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in facts)),

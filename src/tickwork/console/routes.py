@@ -10,7 +10,7 @@ from ..operator_store import OperatorStore
 from ..times import DAY, HOUR, NEVER
 from . import csrf, pages
 from .access import Checked, Local, Refused, identify
-from .console_store import MATCHES, ConsoleStore
+from .console_store import ConsoleStore
 from .http import Request, Response
 
 PAGE = 50  # rows a page of schedules, runs or log
@@ -32,6 +32,7 @@ HTML = "text/html; charset=utf-8"
 SCHEDULE_VERBS = {"pause": "pause", "resume": "resume", "run": "run", "cancel": "cancel_item"}
 DELIVERY_VERBS = ("retry", "dismiss", "cancel")
 SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
+SEARCHED_IN = ("name", "action", "label", "input")
 
 
 def prefix_of(app: App) -> str:
@@ -82,10 +83,11 @@ async def _overview(db, app, frame, query):
 
 
 async def _schedules(db, app, frame, query):
-    look_for, field = query.get("q") or None, query.get("in") if query.get("in") in MATCHES else "name"
-    pattern = _glob(look_for) if look_for and field in ("name", "action", "label") else look_for
+    look_for = query.get("q") or None
+    field = (query["in"] if query.get("in") in SEARCHED_IN else "name") if look_for else None
+    pattern = _glob(look_for) if field in ("name", "action", "label") else look_for
     state = query.get("state") if query.get("state") in ("live", "paused", "ended", "all") else "live"
-    declared, handed = await ConsoleStore(db).schedules(pattern, field, state, query.get("after"), PAGE)
+    declared, handed = await ConsoleStore(db).schedules(field, pattern, state, query.get("after"), PAGE)
     shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
     return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown)
 
