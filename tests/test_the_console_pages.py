@@ -208,3 +208,24 @@ def test_no_page_holds_a_script_or_an_inline_style(db):
         html = ask(db, "GET", PREFIX + path).body
         assert "<script" not in html and "style=" not in html and "<style" not in html
         assert not re.search(r'(src|href)="(https?:)?//', html)
+
+
+@pytest.mark.parametrize("query", [
+    pytest.param("/runs?before=99999999999999999999999:x", id="a cursor past any time"),
+    pytest.param("/runs?before=9007199254740993:x", id="a cursor past 2**53"),
+    pytest.param("/runs?before=-5:x", id="a negative cursor"),
+    pytest.param("/runs?before=1_767_600_000_000:x", id="a cursor with underscores"),
+    pytest.param("/runs?before=soon", id="a cursor of words"),
+    pytest.param("/log?before=12", id="a cursor without its id"),
+    pytest.param("/schedule?name=census&before=1:2", id="a history cursor without its id"),
+    pytest.param("/runs?outcome=exploded", id="an outcome there is none of"),
+    pytest.param("/runs?since=3d", id="a period the page offers none of"),
+    pytest.param("/schedules?state=asleep", id="a state there is none of"),
+    pytest.param("/schedules?q=x&in=colour", id="a field that is not searched"),
+])
+def test_a_query_value_the_console_never_writes_is_a_400_saying_which(db, query):
+    answer = ask(db, "GET", PREFIX + query)
+
+    assert answer.status == 400
+    name = query.split("?")[1].split("&")[-1].split("=")[0]
+    assert f"`{name}" in unescape(answer.body) and "Nothing was read" in unescape(answer.body)

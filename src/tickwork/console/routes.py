@@ -6,6 +6,7 @@ import re
 
 from ..app import App, timing_of
 from ..database import Database
+from ..model import Outcome
 from ..operator_store import OperatorStore
 from ..times import DAY, HOUR, NEVER
 from . import csrf, pages
@@ -33,6 +34,16 @@ SCHEDULE_VERBS = {"pause": "pause", "resume": "resume", "run": "run", "cancel": 
 DELIVERY_VERBS = ("retry", "dismiss", "cancel")
 SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
 SEARCHED_IN = ("name", "action", "label", "input")
+STATES = ("live", "paused", "ended", "all")
+CURSOR_TIME = re.compile(r"[0-9]{1,16}")  # epoch ms as the pages write them: below 2**53, bound exactly
+
+
+class Unwritten(ValueError):
+    """A query value none of the console's pages writes: a 400 naming it, before anything is read."""
+
+    def __init__(self, name: str, value: str, what: str):
+        super().__init__(f"`{name}={value}` is not {what}. Nothing was read: follow the console's own links, "
+                         "or use its forms")
 
 
 def prefix_of(app: App) -> str:
@@ -71,7 +82,10 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     handler = PAGES.get(route)
     if handler is None:
         return respond(404, pages.answer(frame, "Not found", "The console has no such page.", frame.href(""), True))
-    status, body = await handler(db, app, frame, request.query)
+    try:
+        status, body = await handler(db, app, frame, request.query)
+    except Unwritten as why:
+        return respond(400, pages.answer(frame, "Bad request", str(why), frame.href(route), True))
     return respond(status, body)
 
 
@@ -84,9 +98,10 @@ async def _overview(db, app, frame, query):
 
 async def _schedules(db, app, frame, query):
     look_for = query.get("q") or None
-    field = (query["in"] if query.get("in") in SEARCHED_IN else "name") if look_for else None
+    searched_in = _one_of(query, "in", SEARCHED_IN, "name")
+    field = searched_in if look_for else None
     pattern = _glob(look_for) if field in ("name", "action", "label") else look_for
-    state = query.get("state") if query.get("state") in ("live", "paused", "ended", "all") else "live"
+    state = _one_of(query, "state", STATES, "live")
     declared, handed = await ConsoleStore(db).schedules(field, pattern, state, query.get("after"), PAGE)
     shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
     return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown)
@@ -99,7 +114,7 @@ def _glob(text: str) -> str:
 
 async def _schedule(db, app, frame, query):
     name = query.get("name") or ""
-    before = _keys(query.get("before"), int, int, str)
+    before = _keys(query, "before", int, int, str)
     found = await ConsoleStore(db).schedule(name, before, PAGE)
     declared = next((s for s in app.schedules if s.name == name), None)
     back = frame.href("/schedule", name=name)
@@ -131,11 +146,11 @@ def _next_due(state: dict | None, declared) -> list[int]:
 
 
 async def _runs(db, app, frame, query):
-    since_key = query.get("since") if query.get("since") in (*SINCE, "all") else "24h"
+    since_key = _one_of(query, "since", (*SINCE, "all"), "24h")
     since = 0 if since_key == "all" else frame.now - SINCE[since_key]
-    outcome = query.get("outcome") or None
+    outcome = _one_of(query, "outcome", tuple(Outcome), None)
     name = query.get("name") or None
-    rows = await ConsoleStore(db).runs(_keys(query.get("before"), int, str), since, outcome,
+    rows = await ConsoleStore(db).runs(_keys(query, "before", int, str), since, outcome,
                                        _glob(name) if name else None, PAGE)
     shown = {key: value for key, value in query.items() if key in ("since", "outcome", "name")}
     return 200, pages.runs(frame, rows[:PAGE], len(rows) > PAGE, shown)
@@ -148,7 +163,7 @@ async def _deliveries(db, app, frame, query):
 
 
 async def _log(db, app, frame, query):
-    rows = await ConsoleStore(db).log(_keys(query.get("before"), int, str), PAGE)
+    rows = await ConsoleStore(db).log(_keys(query, "before", int, str), PAGE)
     return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
 
 
@@ -156,15 +171,27 @@ PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs
          "/deliveries": _deliveries, "/log": _log}
 
 
-def _keys(text: str | None, *types) -> tuple | None:
-    """A page's keyset bound, `1767600000000:abc`, read as `types`; None where it is not one."""
+def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:
+    """The query's `name`, one of `values`; `default` where it is not given (or empty)."""
+    value = query.get(name)
+    if not value:
+        return default
+    if value not in values:
+        raise Unwritten(name, value, "one of " + ", ".join(values))
+    return value
+
+
+def _keys(query: dict, name: str, *types) -> tuple | None:
+    """A page's keyset bound, `1767600000000:abc`, read as `types`; None where none is given."""
+    text = query.get(name)
     if not text:
         return None
     parts = text.split(":", len(types) - 1)
-    try:
-        return tuple(kind(part) for kind, part in zip(types, parts, strict=True))
-    except ValueError:
-        return None
+    if len(parts) != len(types) or not all(kind is str or CURSOR_TIME.fullmatch(part) and int(part) < NEVER
+                                           for kind, part in zip(types, parts)):
+        raise Unwritten(name, text, "a page's bound as the console writes it (" + ":".join(
+            "<epoch ms>" if kind is int else "<id>" for kind in types) + ")")
+    return tuple(kind(part) for kind, part in zip(types, parts))
 
 
 # -- actions ------------------------------------------------------------------------------------
