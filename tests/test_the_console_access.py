@@ -114,3 +114,26 @@ def test_an_app_without_access_settings_refuses_any_jwt(db):
 def test_the_local_host_serves_the_console_without_login_as_local(db):
     answer = ask(db, "GET", PREFIX, LOCAL)
     assert answer.status == 200 and "local ·" in answer.body
+
+
+def test_a_jwt_issued_by_a_clock_a_little_ahead_of_the_worker_s_lets_its_email_in(db):
+    ahead = (NOW + 30_000) // 1000  # Access's clock half a minute ahead: a login just made
+    jwt = TEAM_KEY.jwt(iat=ahead, nbf=ahead)
+
+    answer = ask(db, "GET", PREFIX, access_of(CPythonVerifier(TEAM_KEY)), headers={"cf-access-jwt-assertion": jwt})
+
+    assert answer.status == 200
+
+
+def test_a_jwt_nested_past_the_parser_s_depth_is_403_not_an_error(db):
+    deep = b64("[" * 100_000)
+    answer = ask(db, "GET", PREFIX, access_of(CPythonVerifier(TEAM_KEY)),
+                 headers={"cf-access-jwt-assertion": f"{deep}.{deep}.AAAA"})
+
+    assert answer.status == 403
+
+
+def b64(text: str) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()

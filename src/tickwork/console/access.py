@@ -18,6 +18,7 @@ CERTS = "https://{team}.cloudflareaccess.com/cdn-cgi/access/certs"
 ISSUER = "https://{team}.cloudflareaccess.com"
 JWT_HEADER = "cf-access-jwt-assertion"
 JWT_COOKIE = "CF_Authorization"
+LEEWAY_S = 60  # how far Access's clock may be from the Worker's, either way, for exp and nbf
 
 
 class Verifier(Protocol):
@@ -103,7 +104,7 @@ async def _access_identity(jwt: str, access: Checked, now: int) -> str | None:
         head, body, signature = jwt.split(".")
         header, claims = json.loads(b64url(head)), json.loads(b64url(body))
         signed = b64url(signature)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # json's errors and UnicodeDecodeError are ValueErrors
         return None
     if not isinstance(header, dict) or not isinstance(claims, dict) or header.get("alg") != "RS256":
         return None
@@ -117,7 +118,7 @@ async def _access_identity(jwt: str, access: Checked, now: int) -> str | None:
     audience = claims.get("aud")
     audiences = audience if isinstance(audience, list) else [audience]
     exp, nbf = claims.get("exp"), claims.get("nbf", claims.get("iat", 0))
-    if not (isinstance(exp, (int, float)) and seconds < exp and isinstance(nbf, (int, float)) and nbf <= seconds):
+    if not (isinstance(exp, (int, float)) and isinstance(nbf, (int, float)) and nbf - LEEWAY_S <= seconds < exp + LEEWAY_S):
         return None
     if claims.get("iss") != ISSUER.format(team=access.team) or access.aud not in audiences:
         return None
