@@ -83,3 +83,13 @@ def test_an_access_jwt_is_checked_with_web_crypto_against_the_team_s_keys(host):
     assert host.fetch("/ops", headers=forged).status == 403
     assert pause(host, good, form_token(host, good)).status == 200
     assert host.d1("SELECT who FROM tickwork_operator_log") == [{"who": "ada@e2e.example"}]
+
+
+def test_a_page_cursor_is_bound_as_a_number_d1_takes_or_refused_with_a_400(host):
+    seeded(host)
+
+    longest = host.fetch("/ops/runs?before=999999999999999:x", headers=BEARER)
+    past = host.fetch("/ops/runs?before=9007199254740993:x", headers=BEARER)
+
+    assert longest.status == 200, longest.text
+    assert past.status == 400 and "`before=9007199254740993:x`" in past.text

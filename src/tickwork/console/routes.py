@@ -35,7 +35,7 @@ DELIVERY_VERBS = ("retry", "dismiss", "cancel")
 SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
 SEARCHED_IN = ("name", "action", "label", "input")
 STATES = ("live", "paused", "ended", "all")
-CURSOR_TIME = re.compile(r"[0-9]{1,16}")  # epoch ms as the pages write them: below 2**53, bound exactly
+CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
 
 
 class Unwritten(ValueError):
@@ -109,7 +109,7 @@ async def _schedules(db, app, frame, query):
 
 def _glob(text: str) -> str:
     """What a person types as a GLOB: itself where it has wildcards, else a prefix."""
-    return text if re.search(r"[*?\[]", text) else text.replace("[", "[[]") + "*"
+    return text if re.search(r"[*?\[]", text) else text + "*"
 
 
 async def _schedule(db, app, frame, query):
@@ -187,8 +187,7 @@ def _keys(query: dict, name: str, *types) -> tuple | None:
     if not text:
         return None
     parts = text.split(":", len(types) - 1)
-    if len(parts) != len(types) or not all(kind is str or CURSOR_TIME.fullmatch(part) and int(part) < NEVER
-                                           for kind, part in zip(types, parts)):
+    if len(parts) != len(types) or not all(kind is str or CURSOR_TIME.fullmatch(part) for kind, part in zip(types, parts)):
         raise Unwritten(name, text, "a page's bound as the console writes it (" + ":".join(
             "<epoch ms>" if kind is int else "<id>" for kind in types) + ")")
     return tuple(kind(part) for kind, part in zip(types, parts))
