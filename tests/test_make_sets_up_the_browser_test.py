@@ -5,13 +5,13 @@ with `make test`, installed without a question asked (CI runs as root, no one to
 import re
 import subprocess
 
-from helpers import ROOT
+from helpers import ROOT, as_typed_in_a_shell
 
 
 def _would_run(*args: str) -> str:
     """The commands `make` would run for `args`, none of them run."""
-    done = subprocess.run(["make", "--no-print-directory", "-n", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(["make", "--no-print-directory", "-n", *args], cwd=ROOT, env=as_typed_in_a_shell(),
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
