@@ -36,15 +36,16 @@ def _chromium() -> str:
 class Browser:
     """One page of headless Chromium, one step at a time (tests/e2e/browser/drive.mjs)."""
 
-    def __init__(self, process: subprocess.Popen, shots: Path):
+    def __init__(self, process: subprocess.Popen, shots: Path, stderr: list[str]):
         self.process = process
         self.shots = shots
+        self.stderr = stderr  # drained on a thread of its own, so Chromium's chatter never fills the pipe
 
     def step(self, do: str, **args):
         self.process.stdin.write(json.dumps({"do": do, **args}) + "\n")
         self.process.stdin.flush()
         line = self.process.stdout.readline()
-        assert line, f"the browser driver ended: {self.process.stderr.read()}"
+        assert line, f"the browser driver ended: {''.join(self.stderr)}"
         answer = json.loads(line)
         assert "error" not in answer, f"{do} {args}: {answer['error']}"
         return answer["value"]
@@ -98,17 +99,19 @@ def browser(tmp_path_factory):
     process = subprocess.Popen(
         ["node", str(BROWSER / "drive.mjs"), chromium, str(tmp_path_factory.mktemp("chromium-profile"))],
         cwd=BROWSER, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,
     )
-    driven = Browser(process, shots)
+    stderr: list[str] = []
+    read_into(process.stderr, stderr)
     try:
-        assert process.stdout.readline().strip() == '{"value":"ready"}', process.stderr.read()
-        yield driven
+        assert process.stdout.readline().strip() == '{"value":"ready"}', "".join(stderr)
+        yield Browser(process, shots, stderr)
     finally:
-        process.stdin.close()
+        process.stdin.close()  # drive.mjs closes Chromium and ends
         try:
-            process.wait(timeout=30)
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            process.kill()
+            stop(process)  # Ctrl-C to it and what it started: playwright closes Chromium as it goes
 
 
 @pytest.fixture
