@@ -229,3 +229,15 @@ def test_a_query_value_the_console_never_writes_is_a_400_saying_which(db, query)
     assert answer.status == 400
     name = query.split("?")[1].split("&")[-1].split("=")[0]
     assert f"`{name}" in unescape(answer.body) and "Nothing was read" in unescape(answer.body)
+
+
+def test_a_label_and_a_search_echoed_into_attributes_are_escaped():
+    db = open_store()
+    run(Items(db, lambda: NINE).calendar(remember, {"k": 1}, "0 9 * * 1", label='"><img src=x>'))
+    typed = '"><script>x</script>'
+
+    html = ask(db, "GET", f"{PREFIX}/schedules?q=%22%3E%3Cscript%3Ex%3C%2Fscript%3E&in=label&state=all").body
+    listed = ask(db, "GET", f"{PREFIX}/schedules").body
+
+    assert f'value="{typed.replace(chr(34), "&quot;").replace("<", "&lt;").replace(">", "&gt;")}"' in html
+    assert "<script>" not in html and "<img" not in listed and "label &quot;&gt;&lt;img src=x&gt;" in listed
