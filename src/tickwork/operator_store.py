@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 
 from .database import Database, Row
+from .schedule_store import ITEM_CANCELLABLE
 
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
@@ -124,7 +125,6 @@ WHERE id = ?1 AND {when} RETURNING id
 """
 
 # A schedule handed over at run time, cancelled by an operator: as `items.cancel` ends it.
-ITEM_CANCELLABLE = "action IS NOT NULL AND ended IS NULL"
 CANCEL_ITEM = f"""
 UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
 WHERE name = ?1 AND {ITEM_CANCELLABLE} RETURNING name
