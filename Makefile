@@ -8,7 +8,7 @@ export WRANGLER_SEND_METRICS := false
 export WRANGLER_SEND_ERROR_REPORTS := false
 export WRANGLER_HIDE_BANNER := true
 
-.PHONY: build bundle vendor test dev tick bench setup clean tickwork
+.PHONY: build bundle vendor test dev tick bench setup clean tickwork chromium
 
 $(VENV)/.installed: requirements/dev.txt .python-version
 	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
@@ -18,6 +18,11 @@ $(VENV)/.installed: requirements/dev.txt .python-version
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+# playwright-core for the console's browser test (it downloads no browser: the test drives Debian's).
+tests/e2e/browser/node_modules/.installed: tests/e2e/browser/package.json tests/e2e/browser/package-lock.json
+	npm ci --prefix tests/e2e/browser --no-audit --no-fund --loglevel=error
 	touch $@
 
 # The Worker's packages, pyproject.toml's [project].dependencies: pure-Python wheels from PyPI.
@@ -34,7 +39,8 @@ $(VENV)/bin/tickwork: $(VENV)/.installed Makefile
 		'exec "$(CURDIR)/$(PY)" -m tickwork_tool "$$@"' > $@
 	chmod +x $@
 
-setup: $(VENV)/.installed $(VENV)/bin/tickwork node_modules/.installed python_modules/.installed
+setup: $(VENV)/.installed $(VENV)/bin/tickwork node_modules/.installed python_modules/.installed \
+	tests/e2e/browser/node_modules/.installed
 
 vendor: python_modules/.installed
 
@@ -65,7 +71,16 @@ $(BUNDLED): $(BUNDLE_SOURCES) $(BUNDLE_LIST) $(VENV)/.installed $(VENV)/bin/tick
 bundle: $(BUNDLED)
 	@:
 
-test: setup
+# What the console's browser test drives (tests/e2e/test_the_console_in_a_browser.py): Debian's
+# headless `chromium`, installed by `make test` when missing (CI runs as root, Debian's registry
+# reachable), and playwright-core, pinned in tests/e2e/browser/ (`make setup`). A chromium that
+# cannot be had is said here and fails that test, saying so; the other tests run.
+chromium:
+	@command -v chromium >/dev/null || { echo "chromium is missing: apt-get install -y chromium" >&2; \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; } >&2 \
+		|| echo "could not install chromium (apt-get install chromium, as root): the browser test will fail" >&2; }
+
+test: setup chromium
 	$(PY) -m pytest
 
 # `tickwork dev` builds, bundles (wrangler deploy --dry-run --outdir build/worker) and runs the

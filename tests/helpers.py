@@ -1,11 +1,14 @@
 """Small pieces the tests share: recording actions, a frozen monotonic clock, the Worker
-Cloudflare's template makes, and stopping a process."""
+Cloudflare's template makes, and starting, reading and stopping a process."""
 
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
+import threading
+import time
 from pathlib import Path
 
 from tickwork import Schedule, call, clock
@@ -193,6 +196,28 @@ class Default(WorkerEntrypoint):
     async def fetch(self, request):
         return Response("hello")
 """
+
+
+def as_typed_in_a_shell() -> dict:
+    """The environment of a shell, not of the `make test` that runs the tests."""
+    return {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+
+
+def read_into(stream, lines: list) -> None:
+    """Appends each line of `stream` to `lines`, on a thread of its own, until it ends."""
+    threading.Thread(target=lambda: lines.extend(stream), daemon=True).start()
+
+
+def when_printed(lines: list, pattern: str, process: subprocess.Popen, timeout: float = 300):
+    """The match of `pattern` in what `lines` hold once it is there; None if `process` ended or
+    `timeout` seconds passed first."""
+    deadline = time.monotonic() + timeout
+    while process.poll() is None and time.monotonic() < deadline:
+        found = re.search(pattern, "".join(lines))
+        if found:
+            return found
+        time.sleep(0.1)
+    return re.search(pattern, "".join(lines))
 
 
 def stop(process: subprocess.Popen) -> None:

@@ -60,3 +60,19 @@ def test_the_wheel_ships_every_file_of_the_host_and_each_of_tickworks_migrations
         files = [path.name for path in folder.iterdir() if path.is_file() and path.suffix != ".py"]
         wanted = files if package.endswith("host") else [name for name in files if name[:2] == "00"]
         assert wanted and all(any(fnmatch(name, pattern) for pattern in shipped[package]) for name in wanted), package
+
+
+def test_the_wheel_ships_every_package_of_the_runtime_the_build_the_command_and_the_tool():
+    """Each folder of Python modules under a package's directory is a package the wheel lists
+    (setuptools ships only those named): a new subpackage left out would be missing from it."""
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"])
+    roots = {name: ROOT / folder for name, folder in PYPROJECT["tool"]["setuptools"]["package-dir"].items()
+             if folder != "."}
+    wanted = {
+        ".".join([name, *folder.relative_to(root).parts])
+        for name, root in roots.items()
+        for folder in [root, *(path.parent for path in root.rglob("*.py"))]
+        if "__pycache__" not in folder.parts and folder != ROOT
+    }
+
+    assert wanted - listed == set()

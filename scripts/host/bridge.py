@@ -5,6 +5,7 @@ The host runs this file in a namespace of its own: it is never a module the Work
 """
 
 import importlib
+import importlib.util
 import sys
 import time
 from site import addsitedir
@@ -69,3 +70,27 @@ def store_binding():
     """The D1 binding tickwork keeps its schedules in, if the Worker is a tickwork app."""
     manifest = sys.modules.get("tickwork_manifest")
     return getattr(manifest, "STORE", None)
+
+
+def has_console(main):
+    """Whether the Worker is a tickwork app (its entry's APP) whose tickwork has the console."""
+    return getattr(main, "APP", None) is not None and importlib.util.find_spec("tickwork.console") is not None
+
+
+_local_apps = {}
+
+
+async def serve_console(instance, main, request, prefix):
+    """One request to the console the local host serves at `prefix`, its own path, with no login
+    (the operator `local`): the host lets only this machine's own pages reach it (its Host and
+    Origin checks), and a form still needs the console's CSRF token. The app's own prefix, if it
+    sets one, stays the Worker's, behind its access checks."""
+    from dataclasses import replace
+
+    from workers import python_from_rpc, python_to_rpc
+
+    from tickwork.adapters.workers import serve_console
+    from tickwork.console.access import LOCAL
+
+    app = _local_apps.get(prefix) or _local_apps.setdefault(prefix, replace(main.APP, console={"prefix": prefix}))
+    return python_to_rpc(await serve_console(app, instance.env, python_from_rpc(request), LOCAL))

@@ -24,6 +24,10 @@ const USAGE = `usage: cli.mjs dev|tick [--time T] [--far] [--cron C] [--json] [-
 // wrangler's own order of its configuration files, where --config names none.
 const CONFIGS = ['wrangler.json', 'wrangler.jsonc', 'wrangler.toml'];
 const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
+// Where the host serves tickwork's console with no login: among its own endpoints, behind their
+// checks, and never the app's path (Cloudflare keeps /cdn-cgi; the app's own prefix stays the
+// Worker's, behind its access checks).
+const CONSOLE = '/cdn-cgi/tickwork/console';
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
 
@@ -92,6 +96,20 @@ async function sendResponse(res, response) {
   res.end(Buffer.from(await response.arrayBuffer()));
 }
 
+async function workerRequest(req) {
+  const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await readBody(req);
+  return new Request(new URL(req.url, `http://${req.headers.host ?? 'localhost'}`), {
+    method: req.method,
+    headers: req.headers,
+    body,
+  });
+}
+
+// Whether `pathname` is under `base`, a path without a trailing slash.
+function inside(pathname, base) {
+  return pathname === base || pathname.startsWith(`${base}/`);
+}
+
 function json(res, status, body) {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
@@ -120,7 +138,7 @@ function plain(res, status, text) {
 }
 
 // Listens before the Worker is loaded, so that a port in use is said at once; requests wait for
-// `started` ({host, crons}).
+// `started` ({host, crons, withConsole}).
 function serve(started, printer, { port, track }) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
@@ -131,7 +149,10 @@ function serve(started, printer, { port, track }) {
         return plain(res, 403, `tickwork host: refused ${req.method} ${url.pathname}: ${foreign}. ` +
           `Its own endpoints answer only requests from this machine, e.g. curl http://127.0.0.1:${server.address().port}${url.pathname}\n`);
       }
-      const { host, crons } = await started;
+      const { host, crons, withConsole } = await started;
+      if (withConsole && inside(url.pathname, CONSOLE)) {
+        return await sendResponse(res, await track(host.console(await workerRequest(req), CONSOLE)));
+      }
       const wantsJson = (req.headers.accept ?? '').includes('application/json');
       if (SCHEDULED.includes(url.pathname)) {
         const cron = url.searchParams.get('cron') ?? crons[0] ?? '* * * * *';
@@ -158,13 +179,7 @@ function serve(started, printer, { port, track }) {
           import_ms: host.worker.importMs,
         });
       }
-      const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await readBody(req);
-      const request = new Request(new URL(req.url, `http://${req.headers.host ?? 'localhost'}`), {
-        method: req.method,
-        headers: req.headers,
-        body,
-      });
-      await sendResponse(res, await track(host.fetch(request)));
+      await sendResponse(res, await track(host.fetch(await workerRequest(req))));
     } catch (error) {
       printer.error(`${req.method} ${url.pathname} failed:\n${error.message}`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -273,7 +288,8 @@ async function main() {
   }
   listen();
   const crons = host.platform.config.triggers?.crons ?? [];
-  ready({ host, crons });
+  const withConsole = host.worker.hasConsole();
+  ready({ host, crons, withConsole });
 
   if (command === 'tick') {
     const result = await track(tickOnce(host, printer, values.cron ?? crons[0] ?? '* * * * *', time));
@@ -291,6 +307,7 @@ async function main() {
   );
   printer.note(`tickwork host: handlers ${handlers}; D1 state in ${values['persist-to']}`);
   printer.note(`tickwork host: listening on http://127.0.0.1:${port}`);
+  if (withConsole) printer.note(`tickwork host: console: http://127.0.0.1:${port}${CONSOLE} (no login: this machine's pages only)`);
   if (values['no-timer']) printer.note('tickwork host: no timer; tick with GET /cdn-cgi/handler/scheduled?time=<ms>');
   else if (!crons.length) printer.note(`tickwork host: ${values.config} has no [triggers] crons; tick by hand`);
   else printer.note(`tickwork host: ticking every ${step / 1000} s for ${crons.join(', ')}; Ctrl-C stops`);

@@ -235,6 +235,12 @@ export class Host {
     return await this.worker.invoke('fetch', [request], { relaxed: true });
   }
 
+  // tickwork's console at `prefix`, served with no login: cli.mjs lets only this machine's pages
+  // reach it.
+  async console(request, prefix) {
+    return await this.worker.console(request, prefix);
+  }
+
   async reset() {
     this.reported.clear();
     return await this.platform.reset();

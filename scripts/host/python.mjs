@@ -113,6 +113,8 @@ export class PythonWorker {
       loadedModules: namespace.get('loaded_modules'),
       entrypointMethods: namespace.get('entrypoint_methods'),
       storeBinding: namespace.get('store_binding'),
+      hasConsole: namespace.get('has_console'),
+      serveConsole: namespace.get('serve_console'),
     };
     bridge.arrangeSearchPath(SESSION, `${SESSION}/python_modules`, !!compatFlags.python_process_pth_files);
 
@@ -136,15 +138,30 @@ export class PythonWorker {
     return Default ? this.bridge.entrypointMethods(Default).toJs() : [];
   }
 
+  // Whether the Worker is a tickwork app with tickwork's console.
+  hasConsole() {
+    return this.bridge.hasConsole(this.main);
+  }
+
   // One event: `Default(ctx, env)` is built, `method` called with `args`, and what the handler
   // gave `ctx.waitUntil` awaited. Python errors are thrown with their traceback as the message.
   async invoke(method, args, { relaxed = false } = {}) {
+    return await this.within((instance) => this.bridge.call(instance, method, relaxed, ...args));
+  }
+
+  // One request to tickwork's console as the local host serves it at `prefix`: no login, on the
+  // Worker's own env.
+  async console(request, prefix) {
+    return await this.within((instance) => this.bridge.serveConsole(instance, this.main, request, prefix));
+  }
+
+  async within(call) {
     const Default = this.main.Default;
     if (!Default) throw new Error('the Worker\'s main module defines no class Default(WorkerEntrypoint)');
     const ctx = new ExecutionContext();
     const instance = Default(ctx, this.env);
     try {
-      let result = await this.bridge.call(instance, method, relaxed, ...args);
+      let result = await call(instance);
       if (result && typeof result === 'object' && 'js_response' in result) result = result.js_response;
       const failures = await ctx.settle();
       if (failures.length) throw failures[0];

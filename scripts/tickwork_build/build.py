@@ -7,6 +7,7 @@ from pathlib import Path
 from tickwork.times import DAY, LONGEST, duration_ms
 
 from .collect import collect
+from .console import check_console
 from .declaration import NAME, Declaration
 from .migrations import schema_of
 from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
@@ -68,6 +69,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
     problems += check_statements_per_tick(project)
     problems += check_retention(project)
     problems += check_alerts(project)
+    problems += check_console(project)[1]
     problems += cron_trigger_problems(project.root / project.config_file)
     return store, specs, problems, queues
 
@@ -124,7 +126,7 @@ def build(root: Path) -> Built:
         project.worker_root, out, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
     manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project),
-                              project.alerts)
+                              project.alerts, check_console(project)[0])
     ensure_cron_trigger(project.root / project.config_file)
     return Built(project, store, specs, project.statements_per_tick, manifest)
 

@@ -14,7 +14,7 @@ MINUTE_CRON = "* * * * *"
 
 
 def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
-                    retention_ms: int | None = None, alerts: str | None = None) -> str:
+                    retention_ms: int | None = None, alerts: str | None = None, console: dict | None = None) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
@@ -24,6 +24,7 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
         f"QUEUES_BOUND = {bool(queues and queues.bound)!r}",
         f"RETENTION_MS = {retention_ms or 30 * 86_400_000!r}",
         f"ALERTS = {alerts!r}",
+        f"CONSOLE = {console!r}",
         "",
         "SCHEDULES = (",
     ]
@@ -40,11 +41,11 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
 
 def write_manifest(
     directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
-    retention_ms: int | None = None, alerts: str | None = None,
+    retention_ms: int | None = None, alerts: str | None = None, console: dict | None = None,
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
-    path.write_text(manifest_source(store, specs, statements_per_tick, queues, retention_ms, alerts))
+    path.write_text(manifest_source(store, specs, statements_per_tick, queues, retention_ms, alerts, console))
     return path
 
 

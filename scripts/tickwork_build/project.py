@@ -42,6 +42,7 @@ class Project:
     problems: tuple[Problem, ...] = ()  # settings of the wrong type, read as their defaults
     config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
     alerts: object = None  # [tool.tickwork] alerts: the producer binding alerts go to, as written
+    console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
 
     @property
     def app_package(self) -> str:
@@ -112,6 +113,7 @@ def load_project(root: Path) -> Project:
         problems=tuple(read.problems),
         config_file=name,
         alerts=tickwork.get("alerts"),
+        console={key: value for key, value in tickwork.items() if key.startswith("console")},
     )
 
 

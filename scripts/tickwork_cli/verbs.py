@@ -8,10 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tickwork.backfill import DRY_RUN_MOST, own_from, timing_of_row, to_backfill
-from tickwork.model import what_a_run_did
 from tickwork.operator_store import FROM_STATES, OperatorStore
-from tickwork.pulses import Pulse
 from tickwork.times import MINUTE, NEVER
+from tickwork.words import ahead_of_due as _ahead_of_due
+from tickwork.words import call_words as _call_words
+from tickwork.words import clip as _clip
+from tickwork.words import did as _did
+from tickwork.words import due_reason as _due_reason
+from tickwork.words import events_of as _events
+from tickwork.words import gap_words as _gap_words
+from tickwork.words import missed_words as _missed_words
+from tickwork.words import rule as _rule
+from tickwork.words import what_happened as _what_happened
 
 STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
 CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
@@ -48,13 +56,6 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
     line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return [line(headers), *(line(r) for r in rows)]
-
-
-def _clip(text: str | None, most: int = 80) -> str:
-    if not text:
-        return ""
-    text = " ".join(text.split())
-    return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _overdue(row: dict, manifest: dict | None) -> int | None:
@@ -191,20 +192,6 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
 
 # -- history -----------------------------------------------------------------------------------
 
-def _call_words(run: dict) -> str:
-    if run.get("n") is not None:
-        return f"share {run['i']} of {run['n']}"
-    if run.get("at") is not None:
-        return f"at {when(int(run['at']))}" + (f" ({run['dst']})" if run.get("dst") else "")
-    return ""
-
-
-def _ahead_of_due(run: dict) -> bool:
-    """A run by hand made before the schedule was due: its record keeps the due time it left
-    alone, which is no due time of this run."""
-    return bool(run.get("by_hand")) and int(run["due_at"]) > int(run["tick_at"])
-
-
 def _run_item(run: dict, now: int) -> dict:
     started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
     return {
@@ -226,30 +213,6 @@ def _covers(run: dict, now: int) -> dict | None:
         return None
     return {"count": int(run["covers"]), "at_least": bool(run.get("covers_more")),
             "first": _instant(run["covers_first"], now), "last": _instant(run["covers_last"], now)}
-
-
-def _missed_words(run: dict, name: str, verbose: bool = False) -> str:
-    """`3 occurrences missed, 02-01 00:00 to 04-01 00:00; this run is for the latest`."""
-    if run.get("covers") is None:
-        return ""
-    first, last = int(run["covers_first"]), int(run["covers_last"])
-    count = f"{'at least ' if run.get('covers_more') else ''}{int(run['covers'])}"
-    text = f"{count} occurrences missed, {when(first)} to {when(last)}"
-    if verbose:
-        what = "run" if run["outcome"] != "skipped" else "skip"
-        text += (f"; this {what} is for the latest: `tickwork backfill {name} --from {iso(first)} "
-                 f"--to {iso(last)}` makes the others")
-    return text
-
-
-def _events(run: dict) -> dict | None:
-    """What a run emitted, by event, as its record keeps it."""
-    return json.loads(run["events"]) if run.get("events") else None
-
-
-def _did(run: dict) -> str:
-    """A purge's `2 records purged`, or what an action's run emitted."""
-    return what_a_run_did(_number(run.get("items")), _events(run))
 
 
 def _log_item(row: dict, now: int) -> dict:
@@ -290,17 +253,6 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
 
 # -- why ---------------------------------------------------------------------------------------
 
-SKIPS = {
-    "paused": "skipped: the schedule was paused",
-    "running": "skipped: the run before it still held the lease",
-    "overdue": "skipped: the call was later than its `overdue:` allows",
-    "coalesced": "skipped: another calendar of the same action made the call for this moment",
-    "expired": "skipped: its `expires` had passed, so it ended",
-    "superseded": "skipped: the next due time came before this attempt, and superseded it",
-    "undeclared": "skipped: a deploy had removed the calendar when it came due; declared again, it owed nothing",
-}
-
-
 def _attempts(state: dict, entry: dict | None) -> int | None:
     """How many attempts a due time gets in all, where the schedule declares retries."""
     if state.get("timing"):
@@ -312,89 +264,6 @@ def _attempts(state: dict, entry: dict | None) -> int | None:
 def _attempt_words(attempt: int, attempts: int | None) -> str:
     return f"attempt {attempt}" + (f" of {attempts}" if attempts else "")
 
-
-def _rule(form: str, state: dict, overdue: int | None) -> str:
-    kind, _, rest = form.partition(" ")
-    if kind == "every":
-        return (f"runs fall on a grid counted in UTC from the first tick that saw it "
-                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
-    if kind == "calendar":
-        expression, zone = (p.strip() for p in rest.split("|")[:2])
-        text = (f"called at each moment of `{expression}` read in {zone}; a missed moment is called late, "
-                f"at the next tick, and only the latest one is owed")
-        return text + (f"; a call more than {words.span(overdue)} late is skipped `overdue`" if overdue else "")
-    if kind == "pulse":
-        cycle, _, n = rest.partition("/")
-        return (f"the cycle of {words.span(int(cycle))} counted from the Unix epoch, in {n} shares; one call a "
-                f"share, while no call runs; a missed share is not made up")
-    if kind == "once":
-        return f"called once, at {when(int(rest))} or at the first tick after it"
-    return form
-
-
-def _due_reason(form: str, due: int, has_run: bool) -> str:
-    kind, _, rest = form.partition(" ")
-    if kind == "every":
-        return ("the first grid time after the last tick that dealt with it" if has_run
-                else "one interval after the first tick that saw it")
-    if kind == "calendar":
-        expression, zone = (p.strip() for p in rest.split("|")[:2])
-        return f"the next moment of `{expression}` in {zone}"
-    if kind == "pulse":
-        cycle, _, n = rest.partition("/")
-        pulse = Pulse(int(cycle), int(n))
-        return f"the start of share {pulse.share(due) % pulse.intervals} of {n}"
-    if kind == "once":
-        return "the moment it was handed over for"
-    return ""
-
-
-def _gap_around(gaps: list[dict], moment: int) -> dict | None:
-    for gap in gaps:
-        if int(gap["from_tick"]) < moment <= int(gap["to_tick"]):
-            return gap
-    return None
-
-
-def _gap_words(gap: dict) -> str:
-    start, end = int(gap["from_tick"]), int(gap["to_tick"])
-    return f"no tick from {when(start)} to {when(end)} ({words.short(end - start)})"
-
-
-def _what_happened(run: dict, gaps: list[dict]) -> str:
-    outcome, code = run["outcome"], run.get("code")
-    started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
-    if outcome == "succeeded":
-        text = "ran: succeeded" + (f" in {words.short(ended - started)}" if started is not None and ended else "")
-        text += f", {_did(run)}" if _did(run) else ""
-    elif outcome == "running":
-        text = f"running since {when(started)}"
-    elif outcome == "skipped":
-        text = SKIPS.get(code, f"skipped: {code}")
-    elif code == "action_gone":
-        text = "failed: its action is no longer in the app, so it ended"
-    else:
-        text = f"ran and failed: {code}" + (f" ({run['kind']})" if run.get("kind") else "")
-        text += f": {_clip(run.get('detail'), 120)}" if run.get("detail") else ""
-        text += f"; {_did(run)} before it failed" if run.get("items") else ""
-    text += f", by the tick at {when(int(run['tick_at']))}"
-    if run.get("trace"):
-        text += f", in trace {run['trace']}"
-    if run.get("by_hand"):
-        text += f", a run asked for by hand by {run['by_hand']}"
-    if run.get("backfill"):
-        text += f", a backfill asked for by {run['backfill']}"
-    if run.get("covers") is not None:
-        text += f"; {_missed_words(run, run['schedule'], verbose=True)}"
-    late = int(run["tick_at"]) - int(run["due_at"])
-    gap = _gap_around(gaps, int(run["due_at"]))
-    if (_number(run.get("attempt")) or 1) > 1:
-        pass  # a retry is made after its pause, not late
-    elif gap is not None:
-        text += f"; late by {words.short(late)}: ticks had stopped ({_gap_words(gap)})"
-    elif late >= 2 * MINUTE:
-        text += f"; late by {words.short(late)}"
-    return text
 
 
 async def why(store: OperatorStore, now: int, name: str, project: Path | None, show_input: bool = False) -> Answer:

@@ -72,6 +72,9 @@ class App:
     retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
     settings: tuple[str, ...] = ()  # the settings (Worker vars) purges read their `after:` from
     alerts: str | None = None  # the producer binding alerts go to: [tool.tickwork] alerts
+    # The operator's console, where the app opts in: {"prefix", "team", "aud", "token"} ([tool.tickwork]
+    # console, console_team, console_aud, console_token); None serves none.
+    console: dict | None = None
 
     @cached_property
     def declared(self) -> Declared:
@@ -115,4 +118,5 @@ class App:
             getattr(manifest, "RETENTION_MS", cls.retention),
             tuple(sorted({e["after_setting"] for e in manifest.SCHEDULES if e.get("after_setting")})),
             getattr(manifest, "ALERTS", None),
+            getattr(manifest, "CONSOLE", None),
         )

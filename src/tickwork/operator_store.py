@@ -7,12 +7,12 @@ says why nothing happened where nothing did. In one transaction the log row and 
 happen together or not at all, whoever races them (a tick, another operator).
 """
 
-import json
 import re
 import uuid
 from dataclasses import dataclass
 
 from .database import Database, Row
+from .schedule_store import ITEM_CANCELLABLE
 
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
@@ -200,6 +200,12 @@ SELECT * FROM tickwork_backfills WHERE ?1 IS NULL OR schedule = ?1
 ORDER BY state <> 'pending', requested_at DESC LIMIT CAST(?2 AS INTEGER)
 """
 
+# A schedule handed over at run time, cancelled by an operator: as `items.cancel` ends it.
+CANCEL_ITEM = f"""
+UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
+WHERE name = ?1 AND {ITEM_CANCELLABLE} RETURNING name
+"""
+
 
 @dataclass(frozen=True)
 class Change:
@@ -229,6 +235,7 @@ VERBS = {
     "pause": _schedule_verb("pause", PAUSE, PAUSABLE),
     "resume": _schedule_verb("resume", RESUME, RESUMABLE),
     "run": _schedule_verb("run", REQUEST_RUN, RUNNABLE),
+    "cancel_item": _schedule_verb("cancel", CANCEL_ITEM, ITEM_CANCELLABLE),
     "retry": _delivery_verb("retry", RETRY, RETRIABLE),
     "dismiss": _delivery_verb("dismiss", SET_ASIDE.format(state="dismissed", when=DISMISSIBLE), DISMISSIBLE),
     "cancel": _delivery_verb("cancel", SET_ASIDE.format(state="cancelled", when=CANCELLABLE), CANCELLABLE),

@@ -133,10 +133,12 @@ SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NUL
 WHERE ended IN ('cancelled', 'expired', 'action_gone')
 """
 
-# ?1 a JSON list of ids; the rows it returns are those it ended.
-CANCEL = """
+# ?1 a JSON list of ids; the rows it returns are those it ended. (An operator's cancel is the same
+# change of one row: operator_store.CANCEL_ITEM.)
+ITEM_CANCELLABLE = "action IS NOT NULL AND ended IS NULL"
+CANCEL = f"""
 UPDATE tickwork_schedules SET removed_at = ?2, ended = 'cancelled'
-WHERE name IN (SELECT value FROM json_each(?1)) AND action IS NOT NULL AND ended IS NULL
+WHERE name IN (SELECT value FROM json_each(?1)) AND {ITEM_CANCELLABLE}
 RETURNING name
 """
 

@@ -144,6 +144,16 @@ async def d1_storm():
 # The example app's secret, as `make dev` reads it from the project's .dev.vars.
 E2E_REPORTS_TOKEN = "e2e-reports-token"
 
+# The copy serves the operator's console under /ops: to the bearer token kept in .dev.vars, and
+# to Cloudflare Access logins of the team `e2e` for the application E2E_CONSOLE_AUD.
+E2E_CONSOLE_TOKEN = "e2e-console-token"
+E2E_CONSOLE_AUD = "e2e0a11ce0a11ce0a11ce0a11ce0a11c"
+E2E_CONSOLE_TOML = f'''console = "/ops"
+console_token = "CONSOLE_TOKEN"
+console_team = "e2e"
+console_aud = "{E2E_CONSOLE_AUD}"
+'''
+
 E2E_QUEUE = "tickwork-e2e"
 E2E_DEAD_LETTERS = "tickwork-e2e-dead"
 E2E_MAX_RETRIES = 2
@@ -223,10 +233,13 @@ from urllib.parse import parse_qs as _parse_qs, urlparse as _urlparse
 
 from workers import Response as _Response
 
+from tickwork.adapters.workers import console_first as _console_first
+
 _E2E_QUEUE = "{E2E_QUEUE}"
 
 
 class Default(Default):
+    @_console_first(APP)
     async def fetch(self, request):
         url = _urlparse(request.url)
         query = {{key: values[-1] for key, values in _parse_qs(url.query).items()}}
@@ -321,6 +334,13 @@ class Default(Default):
             return _Response.json(body, status=status)
         if url.path == "/fail":
             raise RuntimeError("the e2e fetch fails on purpose")
+        if request.method == "POST" and url.path == "/e2e/access-keys":
+            # The Access team's keys, held as if fetched from its certs URL (offline here).
+            from tickwork.adapters.workers import WebCryptoVerifier, _now
+
+            asked = _json.loads(await request.text())
+            WebCryptoVerifier._keys[asked["url"]] = (_now(), asked["keys"])
+            return _Response.json({{"held": len(asked["keys"])}})
         return _Response("no such page", status=404)
 
     async def scheduled(self, controller, env=None, ctx=None):
@@ -447,7 +467,9 @@ def make_project(directory: Path) -> Path:
     wrangler_toml = _without_build_command((ROOT / "wrangler.toml").read_text())
     (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML)
     (directory / "migrations" / "9000_e2e_seen.sql").write_text(E2E_MIGRATION)
-    (directory / ".dev.vars").write_text(f"REPORTS_TOKEN={E2E_REPORTS_TOKEN}\n")
+    (directory / ".dev.vars").write_text(f"REPORTS_TOKEN={E2E_REPORTS_TOKEN}\nCONSOLE_TOKEN={E2E_CONSOLE_TOKEN}\n")
+    pyproject = directory / "pyproject.toml"
+    pyproject.write_text(pyproject.read_text().replace("[tool.tickwork]\n", "[tool.tickwork]\n" + E2E_CONSOLE_TOML, 1))
     with (directory / "src" / "entry.py").open("a") as entry:
         entry.write(E2E_ENTRY)
     domain = directory / "src" / "app" / "domains" / "e2e"

@@ -15,7 +15,7 @@ import urllib.request
 from typing import NamedTuple
 
 import pytest
-from helpers import ROOT, stop
+from helpers import ROOT, as_typed_in_a_shell, read_into, stop, when_printed
 
 from tickwork.times import utc
 
@@ -27,16 +27,6 @@ class Dev(NamedTuple):
     stderr: list
 
 
-def _as_typed_in_a_shell():
-    """The environment of a shell, not of the `make test` that runs these tests."""
-    return {key: value for key, value in os.environ.items() if key not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
-
-
-def _read(stream, into):
-    for line in stream:
-        into.append(line)
-
-
 @pytest.fixture(scope="module")
 def dev(host, tmp_path_factory):
     state = tmp_path_factory.mktemp("dev") / "state"
@@ -44,25 +34,21 @@ def dev(host, tmp_path_factory):
     local.d1(f"CREATE TABLE {LEFT_OVER} (x INTEGER)")
     # make dev bundles the Worker only when it is stale: made stale, so that the build's output
     # is there to check where it goes
-    (ROOT / "build" / ".bundled").unlink(missing_ok=True)
+    for stamp in (".bundled", ".tickwork-bundled"):  # make bundle's, and tickwork dev's
+        (ROOT / "build" / stamp).unlink(missing_ok=True)
     process = subprocess.Popen(
         ["make", "dev", f"ARGS=--json --fresh --no-timer --port 0 --persist-to {state}"],
-        cwd=ROOT, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=ROOT, env=as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True, start_new_session=True,
     )
     stderr = []
-    for stream, lines in ((process.stdout, local.output), (process.stderr, stderr)):
-        threading.Thread(target=_read, args=(stream, lines), daemon=True).start()
-    deadline = time.monotonic() + 300
-    url = None
-    while url is None and process.poll() is None and time.monotonic() < deadline:
-        found = re.search(r"listening on (http://\S+)", "".join(stderr))
-        url = found and found.group(1)
-        time.sleep(0.1)
+    read_into(process.stdout, local.output)
+    read_into(process.stderr, stderr)
+    found = when_printed(stderr, r"listening on (http://\S+)", process)
     try:
-        if url is None:
+        if found is None:
             pytest.fail("make dev did not start:\n" + "".join(local.output) + "".join(stderr))
-        yield Dev(dataclasses.replace(local, url=url, process=process), stderr)
+        yield Dev(dataclasses.replace(local, url=found.group(1), process=process), stderr)
     finally:
         stop(process)
 
@@ -114,7 +100,7 @@ def _state_of(host, state, sql):
     done = subprocess.run(
         [str(ROOT / "node_modules" / ".bin" / "wrangler"), "d1", "execute", "DB", "--local", "--persist-to",
          str(state), "--json", "--command", sql],
-        cwd=host.project, env=_as_typed_in_a_shell(), capture_output=True, text=True, timeout=120)
+        cwd=host.project, env=as_typed_in_a_shell(), capture_output=True, text=True, timeout=120)
     return json.loads(done.stdout)[-1]["results"] if done.returncode == 0 else None
 
 
@@ -124,10 +110,10 @@ def test_ctrl_c_during_an_invocation_stops_the_host_at_once_without_a_traceback(
         ["node", str(ROOT / "scripts" / "host" / "cli.mjs"), "dev", "--no-timer", "--port", "0",
          "--config", str(host.project / "wrangler.toml"), "--bundle", str(host.project / "build" / "worker"),
          "--persist-to", str(state)],
-        cwd=host.project, env=_as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=host.project, env=as_typed_in_a_shell(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         start_new_session=True)
     output = []
-    threading.Thread(target=_read, args=(process.stdout, output), daemon=True).start()
+    read_into(process.stdout, output)
     try:
         deadline = time.monotonic() + 300
         while not re.search(r"listening on (http://\S+)", "".join(output)) and time.monotonic() < deadline:

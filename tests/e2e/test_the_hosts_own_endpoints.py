@@ -58,3 +58,65 @@ def test_requests_to_the_workers_fetch_are_left_to_the_app(host):
     answer = host.fetch("/hello?name=Ada", headers={"Origin": "https://evil.example", "Host": "app.example"})
 
     assert (answer.status, answer.text) == (200, "hello, Ada")
+
+
+# The console as the host serves it, with no login (README "make dev").
+CONSOLE = "/cdn-cgi/tickwork/console"
+
+
+def test_the_console_is_served_to_this_machines_own_pages_with_no_login(host):
+    answer = host.fetch(CONSOLE, headers={"Sec-Fetch-Site": "none"})
+
+    assert answer.status == 200
+    assert answer.headers["content-type"].startswith("text/html")
+
+
+def test_a_console_page_addressed_to_another_host_name_is_refused(host):
+    answer = host.fetch(CONSOLE, headers={"Host": f"rebound.example:{_port(host)}"})
+
+    assert answer.status == 403
+    assert f"its Host 'rebound.example:{_port(host)}' is not 127.0.0.1:{_port(host)}" in answer.text
+
+
+def test_the_apps_own_console_prefix_stays_the_workers_behind_its_login(host):
+    """The e2e copy serves the console at /ops through its fetch: the host's own console, with no
+    login, never takes the app's path."""
+    answer = host.fetch("/ops/schedules", headers={"Sec-Fetch-Site": "none"})
+
+    assert answer.status == 401
+
+
+def test_a_console_page_another_sites_page_asks_for_is_refused(host):
+    answer = host.fetch(CONSOLE, headers={"Sec-Fetch-Site": "cross-site"})
+
+    assert answer.status == 403
+    assert "it comes from another site (cross-site)" in answer.text
+
+
+def _pause_posted(host, **headers):
+    """A form posting `pause chore_census` to the console, without its CSRF token."""
+    host.tick(utc("2026-01-05 12:00"))
+    return host.fetch(f"{CONSOLE}/schedule/pause", "POST", f"name=chore_census&back={CONSOLE}".encode(),
+                      headers={"Content-Type": "application/x-www-form-urlencoded", **headers})
+
+
+def _paused(host):
+    return host.d1("SELECT paused FROM tickwork_schedules WHERE name = 'chore_census'") == [{"paused": 1}]
+
+
+def test_a_console_form_another_site_posts_is_refused_by_the_host_and_changes_nothing(host):
+    answer = _pause_posted(host, Origin="https://evil.example")
+
+    assert answer.status == 403
+    assert "its Origin 'https://evil.example' is not this host's own" in answer.text
+    assert not _paused(host)
+    assert host.d1("SELECT * FROM tickwork_operator_log") == []
+
+
+def test_a_console_form_of_this_machine_without_its_csrf_token_changes_nothing(host):
+    answer = _pause_posted(host, Origin=host.url, **{"Sec-Fetch-Site": "same-origin"})
+
+    assert answer.status == 403
+    assert "Nothing changed" in answer.text
+    assert not _paused(host)
+    assert host.d1("SELECT * FROM tickwork_operator_log") == []

@@ -1,7 +1,8 @@
 """Where tickwork meets the Workers runtime: D1 through the `workers-runtime-sdk` bindings.
 
 Under compat date >= 2026-04-21 the SDK wraps `self.env`: a D1 binding's results arrive as dicts
-and `None` binds as NULL. Nothing here imports `js` or `pyodide`; the SDK does that for us.
+and `None` binds as NULL. Nothing here imports `js` or `pyodide` (the SDK does that for us) but
+the console's Web Crypto verifier, at the first Access login it checks.
 """
 
 import asyncio
@@ -186,3 +187,114 @@ def describe(run) -> str:
     attempt = f" (attempt {run.attempt})" if run.attempt > 1 else ""
     retry = "" if run.next_attempt_at is None else f"; next attempt at {iso(run.next_attempt_at)}"
     return f"tickwork: {run.schedule} due {iso(run.due_at)}{attempt}: {run.outcome}{why}{took}{retry}{trace}"
+
+
+# -- the operator's console ---------------------------------------------------------------------
+
+def console_prefix_of(app: App, path: str) -> bool:
+    """Whether `path` is under the console's prefix, where the app serves one."""
+    prefix = (app.console or {}).get("prefix")
+    return bool(prefix) and (path == prefix or path.startswith(prefix + "/"))
+
+
+async def console(app: App, env, request):
+    """The console's `Response` to a request under its prefix, or None for any other (and for
+    every request while the app serves no console): `Default.fetch` answers that one itself.
+    The request must carry a Cloudflare Access JWT for the app's Access application or the
+    bearer token the app's `console_token` secret holds. The console is imported only here."""
+    from urllib.parse import urlsplit
+
+    if not console_prefix_of(app, urlsplit(request.url).path):
+        return None
+    from ..console.access import Checked
+
+    settings = app.console
+    token = _setting(getattr(env, settings["token"], None)) if settings.get("token") else None
+    access = Checked(token if isinstance(token, str) and token else None, settings.get("team"),
+                     settings.get("aud"), WebCryptoVerifier() if settings.get("team") else None)
+    return await serve_console(app, env, request, access)
+
+
+async def serve_console(app: App, env, request, access):
+    """The console's answer to the Workers `request` with `access`: `Checked` on Cloudflare;
+    `tickwork.console.access.LOCAL` from the local host's bridge only (no login)."""
+    from workers import Response
+
+    from ..console.http import Request
+    from ..console.routes import serve
+
+    if app.store is None:
+        return Response("the console reads the app's D1 database, and the app binds none\n", status=503,
+                        headers={"content-type": "text/plain; charset=utf-8"})
+    method = str(getattr(request.method, "value", request.method)).upper()
+    body = b"" if method in ("GET", "HEAD") else await request.bytes()
+    plain = Request.of(method, request.url, dict(request.headers.items()), body)
+    answer = await serve(D1Database(getattr(env, app.store)), app, plain, _now(), access)
+    return Response(answer.body, status=answer.status, headers=answer.headers)
+
+
+def console_first(app: App):
+    """A decorator for `Default.fetch`: requests under the console's prefix go to the console,
+    every other to the app's own fetch.
+
+        @console_first(APP)
+        async def fetch(self, request): ...
+    """
+    import functools
+
+    def wrap(fetch):
+        @functools.wraps(fetch)
+        async def fetch_with_console(self, request):
+            answer = await console(app, self.env, request)
+            return answer if answer is not None else await fetch(self, request)
+
+        return fetch_with_console
+
+    return wrap
+
+
+KEYS_KEPT_MS = 3_600_000  # how long an isolate keeps an Access team's keys
+KEYS_REFRESHED_MS = 60_000  # at most one fetch of them a minute, however many unknown keys come
+
+
+class WebCryptoVerifier:
+    """Access JWTs checked with the runtime's Web Crypto (`crypto.subtle`), against the team's
+    keys fetched once an isolate (again after an hour, or when a token names a key not held)."""
+
+    _keys: dict[str, tuple[int, list[dict]]] = {}  # certs URL: (fetched at, keys), per isolate
+    _tried: dict[str, int] = {}  # certs URL: when it was last fetched, or tried
+
+    async def keys(self, url: str, fresh: bool = False) -> list[dict]:
+        from js import fetch
+
+        now = _now()
+        held = self._keys.get(url)
+        kept = held is not None and not fresh and now - held[0] < KEYS_KEPT_MS
+        if kept or now - self._tried.get(url, -KEYS_REFRESHED_MS) < KEYS_REFRESHED_MS:
+            return held[1] if held else []
+        WebCryptoVerifier._tried[url] = now
+        try:
+            response = await fetch(url)
+            body = (await response.json()).to_py() if response.ok else None
+        except Exception:  # the team's keys out of reach: the keys held, if any, still check
+            body = None
+        if not isinstance(body, dict):
+            return held[1] if held else []
+        keys = [dict(key) for key in body.get("keys", []) if isinstance(key, dict)]
+        WebCryptoVerifier._keys[url] = (now, keys)
+        return keys
+
+    async def rs256(self, jwk: dict, data: bytes, signature: bytes) -> bool:
+        import json
+
+        from js import JSON, crypto
+        from pyodide.ffi import to_js
+
+        public = {name: jwk[name] for name in ("kty", "n", "e") if name in jwk}
+        algorithm = JSON.parse('{"name": "RSASSA-PKCS1-v1_5", "hash": "SHA-256"}')
+        try:
+            key = await crypto.subtle.importKey("jwk", JSON.parse(json.dumps(public)), algorithm, False,
+                                                to_js(["verify"]))
+            return bool(await crypto.subtle.verify(algorithm, key, to_js(signature), to_js(data)))
+        except Exception:  # a key Web Crypto cannot import is no key of the team's
+            return False

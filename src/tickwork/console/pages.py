@@ -1,0 +1,364 @@
+"""The console's pages: plain server-rendered HTML, every value escaped (html.py), times in UTC
+and, for a calendar, in its zone too. No script; one stylesheet from the console's own prefix."""
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from .. import words
+from ..times import NEVER
+from ..words import relative, when
+from .html import Html, join, link, table, tag, text, url, void
+
+CSS = """\
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1b1f24; background: #fafbfc; }
+header { background: #1b1f24; color: #fff; padding: .6em 1.2em; display: flex; gap: 1.4em; align-items: baseline; }
+header a { color: #cfe3ff; text-decoration: none; } header a.here { color: #fff; font-weight: 600; }
+header .who { margin-left: auto; color: #aab; }
+main { padding: 1em 1.2em; max-width: 88em; }
+h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.6em; }
+table { border-collapse: collapse; width: 100%; background: #fff; }
+th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
+th { background: #f0f2f5; font-weight: 600; }
+.failed, .stopped { color: #b3261e; font-weight: 600; } .succeeded, .ok { color: #1e7b34; }
+.skipped, .zone, .empty, .muted { color: #6a737d; }
+.zone { display: block; font-size: .9em; }
+.actions { display: flex; gap: .6em; margin: 1em 0; } form.inline { display: inline; } button { font: inherit; padding: .1em .7em; cursor: pointer; }
+.said { padding: .6em 1em; background: #eef6ff; border: 1px solid #b6d4fe; }
+.said.refused { background: #fdeceb; border-color: #f5c2bf; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: .3em 1.2em; }
+dt { font-weight: 600; } dd { margin: 0; }
+code, .id { font-family: ui-monospace, monospace; font-size: .92em; word-break: break-all; }
+.counts { display: flex; gap: 2em; flex-wrap: wrap; } .counts div { background: #fff; padding: .6em 1em; border: 1px solid #e3e6ea; }
+.counts b { display: block; font-size: 1.4em; }
+"""
+
+PAGES = (("", "Overview"), ("/schedules", "Schedules"), ("/runs", "Runs"), ("/deliveries", "Deliveries"),
+         ("/log", "Operator log"))
+
+
+@dataclass(frozen=True)
+class Frame:
+    """What every page of one request shares: where the console is, who looks, the form token."""
+
+    prefix: str
+    who: str
+    csrf: str
+    now: int
+
+    def href(self, page: str, **query) -> str:
+        return url(self.prefix + page, **query)
+
+
+def page(frame: Frame, here: str, title: str, *body) -> str:
+    nav = [link(frame.href(path) or "/", name, class_="here" if path == here else None) for path, name in PAGES]
+    return "<!doctype html>\n" + tag(
+        "html",
+        tag("head", void("meta", charset="utf-8"), void("meta", name="viewport", content="width=device-width"),
+            tag("title", f"{title} · tickwork"), void("link", rel="stylesheet", href=frame.href("/console.css"))),
+        tag("body",
+            tag("header", tag("b", "tickwork"), *nav, tag("span", f"{frame.who} · {when(frame.now)}", class_="who")),
+            tag("main", tag("h1", title), *body)),
+        lang="en",
+    )
+
+
+def said(message: str, refused: bool = False) -> Html:
+    return tag("p", message, class_="said refused" if refused else "said")
+
+
+# -- times ------------------------------------------------------------------------------------
+
+def zone_of(form: str | None) -> str | None:
+    """A calendar's zone, from the state row's form; None for every other kind, and for UTC."""
+    if not form or not form.startswith("calendar "):
+        return None
+    parts = form.partition(" ")[2].split("|")
+    zone = parts[1].strip() if len(parts) > 1 else None
+    return None if zone in (None, "", "UTC", "Etc/UTC") else zone
+
+
+def moment(ms, now: int, zone: str | None = None) -> Html:
+    """An instant in UTC with how far from now, and in `zone` below it where there is one."""
+    if ms is None:
+        return text("-")
+    ms = int(ms)
+    if ms >= NEVER:
+        return text("never")
+    shown = [tag("time", f"{when(ms)} ({relative(ms, now)})", datetime=words.iso(ms))]
+    if zone:
+        shown.append(tag("span", in_zone(ms, zone), class_="zone"))
+    return join(shown)
+
+
+def in_zone(ms: int, zone: str) -> str:
+    from ..zones import zone_info
+
+    try:
+        local = datetime.fromtimestamp(ms / 1000, tz=timezone.utc).astimezone(zone_info(zone))
+    except (KeyError, ValueError, OverflowError):
+        return zone
+    return local.strftime("%Y-%m-%d %H:%M:%S" if local.second else "%Y-%m-%d %H:%M") + f" {local.tzname()} ({zone})"
+
+
+def took(run: dict) -> str:
+    started, ended = run.get("started_at"), run.get("ended_at")
+    return words.short(int(ended) - int(started)) if started is not None and ended is not None else ""
+
+
+def outcome(run: dict) -> Html:
+    said_ = run["outcome"] + (f" ({run['code']})" if run.get("code") else "")
+    return tag("span", said_, class_=run["outcome"])
+
+
+# -- forms ------------------------------------------------------------------------------------
+
+def button(frame: Frame, action: str, label: str, back: str, **fields) -> Html:
+    """A POST to the console's `action` carrying the form token; `back`, the page to return to."""
+    hidden = [void("input", type="hidden", name=key, value=value) for key, value in fields.items()]
+    hidden += [void("input", type="hidden", name="csrf", value=frame.csrf),
+               void("input", type="hidden", name="back", value=back)]
+    return tag("form", *hidden, tag("button", label, type="submit"), method="post",
+               action=frame.href(action), class_="inline")
+
+
+def search_form(frame: Frame, page_: str, fields: list[tuple[str, Html]]) -> Html:
+    return tag("form", *(tag("label", label, " ", control) for label, control in fields),
+               tag("button", "Show", type="submit"), method="get", action=frame.href(page_))
+
+
+def choice(name: str, chosen: str | None, options: list[tuple[str, str]]) -> Html:
+    return tag("select", *(tag("option", shown, value=value, selected=value == (chosen or "")) for value, shown in options),
+               name=name)
+
+
+def field(name: str, value: str | None, placeholder: str = "") -> Html:
+    return void("input", type="search", name=name, value=value or "", placeholder=placeholder)
+
+
+# -- the overview -----------------------------------------------------------------------------
+
+def overview(frame: Frame, found, since: int) -> str:
+    app = found.app or {}
+    last, prev = app.get("last_tick"), app.get("prev_tick")
+    stopped = last is None or frame.now - int(last) > 3 * 60_000
+    ticks = tag("dl",
+                tag("dt", "last tick"), tag("dd", moment(last, frame.now),
+                                            tag("span", " ticks stopped" if stopped else " ticking",
+                                                class_="stopped" if stopped else "ok")),
+                tag("dt", "the one before"), tag("dd", moment(prev, frame.now)))
+    gaps = table(["FROM", "TO", "NO TICK FOR"],
+                 [[moment(g["from_tick"], frame.now), moment(g["to_tick"], frame.now),
+                   words.short(int(g["to_tick"]) - int(g["from_tick"]))] for g in found.gaps], "no gaps")
+    declared = table(["DECLARED SCHEDULE WHOSE LATEST RUN FAILED"],
+                     [[link(frame.href("/schedule", name=name), name)] for name in found.declared_failing],
+                     "no declared schedule's latest run failed")
+    failed = table(["SCHEDULE", "FAILED RUNS", "LAST FAILED"],
+                   [[link(frame.href("/schedule", name=row["schedule"]), row["schedule"]), row["failures"],
+                     moment(row["last_failed"], frame.now)] for row in found.failed_recently],
+                   "no failed runs")
+    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED"],
+                       [[tag("span", row["id"], class_="id"), row["event_name"], row["state"], row["attempts"],
+                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now)]
+                        for row in found.failing_deliveries], "no failed delivery")
+    return page(frame, "", "Overview",
+                tag("h2", "Ticks"), ticks, tag("h2", "Gaps in the ticks"), gaps,
+                tag("h2", "Counts"), counts(found), tag("h2", "Schedules failing"), declared,
+                tag("h2", f"Failed runs since {when(since)}"), failed,
+                tag("h2", "Deliveries failing"), deliveries,
+                tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
+
+
+def counts(found) -> Html:
+    def total(**where) -> int:
+        return sum(int(row["n"]) for row in found.schedules
+                   if all(bool(row[key]) == value for key, value in where.items()))
+
+    boxes = [("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
+             ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
+    runs = {row["outcome"]: int(row["n"]) for row in found.runs}
+    boxes += [(f"runs {name} in 24 h", runs.get(name, 0)) for name in ("succeeded", "failed", "skipped")]
+    deliveries = {row["state"]: int(row["n"]) for row in found.deliveries}
+    boxes += [(f"deliveries {name}", deliveries.get(name, 0)) for name in ("pending", "failed", "outcome_unknown")]
+    return tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
+
+
+# -- schedules --------------------------------------------------------------------------------
+
+SEARCHED = [("name", "name"), ("action", "action"), ("label", "label"), ("input", "input")]
+STATES = [("live", "live"), ("paused", "paused"), ("ended", "ended or removed"), ("all", "all")]
+
+
+def schedule_row(frame: Frame, row: dict) -> list:
+    form = row.get("form") or f"every {int(row['every_ms'])}"
+    zone = zone_of(form)
+    state = "ended (" + row["ended"] + ")" if row.get("ended") else (
+        "removed" if row.get("removed_at") is not None else ("paused" if row["paused"] else "live"))
+    last = "-"
+    if row.get("last_run"):
+        last = join([outcome({"outcome": row["last_outcome"], "code": row.get("last_code")}), " ",
+                     moment(row.get("last_tick_at"), frame.now)])
+    label = row.get("label")
+    name = join([link(frame.href("/schedule", name=row["name"]), row["name"], class_="id"),
+                 tag("span", f"label {label}", class_="zone") if label else "",
+                 tag("code", words.clip(row["input"], 80), class_="zone") if row.get("input") is not None else ""])
+    due = None if row.get("removed_at") is not None else row["due_at"]
+    return [name, row.get("action") or tag("span", "declared", class_="muted"),
+            words.timing(form, _overdue(row)), moment(due, frame.now, zone), last, state]
+
+
+def _overdue(row: dict) -> int | None:
+    try:
+        return json.loads(row["timing"]).get("overdue_ms") if row.get("timing") else None
+    except (ValueError, AttributeError):
+        return None
+
+
+def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool, query: dict,
+              notice: Html | str = "") -> str:
+    headers = ["NAME", "ACTION", "TIMING", "NEXT DUE (UTC, ITS ZONE)", "LAST RUN", "STATE"]
+    form = search_form(frame, "/schedules", [
+        ("look for", field("q", query.get("q"), "a name, prefix or GLOB")),
+        ("in", choice("in", query.get("in"), SEARCHED)),
+        ("state", choice("state", query.get("state") or "live", STATES)),
+    ])
+    body = [form, notice]
+    if query.get("after") is None:
+        body += [tag("h2", "Declared"), table(headers, [schedule_row(frame, row) for row in declared],
+                                                "no declared schedule matches")]
+    body += [tag("h2", "Handed over at run time" + (f", after {query['after']}" if query.get("after") else "")),
+             table(headers, [schedule_row(frame, row) for row in handed], "no handed-over schedule matches")]
+    if more:
+        body.append(tag("p", link(frame.href("/schedules", **{**query, "after": handed[-1]["name"]}), "next page")))
+    return page(frame, "/schedules", "Schedules", *body)
+
+
+# -- one schedule -----------------------------------------------------------------------------
+
+def schedule(frame: Frame, name: str, found, declared_source: str | None, next_due: list[int],
+             more: bool, back: str) -> str:
+    state = found.state
+    if state is None:
+        return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
+    form = state.get("form") or f"every {int(state['every_ms'])}"
+    zone = zone_of(form)
+    overdue = _overdue(state)
+    where = (f"handed over at run time: calls {state['action']}" if state.get("action")
+             else declared_source or "not declared in the current build")
+    facts = [("declared", where), ("rule", f"{words.timing(form, overdue)}: {words.rule(form, state, overdue)}")]
+    if state.get("label"):
+        facts.append(("label", state["label"]))
+    if state.get("input") is not None:
+        facts.append(("input", tag("code", state["input"])))
+    if state.get("removed_at") is not None:
+        facts.append(("ended", join([state.get("ended") or "no longer declared", " ",
+                                     moment(state["removed_at"], frame.now)])))
+    else:
+        facts.append(("next due", join([tag("div", moment(due, frame.now, zone)) for due in next_due] or ["never"])))
+        if next_due:
+            facts.append(("why then", words.due_reason(form, next_due[0], found.last is not None)))
+    if state["paused"]:
+        facts.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
+    if state.get("lease_run"):
+        facts.append(("running", join([tag("span", state["lease_run"], class_="id"), ", lease until ",
+                                       moment(state.get("lease_until"), frame.now)])))
+    if state.get("run_requested_at") is not None:
+        facts.append(("run by hand", f"asked for by {state.get('run_requested_by')} at "
+                                     f"{when(int(state['run_requested_at']))}: the next tick makes it"))
+    if found.last is not None:
+        facts.append(("last run", words.what_happened(found.last, found.gaps)))
+    actions = []
+    if state.get("removed_at") is None:
+        if state["paused"]:
+            actions.append(button(frame, "/schedule/resume", "Resume", back, name=name))
+        else:
+            actions.append(button(frame, "/schedule/pause", "Pause", back, name=name))
+            if state.get("run_requested_at") is None:
+                actions.append(button(frame, "/schedule/run", "Run now, by hand", back, name=name))
+        if state.get("action") and not state.get("ended"):
+            actions.append(button(frame, "/schedule/cancel", "Cancel this item", back, name=name))
+    runs = found.runs
+    history = table(
+        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "KIND", "CALL", "DID", "BY HAND", "TRACE", "DETAIL"],
+        [[moment(None if words.ahead_of_due(run) else run["due_at"], frame.now, zone),
+          moment(run.get("started_at"), frame.now), took(run), outcome(run), run.get("kind") or "",
+          words.call_words(run), words.did(run), run.get("by_hand") or "",
+          tag("span", run.get("trace") or "", class_="id"), words.clip(run.get("detail"), 160)]
+         for run in runs], "no runs yet")
+    body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in facts)),
+            tag("div", *actions, class_="actions"), tag("h2", "History, newest first"), history]
+    if more:
+        last = runs[-1]
+        body.append(tag("p", link(frame.href("/schedule", name=name,
+                                             before=f"{int(last['due_at'])}:{int(last['tick_at'])}:{last['id']}"),
+                                  "older runs")))
+    body += [tag("h2", "Operator log"), log_table(frame, found.log)]
+    return page(frame, "/schedules", name, *body)
+
+
+# -- runs across schedules --------------------------------------------------------------------
+
+OUTCOMES = [("", "any"), ("succeeded", "succeeded"), ("failed", "failed"), ("skipped", "skipped"),
+            ("running", "running")]
+SINCE = [("1h", "the last hour"), ("24h", "the last day"), ("7d", "the last week"), ("all", "all kept")]
+
+
+def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
+    form = search_form(frame, "/runs", [
+        ("since", choice("since", query.get("since") or "24h", SINCE)),
+        ("outcome", choice("outcome", query.get("outcome"), OUTCOMES)),
+        ("name", field("name", query.get("name"), "a name or GLOB: send_*")),
+    ])
+    listed = table(
+        ["TICK (UTC, ITS ZONE)", "SCHEDULE", "DUE", "TOOK", "OUTCOME", "CALL", "DID", "TRACE", "DETAIL"],
+        [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
+          join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
+                tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
+          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome(run),
+          words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
+          words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
+    body = [form, listed]
+    if more:
+        body.append(tag("p", link(frame.href("/runs", **{**query, "before": f"{int(rows[-1]['tick_at'])}:{rows[-1]['id']}"}),
+                                  "older runs")))
+    return page(frame, "/runs", "Runs across schedules", *body)
+
+
+# -- deliveries and the operator log ----------------------------------------------------------
+
+def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: bool, back: str) -> str:
+    actions = {"retry": ("failed", "outcome_unknown", "pending"), "dismiss": ("failed", "outcome_unknown"),
+               "cancel": ("pending", "outcome_unknown", "failed")}
+    listed = []
+    for row in rows:
+        buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=row["id"])
+                   for verb, states in actions.items() if row["state"] in states]
+        logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})" for e in log if e["delivery"] == row["id"]]
+        listed.append([tag("span", row["id"], class_="id"), row["event_name"], row["queue"], row["state"],
+                       row["attempts"], moment(row.get("next_attempt_at"), frame.now),
+                       words.clip(row.get("last_error"), 160), tag("code", words.clip(row.get("body"), 120)),
+                       join([tag("div", line) for line in logged]), join(buttons)])
+    switch = (link(frame.href("/deliveries"), "only those an operator may act on") if every_state
+              else link(frame.href("/deliveries", all="1"), "every delivery kept"))
+    return page(frame, "/deliveries", "Deliveries", tag("p", switch),
+                table(["DELIVERY", "EVENT", "QUEUE", "STATE", "SENDS", "NEXT SEND", "LAST ERROR", "BODY",
+                       "OPERATOR LOG", ""], listed, "no deliveries"))
+
+
+def log_table(frame: Frame, rows: list[dict]) -> Html:
+    return table(["WHEN", "WHO", "VERB", "OF", "DETAIL"],
+                 [[moment(row["at"], frame.now), row["who"], row["verb"],
+                   link(frame.href("/schedule", name=row["schedule"]), row["schedule"], class_="id")
+                   if row.get("schedule") else tag("span", row.get("delivery") or "", class_="id"),
+                   row.get("detail") or ""] for row in rows], "nothing logged")
+
+
+def log(frame: Frame, rows: list[dict], more: bool) -> str:
+    body = [log_table(frame, rows)]
+    if more:
+        body.append(tag("p", link(frame.href("/log", before=f"{int(rows[-1]['at'])}:{rows[-1]['id']}"), "older")))
+    return page(frame, "/log", "Operator log", *body)
+
+
+def answer(frame: Frame, title: str, message: str, back: str, refused: bool = False) -> str:
+    return page(frame, "", title, said(message, refused), tag("p", link(back, "back")))

@@ -1,0 +1,236 @@
+"""The console's one entry, `serve`: a request under the prefix, checked for access, to its page
+or its action. Pages are GETs and change nothing; actions are POSTs with the form token, each
+one operator change as the command makes it (operator_store.py), logged with who made it."""
+
+import re
+
+from ..app import App, timing_of
+from ..database import Database
+from ..model import Outcome
+from ..operator_store import OperatorStore
+from ..times import DAY, HOUR, NEVER
+from . import csrf, pages
+from .access import Checked, Local, Refused, identify
+from .console_store import ConsoleStore
+from .http import Request, Response
+
+PAGE = 50  # rows a page of schedules, runs or log
+NEXT_DUE = 5  # due times shown ahead
+DEFAULT_PREFIX = "/tickwork"  # where the local host serves it for an app that sets none
+
+# Nothing from another origin, no framing, no inline script or style: the page's own
+# stylesheet only, forms posting back to the console.
+SECURITY_HEADERS = {
+    "content-security-policy": "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+                               "frame-ancestors 'none'; base-uri 'none'",
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+    "cache-control": "no-store",
+}
+HTML = "text/html; charset=utf-8"
+
+SCHEDULE_VERBS = {"pause": "pause", "resume": "resume", "run": "run", "cancel": "cancel_item"}
+DELIVERY_VERBS = ("retry", "dismiss", "cancel")
+SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
+SEARCHED_IN = ("name", "action", "label", "input")
+STATES = ("live", "paused", "ended", "all")
+CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
+
+
+class Unwritten(ValueError):
+    """A query value none of the console's pages writes: a 400 naming it, before anything is read."""
+
+    def __init__(self, name: str, value: str, what: str):
+        super().__init__(f"`{name}={value}` is not {what}. Nothing was read: follow the console's own links, "
+                         "or use its forms")
+
+
+def prefix_of(app: App) -> str:
+    return (app.console or {}).get("prefix") or DEFAULT_PREFIX
+
+
+def respond(status: int, body: str | bytes, content_type: str = HTML, **headers) -> Response:
+    return Response(status, body, {**SECURITY_HEADERS, "content-type": content_type,
+                                   **{key.replace("_", "-"): value for key, value in headers.items()}})
+
+
+async def serve(db: Database, app: App, request: Request, now: int, access: Checked | Local) -> Response:
+    """The console's answer to `request` (its path under the app's prefix) at `now` (epoch ms).
+    `access`: `Checked` on the Worker; `LOCAL` only from the local host's bridge."""
+    prefix = prefix_of(app)
+    rest = request.path[len(prefix):] if request.path.startswith(prefix) else None
+    if rest is None or (rest and not rest.startswith("/")):
+        return respond(404, "not the console's\n", "text/plain; charset=utf-8")
+    identity = await identify(request, access, now)
+    if isinstance(identity, Refused):
+        extra = {"www_authenticate": 'Bearer realm="tickwork console"'} if identity.status == 401 else {}
+        return respond(identity.status, f"{identity.why}\n", "text/plain; charset=utf-8", **extra)
+    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now)
+    route = rest.rstrip("/")
+    if request.method == "POST":
+        foreign = csrf.foreign(request, request.origin)
+        form = request.form()
+        if foreign or not csrf.good(identity, form.get("csrf"), now):
+            why = foreign or "its form token is missing or stale: reload the page and try again"
+            return respond(403, pages.answer(frame, "Refused", f"Nothing changed: {why}.", frame.href(""), True))
+        return await _act(db, frame, route, form)
+    if request.method not in ("GET", "HEAD"):
+        return respond(405, "the console takes GET and POST\n", "text/plain; charset=utf-8", allow="GET, HEAD, POST")
+    if route == "/console.css":
+        return respond(200, pages.CSS, "text/css; charset=utf-8")
+    handler = PAGES.get(route)
+    if handler is None:
+        return respond(404, pages.answer(frame, "Not found", "The console has no such page.", frame.href(""), True))
+    try:
+        status, body = await handler(db, app, frame, request.query)
+    except Unwritten as why:
+        return respond(400, pages.answer(frame, "Bad request", str(why), frame.href(route), True))
+    return respond(status, body)
+
+
+# -- pages --------------------------------------------------------------------------------------
+
+async def _overview(db, app, frame, query):
+    since = frame.now - DAY
+    return 200, pages.overview(frame, await ConsoleStore(db).overview(since), since)
+
+
+async def _schedules(db, app, frame, query):
+    look_for = query.get("q") or None
+    searched_in = _one_of(query, "in", SEARCHED_IN, "name")
+    field = searched_in if look_for else None
+    pattern = _glob(look_for) if field in ("name", "action", "label") else look_for
+    state = _one_of(query, "state", STATES, "live")
+    declared, handed = await ConsoleStore(db).schedules(field, pattern, state, query.get("after"), PAGE)
+    shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
+    return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown)
+
+
+def _glob(text: str) -> str:
+    """What a person types as a GLOB: itself where it has wildcards, else a prefix."""
+    return text if re.search(r"[*?\[]", text) else text + "*"
+
+
+async def _schedule(db, app, frame, query):
+    name = query.get("name") or ""
+    before = _keys(query, "before", int, int, str)
+    found = await ConsoleStore(db).schedule(name, before, PAGE)
+    declared = next((s for s in app.schedules if s.name == name), None)
+    back = frame.href("/schedule", name=name)
+    more = len(found.runs) > PAGE
+    del found.runs[PAGE:]
+    body = pages.schedule(frame, name, found, declared.source if declared else None,
+                          _next_due(found.state, declared), more, back)
+    return (200 if found.state is not None else 404), body
+
+
+def _next_due(state: dict | None, declared) -> list[int]:
+    """The schedule's next due times, as its timing places them from its state row's due time."""
+    if state is None or state.get("removed_at") is not None:
+        return []
+    try:
+        if declared is not None:
+            timing = declared.timing
+        else:
+            import json
+
+            timing = timing_of(json.loads(state["timing"]))
+        due, found = int(state["due_at"]), []
+        while due < NEVER and len(found) < NEXT_DUE:
+            found.append(due)
+            due = timing.following(due, due)
+        return found
+    except (KeyError, TypeError, ValueError):
+        return [int(state["due_at"])] if int(state["due_at"]) < NEVER else []
+
+
+async def _runs(db, app, frame, query):
+    since_key = _one_of(query, "since", (*SINCE, "all"), "24h")
+    since = 0 if since_key == "all" else frame.now - SINCE[since_key]
+    outcome = _one_of(query, "outcome", tuple(Outcome), None)
+    name = query.get("name") or None
+    rows = await ConsoleStore(db).runs(_keys(query, "before", int, str), since, outcome,
+                                       _glob(name) if name else None, PAGE)
+    shown = {key: value for key, value in query.items() if key in ("since", "outcome", "name")}
+    return 200, pages.runs(frame, rows[:PAGE], len(rows) > PAGE, shown)
+
+
+async def _deliveries(db, app, frame, query):
+    every_state = query.get("all") == "1"
+    rows, log = await OperatorStore(db).deliveries(every_state, 200)
+    return 200, pages.deliveries(frame, rows, log, every_state, frame.href("/deliveries", all="1" if every_state else None))
+
+
+async def _log(db, app, frame, query):
+    rows = await ConsoleStore(db).log(_keys(query, "before", int, str), PAGE)
+    return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
+
+
+PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs": _runs,
+         "/deliveries": _deliveries, "/log": _log}
+
+
+def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:
+    """The query's `name`, one of `values`; `default` where it is not given (or empty)."""
+    value = query.get(name)
+    if not value:
+        return default
+    if value not in values:
+        raise Unwritten(name, value, "one of " + ", ".join(values))
+    return value
+
+
+def _keys(query: dict, name: str, *types) -> tuple | None:
+    """A page's keyset bound, `1767600000000:abc`, read as `types`; None where none is given."""
+    text = query.get(name)
+    if not text:
+        return None
+    parts = text.split(":", len(types) - 1)
+    if len(parts) != len(types) or not all(kind is str or CURSOR_TIME.fullmatch(part) for kind, part in zip(types, parts)):
+        raise Unwritten(name, text, "a page's bound as the console writes it (" + ":".join(
+            "<epoch ms>" if kind is int else "<id>" for kind in types) + ")")
+    return tuple(kind(part) for kind, part in zip(types, parts))
+
+
+# -- actions ------------------------------------------------------------------------------------
+
+async def _act(db, frame, route, form) -> Response:
+    back = form.get("back") or ""
+    if not back.startswith(frame.prefix + "/") and back != frame.prefix:
+        back = frame.href("")
+    kind, _, verb = route.lstrip("/").partition("/")
+    if kind == "schedule" and verb in SCHEDULE_VERBS:
+        key, what = form.get("name") or "", "schedule"
+        change = await OperatorStore(db).change(SCHEDULE_VERBS[verb], key, frame.who, frame.now)
+    elif kind == "delivery" and verb in DELIVERY_VERBS:
+        key, what = form.get("id") or "", "delivery"
+        change = await OperatorStore(db).change(verb, key, frame.who, frame.now)
+    else:
+        return respond(404, pages.answer(frame, "Not found", "The console has no such action.", back, True))
+    if change.row is None:
+        return respond(404, pages.answer(frame, "Not found", f"There is no {what} {key}; nothing changed.", back, True))
+    if not change.changed:
+        why = _why_unchanged(verb, change.row)
+        return respond(409, pages.answer(frame, "Nothing changed", f"{key}: {why}; nothing changed.", back, True))
+    done = {
+        "pause": "paused: from the next tick each due time is skipped (recorded `paused`)",
+        "resume": "resumed: it runs again from the next tick, on the timing it kept",
+        "run": "a run by hand is asked for: the next tick makes it",
+        "retry": "pending again: the next tick's sweep sends it",
+        "dismiss": "dismissed: it is never sent again",
+        "cancel": "cancelled" if what == "delivery" else "cancelled: no call is made for it again",
+    }[verb]
+    return respond(200, pages.answer(frame, "Done", f"{key} {done} (logged as {frame.who}).", back))
+
+
+def _why_unchanged(verb: str, row: dict) -> str:
+    if row.get("removed_at") is not None:
+        return "it has ended" if row.get("ended") else "it is no longer declared"
+    if "state" in row and "event" in row:
+        return f"the delivery is {row['state']}"
+    if verb == "run":
+        return "it is paused: resume it first" if row["paused"] else "a run asked for by hand already waits"
+    if verb == "cancel":
+        return "only a schedule handed over at run time can be cancelled"
+    return f"it is already {'paused' if row['paused'] else 'running on its timing'}"

@@ -1,0 +1,139 @@
+"""Who may use the console (issue 18): a Cloudflare Access JWT for the app's AUD, RS256-signed by
+the team's key and within its times, or the bearer token kept as a Worker secret. Without
+credentials 401, with bad ones 403, and either way nothing changes."""
+
+import pytest
+from console_fixtures import (
+    AUD, NOW, PREFIX, TEAM, TOKEN, AccessTeam, CPythonVerifier, access_of, ask, filled_store, logged, paused, post,
+    token_access,
+)
+
+from tickwork.console.access import CERTS, LOCAL, Checked
+from tickwork.times import HOUR
+
+TEAM_KEY = AccessTeam()
+
+
+@pytest.fixture
+def db():
+    return filled_store()
+
+
+def bearer(token: str) -> dict:
+    return {"authorization": f"Bearer {token}"}
+
+
+def test_a_request_without_credentials_is_401_and_shows_nothing(db):
+    answer = ask(db, "GET", PREFIX, token_access())
+    assert answer.status == 401
+    assert answer.headers["www-authenticate"].startswith("Bearer")
+    assert "census" not in answer.body
+
+
+def test_a_pause_without_credentials_is_401_and_the_schedule_is_not_paused(db):
+    answer = ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(), form={"name": "census", "csrf": "x"})
+    assert answer.status == 401
+    assert not paused(db, "census") and logged(db) == []
+
+
+def test_a_wrong_token_is_403_and_changes_nothing(db):
+    answer = ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(), headers=bearer("guess"),
+                 form={"name": "census", "csrf": "x"})
+    assert answer.status == 403
+    assert not paused(db, "census") and logged(db) == []
+
+
+def test_the_token_lets_the_operator_in_as_token(db):
+    answer = ask(db, "GET", PREFIX, token_access(), headers=bearer(TOKEN))
+    assert answer.status == 200 and "token ·" in answer.body
+
+
+def test_a_token_is_refused_where_the_secret_is_not_set(db):
+    assert ask(db, "GET", PREFIX, token_access(None), headers=bearer("")).status == 403
+    assert ask(db, "GET", PREFIX, token_access(None), headers=bearer("anything")).status == 403
+
+
+def test_an_access_jwt_lets_its_email_in_from_the_header_or_the_cookie(db):
+    verifier = CPythonVerifier(TEAM_KEY)
+    jwt = TEAM_KEY.jwt()
+    by_header = ask(db, "GET", PREFIX, access_of(verifier), headers={"cf-access-jwt-assertion": jwt})
+    by_cookie = ask(db, "GET", PREFIX, access_of(verifier), headers={"cookie": f"theme=dark; CF_Authorization={jwt}"})
+    assert by_header.status == by_cookie.status == 200
+    assert "ada@acme.example ·" in by_header.body
+    assert verifier.fetched[0] == (CERTS.format(team=TEAM), False)
+
+
+def test_a_change_through_access_is_logged_with_the_identity_s_email(db):
+    headers = {"cf-access-jwt-assertion": TEAM_KEY.jwt()}
+    answer = post(db, f"{PREFIX}/schedule/pause", {"name": "census"}, access_of(CPythonVerifier(TEAM_KEY)),
+                  headers=headers)
+    assert answer.status == 200
+    assert logged(db) == [("ada@acme.example", "pause", "census")]
+
+
+OTHER_KEY = AccessTeam()  # the same kid, another key: a forgery
+
+
+@pytest.mark.parametrize("jwt", [
+    pytest.param(TEAM_KEY.jwt(exp=(NOW - HOUR) // 1000), id="expired"),
+    pytest.param(TEAM_KEY.jwt(nbf=(NOW + HOUR) // 1000), id="not yet valid"),
+    pytest.param(TEAM_KEY.jwt(aud=["another-application-aud-tag-0001"]), id="another application"),
+    pytest.param(TEAM_KEY.jwt(aud=AUD + "x"), id="an aud that only starts alike"),
+    pytest.param(TEAM_KEY.jwt(iss="https://evil.cloudflareaccess.com"), id="another team"),
+    pytest.param(OTHER_KEY.jwt(), id="signed by another key"),
+    pytest.param(TEAM_KEY.jwt(header={"alg": "none"}), id="alg none"),
+    pytest.param(TEAM_KEY.jwt(header={"alg": "HS256"}), id="alg HS256"),
+    pytest.param(TEAM_KEY.jwt(header={"kid": "unknown"}), id="an unknown key"),
+    pytest.param(TEAM_KEY.jwt().rsplit(".", 1)[0] + ".AAAA", id="a bad signature"),
+    pytest.param("not.a.jwt", id="garbage"),
+    pytest.param("", id="empty header"),
+])
+def test_a_bad_access_jwt_is_403_and_changes_nothing(db, jwt):
+    access = access_of(CPythonVerifier(TEAM_KEY))
+    headers = {"cf-access-jwt-assertion": jwt}
+    answer = ask(db, "POST", f"{PREFIX}/schedule/pause", access, headers=headers, form={"name": "census"})
+    assert answer.status == (401 if jwt == "" else 403)
+    assert not paused(db, "census") and logged(db) == []
+
+
+def test_a_jwt_for_a_key_not_held_fetches_the_team_s_keys_again_once(db):
+    rotated = AccessTeam(kid="key-2")
+    verifier = CPythonVerifier(TEAM_KEY)
+    assert ask(db, "GET", PREFIX, access_of(verifier), headers={"cf-access-jwt-assertion": TEAM_KEY.jwt()}).status == 200
+    verifier.teams.append(rotated)  # the team rotates its keys; the cached ones lack the new
+    answer = ask(db, "GET", PREFIX, access_of(verifier), headers={"cf-access-jwt-assertion": rotated.jwt()})
+    assert answer.status == 200
+    assert [fresh for _, fresh in verifier.fetched] == [False, False, True]
+
+
+def test_an_app_without_access_settings_refuses_any_jwt(db):
+    answer = ask(db, "GET", PREFIX, Checked(token=TOKEN), headers={"cf-access-jwt-assertion": TEAM_KEY.jwt()})
+    assert answer.status == 403
+
+
+def test_the_local_host_serves_the_console_without_login_as_local(db):
+    answer = ask(db, "GET", PREFIX, LOCAL)
+    assert answer.status == 200 and "local ·" in answer.body
+
+
+def test_a_jwt_issued_by_a_clock_a_little_ahead_of_the_worker_s_lets_its_email_in(db):
+    ahead = (NOW + 30_000) // 1000  # Access's clock half a minute ahead: a login just made
+    jwt = TEAM_KEY.jwt(iat=ahead, nbf=ahead)
+
+    answer = ask(db, "GET", PREFIX, access_of(CPythonVerifier(TEAM_KEY)), headers={"cf-access-jwt-assertion": jwt})
+
+    assert answer.status == 200
+
+
+def test_a_jwt_nested_past_the_parser_s_depth_is_403_not_an_error(db):
+    deep = b64("[" * 100_000)
+    answer = ask(db, "GET", PREFIX, access_of(CPythonVerifier(TEAM_KEY)),
+                 headers={"cf-access-jwt-assertion": f"{deep}.{deep}.AAAA"})
+
+    assert answer.status == 403
+
+
+def b64(text: str) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()

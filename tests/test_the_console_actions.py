@@ -1,0 +1,148 @@
+"""The console's actions (issue 18): pause, resume, run by hand, retry, dismiss or cancel a
+delivery, cancel an item. Each is a POST carrying the form token, from the console's own
+origin, made by the command's own statements (operator_store.py) and logged with who made it.
+Anything else changes nothing."""
+
+import re
+
+import pytest
+from console_fixtures import (
+    NOW, ORIGIN, PREFIX, TOKEN, ask, csrf_of, filled_store, logged, paused, post, token_access,
+)
+from helpers import run
+
+from tickwork.console import csrf
+from tickwork.console.access import Identity
+
+AUTH = {"authorization": f"Bearer {TOKEN}"}
+
+
+@pytest.fixture
+def db():
+    return filled_store()
+
+
+def act(db, path, **fields):
+    return post(db, PREFIX + path, fields, token_access(), headers=AUTH)
+
+
+def schedule(db, name):
+    return run(db.all("SELECT * FROM tickwork_schedules WHERE name = ?1", (name,)))[0]
+
+
+def delivery(db):
+    return run(db.all("SELECT * FROM tickwork_deliveries"))[0]
+
+
+def item(db, customer="ada"):
+    return next(row["name"] for row in run(db.all("SELECT name, input FROM tickwork_schedules WHERE action IS NOT NULL"))
+                if customer in row["input"])
+
+
+def test_pause_pauses_and_logs_who_paused(db):
+    answer = act(db, "/schedule/pause", name="census")
+    assert answer.status == 200 and "census paused" in answer.body
+    assert paused(db, "census")
+    assert logged(db) == [("token", "pause", "census")]
+
+
+def test_resume_resumes_a_paused_schedule_and_logs_it(db):
+    act(db, "/schedule/pause", name="census")
+    assert act(db, "/schedule/resume", name="census").status == 200
+    assert not paused(db, "census")
+    assert logged(db)[-1] == ("token", "resume", "census")
+
+
+def test_run_by_hand_asks_the_next_tick_for_a_run(db):
+    assert act(db, "/schedule/run", name="census").status == 200
+    state = schedule(db, "census")
+    assert (state["run_requested_at"], state["run_requested_by"]) == (NOW, "token")
+    assert logged(db) == [("token", "run", "census")]
+
+
+def test_cancel_ends_an_item_handed_over_and_logs_it(db):
+    name = item(db)
+    assert act(db, "/schedule/cancel", name=name).status == 200
+    state = schedule(db, name)
+    assert (state["ended"], state["removed_at"]) == ("cancelled", NOW)
+    assert logged(db) == [("token", "cancel", name)]
+
+
+def test_a_declared_schedule_cannot_be_cancelled(db):
+    answer = act(db, "/schedule/cancel", name="census")
+    assert answer.status == 409
+    assert schedule(db, "census")["removed_at"] is None and logged(db) == []
+
+
+@pytest.mark.parametrize("verb, state", [("retry", "pending"), ("dismiss", "dismissed"), ("cancel", "cancelled")])
+def test_a_delivery_is_retried_dismissed_or_cancelled_and_logged(db, verb, state):
+    id = delivery(db)["id"]
+    assert act(db, f"/delivery/{verb}", id=id).status == 200
+    assert delivery(db)["state"] == state
+    assert logged(db) == [("token", verb, id)]
+
+
+def test_a_change_that_finds_nothing_to_change_is_409_and_logs_nothing(db):
+    act(db, "/schedule/pause", name="census")
+    answer = act(db, "/schedule/pause", name="census")
+    assert answer.status == 409 and "already paused" in answer.body
+    assert logged(db) == [("token", "pause", "census")]
+
+
+def test_a_change_to_no_such_schedule_is_404(db):
+    assert act(db, "/schedule/pause", name="nobody").status == 404
+    assert logged(db) == []
+
+
+def test_a_post_without_the_form_token_is_403_and_changes_nothing(db):
+    answer = ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(), headers={**AUTH, "origin": ORIGIN},
+                 form={"name": "census"})
+    assert answer.status == 403
+    assert not paused(db, "census") and logged(db) == []
+
+
+def test_a_form_token_made_for_another_operator_is_403(db):
+    other = csrf.token(Identity("token", b"token|another-secret"), NOW)
+    answer = ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(), headers={**AUTH, "origin": ORIGIN},
+                 form={"name": "census", "csrf": other})
+    assert answer.status == 403 and not paused(db, "census")
+
+
+def test_a_form_token_is_good_for_its_window_and_the_next_then_stale(db):
+    token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=census", token_access(), headers=AUTH).body)
+
+    def pause(at):
+        return ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(), now=at,
+                   headers={**AUTH, "origin": ORIGIN}, form={"name": "census", "csrf": token}).status
+
+    assert pause(NOW + 2 * csrf.WINDOW) == 403
+    assert pause(NOW + csrf.WINDOW) == 200
+
+
+@pytest.mark.parametrize("headers", [
+    {"origin": "https://evil.example"},
+    {"origin": "null"},
+    {"sec-fetch-site": "cross-site"},
+    {"sec-fetch-site": "same-site"},
+])
+def test_a_post_from_another_site_is_403_even_with_the_form_token(db, headers):
+    token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=census", token_access(), headers=AUTH).body)
+    answer = ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(), headers={**AUTH, **headers},
+                 form={"name": "census", "csrf": token})
+    assert answer.status == 403
+    assert not paused(db, "census") and logged(db) == []
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+def test_an_action_asked_for_by_any_method_but_post_changes_nothing(db, method):
+    token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=census", token_access(), headers=AUTH).body)
+    answer = ask(db, method, f"{PREFIX}/schedule/pause?name=census&csrf={token}", token_access(), headers=AUTH)
+    assert answer.status in (404, 405)
+    assert not paused(db, "census") and logged(db) == []
+
+
+def test_the_answer_links_back_only_to_a_page_of_the_console(db):
+    answer = post(db, f"{PREFIX}/schedule/pause", {"name": "census", "back": "https://evil.example/"},
+                  token_access(), headers=AUTH)
+    assert 'href="https://evil.example/"' not in answer.body
+    assert re.search(r'href="/ops"', answer.body)
