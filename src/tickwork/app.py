@@ -8,7 +8,6 @@ from functools import cached_property
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from .calendars import Calendar, CronCalendar
 from .grid import Every
 from .model import Action, Consumer, Schedule
 from .once import Once
@@ -25,6 +24,8 @@ def timing_of(entry: dict) -> Timing:
     if kind in ("schedule", "purge"):
         return Every(entry["every_ms"])
     if kind == "calendar":
+        from .calendars import Calendar, CronCalendar  # only an app with calendars needs them
+
         cron = CronCalendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
         return Calendar(cron, entry.get("overdue_ms"))
     if kind == "pulse":
