@@ -1,19 +1,22 @@
 """The app as the Worker runs it: the entries the build wrote, with their actions imported."""
 
+from __future__ import annotations
+
 import importlib
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from .calendars import Calendar, cron_calendar
-from .consumers import Consumer
-from .declared import Declared
 from .grid import Every
-from .model import Action, Schedule
+from .model import Action, Consumer, Schedule
 from .once import Once
 from .pulses import Pulse
 from .purging import purge_action
 from .timing import Timing
+
+if TYPE_CHECKING:
+    from .declared import Declared
 
 
 def timing_of(entry: dict) -> Timing:
@@ -21,6 +24,8 @@ def timing_of(entry: dict) -> Timing:
     if kind in ("schedule", "purge"):
         return Every(entry["every_ms"])
     if kind == "calendar":
+        from .calendars import Calendar, cron_calendar  # only an app with calendars needs them
+
         cron = cron_calendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
         return Calendar(cron, entry.get("overdue_ms"))
     if kind == "pulse":
@@ -70,6 +75,8 @@ class App:
     @cached_property
     def declared(self) -> Declared:
         """The declared set as ticks read it, worked out once an isolate."""
+        from .declared import Declared
+
         return Declared(self.schedules)
 
     @property
@@ -83,8 +90,9 @@ class App:
         return frozenset(binding for binding, queue in self.producers.items() if queue in self.consumers)
 
     @classmethod
-    def from_manifest(cls, manifest: ModuleType) -> "App":
-        """Imports every action now, so a Worker's memory snapshot holds them."""
+    def from_manifest(cls, manifest: ModuleType) -> App:
+        """Imports every action now, so a Worker's memory snapshot holds them (and a missing one
+        fails the deploy, not a tick); the machinery that runs them is imported at first use."""
         schedules = tuple(
             Schedule(
                 name=entry["name"],

@@ -26,6 +26,7 @@ import sys
 from dataclasses import dataclass
 
 DECLARATIONS = "__tickwork_declarations__"
+CONSUMES = "__tickwork_consumes__"
 
 
 @dataclass(frozen=True)
@@ -101,3 +102,16 @@ def purge(table: str, *, column: str, format: str, after: str) -> None:
     given = {key: value for key, value in items.items() if value is not None}
     module = caller.f_globals.get("__name__", "")
     MADE.append(Declared("purge", table, given, caller.f_code.co_filename, caller.f_lineno, module=module))
+
+
+def consumer(queue: str):
+    """Declares the action the consumer of `queue`, a queue of wrangler.toml's `[[queues.consumers]]`."""
+    caller = sys._getframe(1)
+
+    def declare(action):
+        setattr(action, CONSUMES, (queue, caller.f_code.co_filename, caller.f_lineno))
+        return action
+
+    if callable(queue):  # `@consumer` without its queue: noted as it is, for the build to refuse
+        return declare(queue)
+    return declare

@@ -23,6 +23,15 @@ class Schedule:
     source: str = ""  # file:line of the declaration, for logs
 
 
+@dataclass(frozen=True)
+class Consumer:
+    """A queue's consumer: its messages go to `action` (consumers.py)."""
+
+    queue: str  # the queue's name
+    action: Action
+    max_retries: int = 3  # the queue's, from wrangler.toml
+
+
 class Outcome(StrEnum):
     RUNNING = "running"  # leased and under way; a lost run stays here until its lease expires
     SUCCEEDED = "succeeded"

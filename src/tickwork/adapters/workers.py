@@ -4,24 +4,27 @@ Under compat date >= 2026-04-21 the SDK wraps `self.env`: a D1 binding's results
 and `None` binds as NULL. Nothing here imports `js` or `pyodide`; the SDK does that for us.
 """
 
+from __future__ import annotations
+
 import asyncio
 import time
 from contextlib import asynccontextmanager
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..app import App
 from ..database import Database, Params, Row, Statement
-from ..consumers import consume
 from ..context import in_worker, new_trace, running
-from ..invocation import cron_invocation
-from ..outbox import Outbox
-from ..outbox_store import OutboxStore
-from ..health import THRESHOLD, health
 from ..model import what_a_run_did
-from ..per_item import Items
-from ..tick import TickReport
 from ..timing import Call
 from ..times import iso
+
+# The tick, the outbox, consumers, items and health are imported by the handler that first needs
+# them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (README, "Cold
+# start"). On Cloudflare that import is paid once an isolate, at its first such event.
+if TYPE_CHECKING:
+    from ..outbox import Outbox
+    from ..per_item import Items
+    from ..tick import TickReport
 
 
 # D1 takes 1,000 queries an invocation on the Paid plan; the rest is left to the actions.
@@ -65,6 +68,8 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
     """A cron trigger's invocation: a tick at `controller.scheduledTime` (epoch ms), and while the
     app has queues bound, one at each 10-second mark of its minute. Its actions read `env` as
     `tickwork.env` and hand work to `ctx` (`self.ctx`) with `tickwork.wait_until`."""
+    from ..invocation import cron_invocation
+
     if app.store is None:
         return []
     db = D1Database(getattr(env, app.store))
@@ -83,6 +88,8 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
 async def run_queue(app: App, env, batch, ctx=None) -> None:
     """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue,
     which reads `env` and `ctx` as a run does."""
+    from ..consumers import consume
+
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
         print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
@@ -104,6 +111,9 @@ async def emitting(app: App, env):
     with running(_now(), Call(), outbox=emitted, trace=trace):
         yield
     if emitted:
+        from ..outbox import Outbox
+        from ..outbox_store import OutboxStore
+
         db = D1Database(getattr(env, app.store))
         sender = outbox(app, env, db)
         rows = sender.rows(emitted, None, "fetch", _now(), trace)
@@ -111,9 +121,12 @@ async def emitting(app: App, env):
         await sender.send(Outbox.deliveries(rows), "fetch")
 
 
-async def health_of(app: App, env, threshold: int = THRESHOLD) -> tuple[int, dict]:
+async def health_of(app: App, env, threshold: int | None = None) -> tuple[int, dict]:
     """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
     then `Response.json(body, status=status)`. Read-only; tells no run's details."""
+    from ..health import THRESHOLD, health
+
+    threshold = THRESHOLD if threshold is None else threshold
     return await health(D1Database(getattr(env, app.store)), _now(), threshold)
 
 
@@ -129,6 +142,8 @@ def _setting(value):
 def outbox(app: App, env, db: Database) -> Outbox | None:
     if not app.producers:
         return None
+    from ..outbox import Outbox
+
     queues = {binding: _Queue(getattr(env, binding)) for binding in app.producers}
     return Outbox(db, queues, app.consumed_here, _now)
 
@@ -170,6 +185,8 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
     Its calls in bulk make at most `statements` D1 statements in all, the invocation's 1,000 by
     default (pass 50 on the Free plan, less what the handler makes besides), and say what did
     not fit. Inside a run, `tickwork.items` does the same, timed from the tick."""
+    from ..per_item import Items
+
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
     db = D1Database(getattr(env, app.store))
