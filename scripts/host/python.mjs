@@ -31,6 +31,16 @@ export function bundleFiles(dir) {
   return found.sort();
 }
 
+// The CPU time the calling thread has had, in ms (Linux's /proc/thread-self/schedstat), or NaN
+// where it cannot be read: unlike the wall clock, it leaves out the time other processes held the CPU.
+export function threadCpuMs() {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return NaN;
+  }
+}
+
 // What `ctx.waitUntil` becomes once the SDK has seen the context: a Python awaitable handed to it
 // is copied (its proxy outlives the call) and destroyed once settled.
 function patchWaitUntil(ctx) {
@@ -52,12 +62,13 @@ function patchWaitUntil(ctx) {
 }
 
 export class PythonWorker {
-  constructor({ pyodide, bridge, main, files, importMs, env }) {
+  constructor({ pyodide, bridge, main, files, importMs, importCpuMs, env }) {
     this.pyodide = pyodide;
     this.bridge = bridge;
     this.main = main;
     this.files = files;
     this.importMs = importMs;
+    this.importCpuMs = importCpuMs; // the main module's import in CPU time (threadCpuMs)
     this.env = env;
   }
 
@@ -117,8 +128,10 @@ export class PythonWorker {
     bridge.arrangeSearchPath(SESSION, `${SESSION}/python_modules`, !!compatFlags.python_process_pth_files);
 
     const name = mainModule.replace(/\.py$/, '').replaceAll('/', '.');
+    const cpuBefore = threadCpuMs();
     const [main, importMs] = bridge.importMain(name).toJs({ depth: 1 });
-    return new PythonWorker({ pyodide, bridge, main, files, importMs, env });
+    const importCpuMs = threadCpuMs() - cpuBefore;
+    return new PythonWorker({ pyodide, bridge, main, files, importMs, importCpuMs, env });
   }
 
   // `[name, file]` of every module in sys.modules.

@@ -23,21 +23,22 @@ its code and the declaration's file:line, not an error on import.
 """
 
 import sys
-from dataclasses import dataclass
+
+from .records import Record
 
 DECLARATIONS = "__tickwork_declarations__"
 CONSUMES = "__tickwork_consumes__"
 
 
-@dataclass(frozen=True)
-class Declared:
-    kind: str
-    name: object  # a str when the app is right
-    items: dict[str, object]
-    file: str
-    line: int
-    action: str = ""  # the decorated function's module and qualified name
-    module: str = ""  # a purge's: the module whose code called `purge`
+class Declared(Record):
+    __slots__ = ("kind", "name", "items", "file", "line", "action", "module")
+
+    def __init__(self, kind: str, name: object, items: dict[str, object], file: str, line: int,
+                 action: str = "", module: str = ""):
+        self.kind, self.items, self.file, self.line = kind, items, file, line
+        self.name = name  # a str when the app is right
+        self.action = action  # the decorated function's module and qualified name
+        self.module = module  # a purge's: the module whose code called `purge`
 
 
 # Every declaration made since the build last emptied it: the build finds declarations on the

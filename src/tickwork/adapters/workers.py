@@ -11,17 +11,14 @@ import time
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Sequence
 
-from ..app import App
 from ..database import Database, Params, Row, Statement
 from ..context import in_worker, new_trace, running
-from ..model import what_a_run_did
-from ..timing import Call
-from ..times import iso
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
 # them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (README, "Cold
 # start"). On Cloudflare that import is paid once an isolate, at its first such event.
 if TYPE_CHECKING:
+    from ..app import App
     from ..outbox import Outbox
     from ..per_item import Items
     from ..tick import TickReport
@@ -106,6 +103,8 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
 async def emitting(app: App, env):
     """For a `fetch` handler: `async with emitting(APP, self.env): await order_placed.emit(...)`
     keeps what was emitted in the outbox when the block ends without raising, then sends it."""
+    from ..timing import Call
+
     emitted: list = []
     trace = new_trace()
     with running(_now(), Call(), outbox=emitted, trace=trace):
@@ -194,6 +193,9 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
 
 
 def describe(run) -> str:
+    from ..model import what_a_run_did
+    from ..times import iso
+
     took = "" if run.duration_ms is None else f" in {run.duration_ms} ms"
     why = f" ({run.code})" if run.code else ""
     did = what_a_run_did(run.items, run.events)
