@@ -86,7 +86,9 @@ def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
     (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
     later = ("croniter", "dateutil", "zoneinfo", "pydantic", "tickwork.tick", "tickwork.invocation",
              "tickwork.schedule_store", "tickwork.outbox", "tickwork.outbox_store", "tickwork.consumers",
-             "tickwork.per_item", "tickwork.housekeeping", "tickwork.health", "tickwork.declared")
+             "tickwork.per_item", "tickwork.housekeeping", "tickwork.health", "tickwork.declared",
+             "tickwork.calendars", "tickwork.model", "tickwork.timing", "tickwork.grid", "tickwork.pulses",
+             "tickwork.purging")
     probe = (
         f"import sys; import entry; later = {later!r}; "
         "print(sorted(m for m in sys.modules if m in later or m.startswith(tuple(n + '.' for n in later))))"
@@ -96,6 +98,18 @@ def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
         capture_output=True, text=True, check=True,
     ).stdout
     assert out.strip() == "[]"
+
+
+def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(tmp_path):
+    app_dir = example_project(tmp_path) / "build" / "app"
+    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    manifest = app_dir / "tickwork_manifest.py"
+    manifest.write_text(manifest.read_text().replace("'action': 'tidy_up'", "'action': 'tidy_up_gone'"))
+    failed = subprocess.run(
+        [sys.executable, "-c", "import entry"], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True,
+    )
+    assert failed.returncode == 1 and "has no attribute 'tidy_up_gone'" in failed.stderr
 
 
 def test_each_public_name_of_tickwork_is_found_in_its_module_at_first_use():
