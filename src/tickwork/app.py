@@ -108,7 +108,8 @@ class App:
     def consumers(self) -> dict:
         from .model import Consumer
 
-        return {entry["queue"]: Consumer(entry["queue"], action, entry["max_retries"]) for entry, action in self._consumed}
+        return {entry["queue"]: Consumer(entry["queue"], action, entry["max_retries"])
+                for entry, action in self._consumed}
 
     @cached_property
     def declared(self) -> Declared:
@@ -137,7 +138,8 @@ class App:
             getattr(manifest, "RETENTION_MS", RETENTION),
             tuple(sorted({e["after_setting"] for e in manifest.SCHEDULES if e.get("after_setting")})),
         )
-        app._entries = tuple((entry, None if entry["kind"] == "purge" else _imported(entry)) for entry in manifest.SCHEDULES)
+        app._entries = tuple((entry, None if entry["kind"] == "purge" else _imported(entry))
+                             for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))
         return app
 
