@@ -2,8 +2,9 @@
 // Cold start of the Worker on the host's Pyodide (the one wrangler.toml selects): what importing
 // the bundle's entry module (tickwork and the example app) adds over a bare entry that only
 // imports WorkerEntrypoint, both from the same bundle. Each round is a pair, one fresh
-// interpreter for each entry, their order alternating from round to round; the figure is the
-// median of the pairs' differences.
+// interpreter for each entry, both started before either imports its entry, the imports back to
+// back in an order alternating from round to round; the figure is the median of the pairs'
+// differences.
 //
 //   node scripts/bench/coldstart.mjs [--bundle build/worker] [--rounds 15] [--config wrangler.toml]
 //
@@ -49,7 +50,7 @@ const rounds = Number(values.rounds);
 const byCpu = !Number.isNaN(threadCpuMs());
 const clock = byCpu ? 'CPU time' : 'wall clock';
 
-// Each interpreter starts with the last one's memory collected, so that neither of a pair pays for it.
+// A pair's imports start with the memory of what came before collected, so that neither pays for it.
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc');
 
@@ -59,15 +60,18 @@ function median(numbers) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-async function coldImport(replace) {
-  collect();
-  const worker = await PythonWorker.load({
+function prepare(replace) {
+  return PythonWorker.prepare({
     bundleDir: values.bundle,
     mainModule: values.main,
     compatFlags: flags,
     output: () => {},
     replace,
   });
+}
+
+function imported(worker) {
+  worker.importMain();
   const modules = worker.loadedModules().map(([name]) => name);
   return { ms: byCpu ? worker.importCpuMs : worker.importMs, wallMs: worker.importMs, modules, worker };
 }
@@ -86,8 +90,9 @@ const pairs = [];
 let loaded = [];
 for (let round = 1; round <= rounds; round++) {
   const bareFirst = round % 2 === 1;
-  const first = await coldImport(bareFirst ? { [values.main]: BARE_ENTRY } : {});
-  const second = await coldImport(bareFirst ? {} : { [values.main]: BARE_ENTRY });
+  const ready = { bare: await prepare({ [values.main]: BARE_ENTRY }), entry: await prepare({}) };
+  collect();
+  const [first, second] = (bareFirst ? [ready.bare, ready.entry] : [ready.entry, ready.bare]).map(imported);
   const [bare, entry] = bareFirst ? [first, second] : [second, first];
   const pair = {
     bare: bare.ms, entry: entry.ms, added: entry.ms - bare.ms, wallAdded: entry.wallMs - bare.wallMs,

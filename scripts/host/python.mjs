@@ -62,19 +62,24 @@ function patchWaitUntil(ctx) {
 }
 
 export class PythonWorker {
-  constructor({ pyodide, bridge, main, files, importMs, importCpuMs, env }) {
+  constructor({ pyodide, bridge, mainModule, files, env }) {
     this.pyodide = pyodide;
     this.bridge = bridge;
-    this.main = main;
+    this.mainModule = mainModule;
     this.files = files;
-    this.importMs = importMs;
-    this.importCpuMs = importCpuMs; // the main module's import in CPU time (threadCpuMs)
     this.env = env;
   }
 
   // Loads the Pyodide `compatFlags` select, mounts the bundle and imports its main module.
   // `output(stream, line)` gets the Worker's stdout and stderr, line by line.
-  static async load({ bundleDir, mainModule, env = {}, compatFlags = {}, output, replace = {} }) {
+  static async load(options) {
+    const worker = await PythonWorker.prepare(options);
+    worker.importMain();
+    return worker;
+  }
+
+  // `load` short of importing the main module: `importMain()` does that.
+  static async prepare({ bundleDir, mainModule, env = {}, compatFlags = {}, output, replace = {} }) {
     const { loadPyodide } = await import(pyodideFor(compatFlags).module);
     const pyodide = await loadPyodide({ stdout: () => {}, stderr: () => {} });
     pyodide.setStdout({ batched: (line) => output('stdout', line) });
@@ -127,11 +132,17 @@ export class PythonWorker {
     };
     bridge.arrangeSearchPath(SESSION, `${SESSION}/python_modules`, !!compatFlags.python_process_pth_files);
 
-    const name = mainModule.replace(/\.py$/, '').replaceAll('/', '.');
+    return new PythonWorker({ pyodide, bridge, mainModule, files, env });
+  }
+
+  // Imports the main module: `main`, and the import's time on the wall clock (`importMs`) and in
+  // CPU time (`importCpuMs`, threadCpuMs').
+  importMain() {
+    const name = this.mainModule.replace(/\.py$/, '').replaceAll('/', '.');
     const cpuBefore = threadCpuMs();
-    const [main, importMs] = bridge.importMain(name).toJs({ depth: 1 });
-    const importCpuMs = threadCpuMs() - cpuBefore;
-    return new PythonWorker({ pyodide, bridge, main, files, importMs, importCpuMs, env });
+    [this.main, this.importMs] = this.bridge.importMain(name).toJs({ depth: 1 });
+    this.importCpuMs = threadCpuMs() - cpuBefore;
+    return this;
   }
 
   // `[name, file]` of every module in sys.modules.
