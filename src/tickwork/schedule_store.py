@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field, fields
 
 from .database import Database, Row
-from .model import Code, Kind, Outcome
+from .model import Code, Kind
 from .times import NEVER
 from .timing import Call, Covered
 
