@@ -222,3 +222,14 @@ def test_a_page_that_ends_the_list_offers_no_next_page(app):
     _, first, _ = app.run("schedules", "--limit", "2", now=NINE)
     _, last, _ = app.run("schedules", "--limit", "2", "--after", first["next_after"], now=NINE)
     assert (first["next_after"], [s["name"] for s in last["schedules"]], last["next_after"]) == (ids[1], ids[2:], None)
+
+
+@pytest.mark.parametrize("since", ["99999999d", "9999999999999999", "0001-01-01T00:00+14:00"])
+def test_a_since_outside_the_years_1_to_9999_is_refused_in_one_line(app, since):
+    code, _, err = app.run("history", "--since", since, now=NINE)
+    assert code == 1 and err.count("\n") == 1 and f"`{since}`" in err
+
+
+def test_a_cursor_past_any_tick_is_refused_in_one_line(app):
+    code, _, err = app.run("history", "--before", f"{2**64}/0123", now=NINE)
+    assert code == 1 and err.count("\n") == 1 and "is no cursor" in err

@@ -2,7 +2,9 @@
 page at a time (`--before` the cursor the page before gave), by `--since`, `--outcome` and a
 name pattern, each with its schedule's label."""
 
-from tickwork.operator_store import OperatorStore
+import re
+
+from tickwork.operator_store import PAST_EVERY_RUN, OperatorStore
 
 from . import words
 from .verbs import Answer, _call_words, _clip, _did, _run_item, _table
@@ -15,8 +17,9 @@ def cursor(run: dict) -> str:
 
 
 def read_cursor(text: str) -> tuple[int, str] | None:
+    """The cursor `cursor` wrote, or None: a tick below PAST_EVERY_RUN's, and an id."""
     tick, _, id = text.partition("/")
-    return (int(tick), id) if tick.isdigit() and id else None
+    return (int(tick), id) if re.fullmatch("[0-9]{1,16}", tick) and int(tick) < PAST_EVERY_RUN[0] and id else None
 
 
 async def recent(store: OperatorStore, now: int, since: int | None, outcome: str | None, name_glob: str | None,

@@ -28,17 +28,24 @@ CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wr
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
+# The moments a time can be shown as: the years 1 to 9999.
+EARLIEST = from_datetime(datetime.min.replace(tzinfo=timezone.utc))
+LATEST = from_datetime(datetime.max.replace(tzinfo=timezone.utc))
+
+
 def _moment(text: str, now: int | None = None) -> int:
     """An ISO time (UTC unless it says otherwise), epoch ms, `now` (the system's clock), or (with
-    `now`) a duration ago: `2h`, `1d`, `30m`."""
+    `now`) a duration ago: `2h`, `1d`, `30m`; within the years 1 to 9999."""
     if text == "now":
         return _system_now() if now is None else now
-    if now is not None:
-        ago = duration_ms(text)
-        if ago is not None:
-            return now - ago
-    if re.fullmatch(r"[0-9]{10,16}", text):
-        return int(text)
+    ago = duration_ms(text) if now is not None else None
+    moment = now - ago if ago is not None else int(text) if re.fullmatch(r"[0-9]{10,16}", text) else _iso(text, now)
+    if not EARLIEST <= moment <= LATEST:
+        raise argparse.ArgumentTypeError(f"`{text}` is outside the years 1 to 9999")
+    return moment
+
+
+def _iso(text: str, now: int | None) -> int:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
