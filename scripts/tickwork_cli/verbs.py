@@ -56,6 +56,12 @@ def _clip(text: str | None, most: int = 80) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
+def _page(rows: list, limit: int, cursor) -> tuple[list, object]:
+    """A page of the `limit + 1` rows read (the one more says a next page has some), and the
+    cursor of the page after it: `cursor` of its last row, None on the last page."""
+    return rows[:limit], cursor(rows[limit - 1]) if len(rows) > limit else None
+
+
 def _overdue(row: dict, manifest: dict | None) -> int | None:
     if row.get("timing"):
         try:
@@ -150,7 +156,7 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
     statement's, so a page reads only what it shows."""
     kind = "every" if kind == "schedule" else kind
     app, rows = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: is there a next page
-    rows, more = rows[:limit], rows[limit - 1]["name"] if len(rows) > limit else None
+    rows, more = _page(rows, limit, lambda row: row["name"])
     manifest = declared(project) if project else None
     items = [{**_schedule_item(row, now, manifest), **label_and_input(row, show_input)} for row in rows]
     data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items,
@@ -218,6 +224,14 @@ def _run_item(run: dict, now: int) -> dict:
     }
 
 
+def _due_words(item: dict) -> str:
+    return when(item["due"]["ms"]) if item["due"] else "by hand"
+
+
+def _took_words(item: dict) -> str:
+    return words.short(item["took_ms"]) if item["took_ms"] is not None else ""
+
+
 def _events(run: dict) -> dict | None:
     """What a run emitted, by event, as its record keeps it."""
     return json.loads(run["events"]) if run.get("events") else None
@@ -246,10 +260,8 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
     if items:
         table = []
         for i, run in zip(items, runs):
-            took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
             table.append([
-                when(i["due"]["ms"]) if i["due"] else "by hand", when(i["started"]["ms"]) if i["started"] else "-",
-                took, i["outcome"],
+                _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", _call_words(run), _did(run),
                 i["by_hand"] or "", _clip(i["detail"], 60),
             ])
