@@ -18,7 +18,7 @@ CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and s
 from . import words
 from .labels import label_and_input, labelled
 from .manifest import consumer_tries, declared
-from .words import iso, relative, when
+from .words import columns, iso, printable, relative, when
 
 
 class OperatorError(Exception):
@@ -44,8 +44,10 @@ def _instant(ms, now: int) -> dict | None:
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    """Columns lined up as a terminal shows them: each cell escaped first, then measured."""
+    rows = [[printable(cell) for cell in row] for row in rows]
+    widths = [max(columns(h), *(columns(r[k]) for r in rows)) for k, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c + " " * (w - columns(c)) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return [line(headers), *(line(r) for r in rows)]
 
 

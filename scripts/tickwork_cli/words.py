@@ -1,6 +1,7 @@
 """Times, durations and timings as an operator reads them."""
 
 import re
+import unicodedata
 from datetime import datetime, timezone
 
 from tickwork.json_values import BIDI_CONTROLS
@@ -18,6 +19,13 @@ _JSON_RAW = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")  # json.dumps escapes C0 i
 def printable(text: str) -> str:
     """`text` with each control character written as its escape (`\\x1b`, `\\u202e`)."""
     return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def columns(text: str) -> int:
+    """How many columns a terminal gives `text`: two for a wide character (CJK, most emoji),
+    none for a combining mark or an invisible format character (a joiner)."""
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) == "Cf"
+               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 def json_printable(text: str) -> str:
