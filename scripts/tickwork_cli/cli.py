@@ -151,6 +151,9 @@ def parser() -> argparse.ArgumentParser:
 def connect(args) -> tuple[Database, Path | None]:
     """The database the flags name, and the project directory (for its manifest)."""
     project = args.project.resolve()
+    if args.through_wrangler and not args.local:
+        raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler, "
+                            "--sqlite never does")
     if args.sqlite is not None:
         if not args.sqlite.is_file():
             raise OperatorError(f"no SQLite file {args.sqlite}")
@@ -172,8 +175,6 @@ def connect(args) -> tuple[Database, Path | None]:
         # wrangler would make an empty database there, and answer that it has no tables
         raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
-    if args.through_wrangler and not args.local:
-        raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler")
     if args.local and not args.through_wrangler:
         path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
         if args.verb not in CHANGES:
