@@ -250,3 +250,8 @@ def test_the_label_column_lines_up_for_wide_characters_and_escaped_controls(app)
     _, text, _ = app.run("schedules", now=NINE, json_=False)
     rows = [line for line in text.splitlines() if "@" in line]
     assert len(rows) == 3 and len({columns(line[: line.index(" every ")]) for line in rows}) == 1, text
+
+
+def test_input_without_a_schedules_name_is_refused_not_ignored(app):
+    code, _, err = app.run("history", "--input", now=NINE)
+    assert code == 1 and err.count("\n") == 1 and "--input" in err

@@ -236,6 +236,9 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
 
 
 async def _across(args, store: OperatorStore, now: int, since: int | None) -> verbs.Answer:
+    if args.input:
+        raise OperatorError("--input is for one schedule's history: give its name (`tickwork schedules --input` "
+                            "shows every input)")
     if args.failed and args.outcome not in (None, "failed"):
         raise OperatorError(f"--failed and --outcome {args.outcome} ask for different runs: give one")
     before = None
