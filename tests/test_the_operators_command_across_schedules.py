@@ -222,3 +222,36 @@ def test_a_page_that_ends_the_list_offers_no_next_page(app):
     _, first, _ = app.run("schedules", "--limit", "2", now=NINE)
     _, last, _ = app.run("schedules", "--limit", "2", "--after", first["next_after"], now=NINE)
     assert (first["next_after"], [s["name"] for s in last["schedules"]], last["next_after"]) == (ids[1], ids[2:], None)
+
+
+@pytest.mark.parametrize("since", ["99999999d", "9999999999999999", "0001-01-01T00:00+14:00"])
+def test_a_since_outside_the_years_1_to_9999_is_refused_in_one_line(app, since):
+    code, _, err = app.run("history", "--since", since, now=NINE)
+    assert code == 1 and err.count("\n") == 1 and f"`{since}`" in err
+
+
+def test_a_cursor_past_any_tick_is_refused_in_one_line(app):
+    code, _, err = app.run("history", "--before", f"{2**64}/0123", now=NINE)
+    assert code == 1 and err.count("\n") == 1 and "is no cursor" in err
+
+
+def columns(text: str) -> int:
+    """The columns a terminal gives `text`: two for a wide character, none for a joiner."""
+    import unicodedata
+
+    return sum(0 if unicodedata.category(c) == "Cf" else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+def test_the_label_column_lines_up_for_wide_characters_and_escaped_controls(app):
+    hand_over(app, "c1", label="顧客 Grace")
+    hand_over(app, "c2", label="Ada")
+    app.db._conn.execute("UPDATE tickwork_schedules SET label = 'Eve\u202e' WHERE name = ?1", (hand_over(app, "c3"),))
+    _, text, _ = app.run("schedules", now=NINE, json_=False)
+    rows = [line for line in text.splitlines() if "@" in line]
+    assert len(rows) == 3 and len({columns(line[: line.index(" every ")]) for line in rows}) == 1, text
+
+
+def test_input_without_a_schedules_name_is_refused_not_ignored(app):
+    code, _, err = app.run("history", "--input", now=NINE)
+    assert code == 1 and err.count("\n") == 1 and "--input" in err

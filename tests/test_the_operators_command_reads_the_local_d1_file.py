@@ -125,3 +125,10 @@ def test_a_change_to_a_state_directory_without_the_database_is_refused_and_makes
     code, _, err = tickwork(capsys, tmp_path / "state", "pause", "chore_census")
     assert code == 1 and "has no database for DB" in err and "--persist-to" in err
     assert list((tmp_path / "state").iterdir()) == []
+
+
+def test_through_wrangler_with_a_sqlite_file_is_refused_not_ignored(capsys, state):
+    capsys.readouterr()
+    code = main(["status", "--sqlite", str(database_file(state, EXAMPLE)), "--through-wrangler"], now=NOON)
+    _, err = capsys.readouterr()
+    assert code == 1 and "--through-wrangler is for --local" in err

@@ -2,10 +2,11 @@
 page at a time (`--before` the cursor the page before gave), by `--since`, `--outcome` and a
 name pattern, each with its schedule's label."""
 
-from tickwork.operator_store import OperatorStore
+import re
 
-from . import words
-from .verbs import Answer, _call_words, _clip, _did, _run_item, _table
+from tickwork.operator_store import PAST_EVERY_RUN, OperatorStore
+
+from .verbs import Answer, _call_words, _clip, _did, _due_words, _page, _run_item, _table, _took_words
 from .words import when
 
 
@@ -15,15 +16,16 @@ def cursor(run: dict) -> str:
 
 
 def read_cursor(text: str) -> tuple[int, str] | None:
+    """The cursor `cursor` wrote, or None: a tick below PAST_EVERY_RUN's, and an id."""
     tick, _, id = text.partition("/")
-    return (int(tick), id) if tick.isdigit() and id else None
+    return (int(tick), id) if re.fullmatch("[0-9]{1,16}", tick) and int(tick) < PAST_EVERY_RUN[0] and id else None
 
 
 async def recent(store: OperatorStore, now: int, since: int | None, outcome: str | None, name_glob: str | None,
                  before: tuple[int, str] | None, limit: int) -> Answer:
     """A page of runs and skips across schedules, the latest tick first."""
     runs = await store.recent_runs(since, before, outcome, name_glob, limit + 1)  # one more: is there a next page
-    runs, after = runs[:limit], cursor(runs[limit - 1]) if len(runs) > limit else None
+    runs, after = _page(runs, limit, cursor)
     items = [{"schedule": run["schedule"], "label": run.get("label"), **_run_item(run, now)} for run in runs]
     data = {"runs": items, "next_before": after}
     what = f"{outcome} run" if outcome else "run"
@@ -34,9 +36,8 @@ async def recent(store: OperatorStore, now: int, since: int | None, outcome: str
     if items:
         table = []
         for i, run in zip(items, runs):
-            took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
-            table.append([when(i["tick"]["ms"]), i["schedule"], _clip(i["label"], 30),
-                          when(i["due"]["ms"]) if i["due"] else "by hand", took, i["outcome"], i["code"] or "",
+            table.append([when(i["tick"]["ms"]), i["schedule"], _clip(i["label"], 30), _due_words(i),
+                          _took_words(i), i["outcome"], i["code"] or "",
                           _call_words(run), _did(run), _clip(i["detail"], 50)])
         lines += _table(["TICK", "SCHEDULE", "LABEL", "DUE", "TOOK", "OUTCOME", "CODE", "CALL", "DID", "DETAIL"],
                         table)

@@ -28,17 +28,24 @@ CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wr
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
+# The moments a time can be shown as: the years 1 to 9999.
+EARLIEST = from_datetime(datetime.min.replace(tzinfo=timezone.utc))
+LATEST = from_datetime(datetime.max.replace(tzinfo=timezone.utc))
+
+
 def _moment(text: str, now: int | None = None) -> int:
     """An ISO time (UTC unless it says otherwise), epoch ms, `now` (the system's clock), or (with
-    `now`) a duration ago: `2h`, `1d`, `30m`."""
+    `now`) a duration ago: `2h`, `1d`, `30m`; within the years 1 to 9999."""
     if text == "now":
         return _system_now() if now is None else now
-    if now is not None:
-        ago = duration_ms(text)
-        if ago is not None:
-            return now - ago
-    if re.fullmatch(r"[0-9]{10,16}", text):
-        return int(text)
+    ago = duration_ms(text) if now is not None else None
+    moment = now - ago if ago is not None else int(text) if re.fullmatch(r"[0-9]{10,16}", text) else _iso(text, now)
+    if not EARLIEST <= moment <= LATEST:
+        raise argparse.ArgumentTypeError(f"`{text}` is outside the years 1 to 9999")
+    return moment
+
+
+def _iso(text: str, now: int | None) -> int:
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
     except ValueError:
@@ -157,6 +164,9 @@ def parser() -> argparse.ArgumentParser:
 def connect(args) -> tuple[Database, Path | None]:
     """The database the flags name, and the project directory (for its manifest)."""
     project = args.project.resolve()
+    if args.through_wrangler and not args.local:
+        raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler, "
+                            "--sqlite never does")
     if args.sqlite is not None:
         if not args.sqlite.is_file():
             raise OperatorError(f"no SQLite file {args.sqlite}")
@@ -178,8 +188,6 @@ def connect(args) -> tuple[Database, Path | None]:
         # wrangler would make an empty database there, and answer that it has no tables
         raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
-    if args.through_wrangler and not args.local:
-        raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler")
     if args.local and not args.through_wrangler:
         path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
         if args.verb not in CHANGES:
@@ -257,6 +265,9 @@ def _range_end(flag: str, text: str | None) -> int | None:
 
 
 async def _across(args, store: OperatorStore, now: int, since: int | None) -> verbs.Answer:
+    if args.input:
+        raise OperatorError("--input is for one schedule's history: give its name (`tickwork schedules --input` "
+                            "shows every input)")
     if args.failed and args.outcome not in (None, "failed"):
         raise OperatorError(f"--failed and --outcome {args.outcome} ask for different runs: give one")
     before = None

@@ -71,6 +71,8 @@ def _as_d1(row: Row) -> Row:
 def _js_number(value: int | float) -> int | float | None:
     """A number as JavaScript's JSON writes it and Python reads it back: a double (an integer past
     2^53 rounded), whole ones below 1e21 in their shortest digits (an integer), Infinity as null."""
+    if isinstance(value, int) and abs(value) <= 2**53:
+        return value
     number = float(value)
     if not math.isfinite(number):
         return None

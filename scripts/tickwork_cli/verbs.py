@@ -27,7 +27,7 @@ CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and s
 from . import words
 from .labels import label_and_input, labelled
 from .manifest import consumer_tries, declared
-from .words import iso, relative, when
+from .words import columns, iso, printable, relative, when
 
 
 class OperatorError(Exception):
@@ -53,9 +53,17 @@ def _instant(ms, now: int) -> dict | None:
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[k]) for r in rows)) for k, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c.ljust(w) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    """Columns lined up as a terminal shows them: each cell escaped first, then measured."""
+    rows = [[printable(cell) for cell in row] for row in rows]
+    widths = [max(columns(h), *(columns(r[k]) for r in rows)) for k, h in enumerate(headers)]
+    line = lambda cells: "  ".join(c + " " * (w - columns(c)) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
     return [line(headers), *(line(r) for r in rows)]
+
+
+def _page(rows: list, limit: int, cursor) -> tuple[list, object]:
+    """A page of the `limit + 1` rows read (the one more says a next page has some), and the
+    cursor of the page after it: `cursor` of its last row, None on the last page."""
+    return rows[:limit], cursor(rows[limit - 1]) if len(rows) > limit else None
 
 
 def _overdue(row: dict, manifest: dict | None) -> int | None:
@@ -152,7 +160,7 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
     statement's, so a page reads only what it shows."""
     kind = "every" if kind == "schedule" else kind
     app, rows = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: is there a next page
-    rows, more = rows[:limit], rows[limit - 1]["name"] if len(rows) > limit else None
+    rows, more = _page(rows, limit, lambda row: row["name"])
     manifest = declared(project) if project else None
     items = [{**_schedule_item(row, now, manifest), **label_and_input(row, show_input)} for row in rows]
     data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items,
@@ -215,6 +223,14 @@ def _covers(run: dict, now: int) -> dict | None:
             "first": _instant(run["covers_first"], now), "last": _instant(run["covers_last"], now)}
 
 
+def _due_words(item: dict) -> str:
+    return when(item["due"]["ms"]) if item["due"] else "by hand"
+
+
+def _took_words(item: dict) -> str:
+    return words.short(item["took_ms"]) if item["took_ms"] is not None else ""
+
+
 def _log_item(row: dict, now: int) -> dict:
     return {"id": row["id"], "logged": _instant(row["at"], now), "who": row["who"], "verb": row["verb"],
             "schedule": row.get("schedule"), "delivery": row.get("delivery"), "detail": row.get("detail")}
@@ -233,10 +249,8 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
     if items:
         table = []
         for i, run in zip(items, runs):
-            took = words.short(i["took_ms"]) if i["took_ms"] is not None else ""
             table.append([
-                when(i["due"]["ms"]) if i["due"] else "by hand", when(i["started"]["ms"]) if i["started"] else "-",
-                took, i["outcome"],
+                _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
                 i["by_hand"] or (f"backfill: {i['backfill']}" if i["backfill"] else ""),
                 _missed_words(run, name), _clip(i["detail"], 60),

@@ -2,5 +2,5 @@
 (tickwork.words), which the console shares."""
 
 from tickwork.words import (  # noqa: F401
-    iso, json_printable, kind_of, printable, relative, short, span, timing, when,
+    columns, iso, json_printable, kind_of, printable, relative, short, span, timing, when,
 )

@@ -353,14 +353,15 @@ def _label(label: object) -> str | None:
     """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text."""
     if label is None:
         return None
-    mend = f"label it with a string of 1 to {LONGEST_LABEL} characters, no control characters, e.g. the customer's name"
+    mend = (f"label it with a string of 1 to {LONGEST_LABEL} characters (code points) on one line, with no control "
+            "characters or bidirectional marks, e.g. the customer's name")
     if not isinstance(label, str):
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is not a string", mend)
     if not label or len(label) > LONGEST_LABEL:
         raise ScheduleError("schedule.label_invalid", f"the label is {len(label)} characters long", mend)
     if not is_text(label) or _UNSHOWN.search(label):
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} holds a control "
-                            "character or a lone surrogate", mend)
+                            "character, a line break, a bidirectional mark or a lone surrogate", mend)
     return label
 
 

@@ -24,6 +24,15 @@ def printable(text: str) -> str:
     return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
 
 
+def columns(text: str) -> int:
+    """How many columns a terminal gives `text`: two for a wide character (CJK, most emoji),
+    none for a combining mark or an invisible format character (a joiner)."""
+    import unicodedata
+
+    return sum(0 if unicodedata.combining(c) or unicodedata.category(c) == "Cf"
+               else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def json_printable(text: str) -> str:
     """JSON text with the controls that JSON leaves raw (C1, bidirectional) escaped as `\\uXXXX`:
     they can stand only inside strings, so the JSON reads back the same."""
