@@ -114,6 +114,19 @@ def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(t
     assert failed.returncode == 1 and "has no attribute 'tidy_up_gone'" in failed.stderr
 
 
+def test_a_manifest_entry_of_a_kind_this_tickwork_does_not_know_fails_the_entry_import(tmp_path):
+    app_dir = example_project(tmp_path) / "build" / "app"
+    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    manifest = app_dir / "tickwork_manifest.py"
+    manifest.write_text(manifest.read_text().replace("{'kind': 'pulse'", "{'kind': 'hourly'"))
+    failed = subprocess.run(
+        [sys.executable, "-c", "import entry"], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True,
+    )
+    assert failed.returncode == 1
+    assert "unknown kind of schedule in the manifest: 'hourly'; rebuild the app" in failed.stderr
+
+
 def test_each_public_name_of_tickwork_is_found_in_its_module_at_first_use():
     import tickwork
 
