@@ -227,4 +227,5 @@ def importing_from(worker_root: Path, package: str):
 
 def _taken_out(package: str) -> dict[str, ModuleType]:
     """The package's modules, out of `sys.modules`."""
-    return {name: sys.modules.pop(name) for name in [n for n in sys.modules if n == package or n.startswith(package + ".")]}
+    names = [name for name in sys.modules if name == package or name.startswith(package + ".")]
+    return {name: sys.modules.pop(name) for name in names}
