@@ -2,6 +2,9 @@
 each 10-second mark of its minute, ending before the next minute's invocation; told without
 waiting, the clock passed in."""
 
+from types import SimpleNamespace
+
+import pytest
 from helpers import Calls, open_store, run
 
 from tickwork import Schedule
@@ -86,3 +89,10 @@ def test_the_ticks_of_an_invocation_share_its_statement_cap():
     before = db.statements_run
     reports = invoke(app, db, Wall(NINE + MINUTE), cap=7, scheduled=NINE + MINUTE)
     assert len(reports) == 3 and db.statements_run - before <= 7
+
+
+def test_schedules_the_app_cannot_make_from_its_manifest_fail_the_invocation_not_each_tick_in_it():
+    stale = SimpleNamespace(STORE="DB", SCHEDULES=(  # written by another tickwork: no `every_ms`
+        {"kind": "schedule", "name": "census", "module": "helpers", "action": "run", "source": "census.jadpo:3"},))
+    with pytest.raises(KeyError, match="every_ms"):
+        invoke(App.from_manifest(stale), open_store(), Wall(NINE + 300))

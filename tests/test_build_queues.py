@@ -2,6 +2,8 @@
 with its code, file:line and a mend, and what it writes of them for the Worker."""
 
 import importlib.util
+import sys
+from types import ModuleType
 
 import pytest
 from test_build import ONE_DATABASE, codes, problems, project
@@ -45,6 +47,15 @@ def test_events_and_consumers_bound_in_wrangler_toml_are_written_for_the_worker(
     assert manifest.QUEUES_BOUND is True
     assert [(c["queue"], c["module"], c["action"], c["max_retries"]) for c in manifest.CONSUMERS] == [
         ("shop-events", "app.domains.planning", "ship", 5)]
+
+
+def test_a_build_reads_its_own_apps_modules_though_the_process_imported_another_app(tmp_path, monkeypatch):
+    other = ModuleType("app.domains.planning")  # as importing the example app (src/app) leaves it
+    for name in ("app", "app.domains", "app.domains.planning"):
+        monkeypatch.setitem(sys.modules, name, other if name == other.__name__ else ModuleType(name))
+    manifest = manifest_of(project(tmp_path, {}, databases=ONE_DATABASE + QUEUES, actions=EMITS_AND_CONSUMES))
+    assert [c["action"] for c in manifest.CONSUMERS] == ["ship"]
+    assert sys.modules["app.domains.planning"] is other
 
 
 def test_an_event_sent_through_a_queue_not_bound_is_refused_where_it_is_declared(tmp_path):

@@ -84,20 +84,22 @@ def test_the_worker_loads_its_manifest_without_importing_pydantic(tmp_path):
 def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
     app_dir = example_project(tmp_path) / "build" / "app"
     (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
-    later = ("croniter", "dateutil", "zoneinfo", "pydantic", "tickwork.tick", "tickwork.invocation",
-             "tickwork.schedule_store", "tickwork.outbox", "tickwork.outbox_store", "tickwork.consumers",
-             "tickwork.per_item", "tickwork.housekeeping", "tickwork.health", "tickwork.declared",
-             "tickwork.calendars", "tickwork.model", "tickwork.timing", "tickwork.grid", "tickwork.pulses",
-             "tickwork.purging", "dataclasses")  # a dataclass compiles code as it is defined: none at cold start
+    # All of tickwork a cold start needs: any other module of it (the tick, the outbox, a timing, a
+    # store) is imported by the handler that first needs it. No dataclass: each compiles code as it is defined.
+    needed = ["tickwork", "tickwork.adapters", "tickwork.adapters.workers", "tickwork.app", "tickwork.context",
+              "tickwork.database", "tickwork.declare", "tickwork.events", "tickwork.json_values",
+              "tickwork.records", "tickwork.times"]
+    later = ("croniter", "dateutil", "zoneinfo", "pydantic", "dataclasses")
     probe = (
         f"import sys; import entry; later = {later!r}; "
-        "print(sorted(m for m in sys.modules if m in later or m.startswith(tuple(n + '.' for n in later))))"
+        "print(sorted(m for m in sys.modules if m.startswith('tickwork.') or m == 'tickwork' "
+        "or m in later or m.startswith(tuple(n + '.' for n in later))))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
         capture_output=True, text=True, check=True,
     ).stdout
-    assert out.strip() == "[]"
+    assert out.strip() == repr(needed)
 
 
 def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(tmp_path):
@@ -110,6 +112,19 @@ def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(t
         capture_output=True, text=True,
     )
     assert failed.returncode == 1 and "has no attribute 'tidy_up_gone'" in failed.stderr
+
+
+def test_a_manifest_entry_of_a_kind_this_tickwork_does_not_know_fails_the_entry_import(tmp_path):
+    app_dir = example_project(tmp_path) / "build" / "app"
+    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    manifest = app_dir / "tickwork_manifest.py"
+    manifest.write_text(manifest.read_text().replace("{'kind': 'pulse'", "{'kind': 'hourly'"))
+    failed = subprocess.run(
+        [sys.executable, "-c", "import entry"], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True,
+    )
+    assert failed.returncode == 1
+    assert "unknown kind of schedule in the manifest: 'hourly'; rebuild the app" in failed.stderr
 
 
 def test_each_public_name_of_tickwork_is_found_in_its_module_at_first_use():

@@ -210,13 +210,22 @@ def _written(value: object) -> str:
 
 @contextmanager
 def importing_from(worker_root: Path, package: str):
-    """Imports the app as the Worker would, then forgets it, so builds of other apps start clean."""
+    """Imports the app as the Worker would, then forgets it, so builds of other apps start clean.
+    A package of that name the process imported before (another app's) is set aside meanwhile, so
+    the build reads this app's modules, and put back after."""
     path = str(worker_root)
+    before = _taken_out(package)
     sys.path.insert(0, path)
     try:
         yield
     finally:
         sys.path.remove(path)
-        for name in [name for name in sys.modules if name == package or name.startswith(package + ".")]:
-            del sys.modules[name]
+        _taken_out(package)
+        sys.modules.update(before)
         importlib.invalidate_caches()
+
+
+def _taken_out(package: str) -> dict[str, ModuleType]:
+    """The package's modules, out of `sys.modules`."""
+    names = [name for name in sys.modules if name == package or name.startswith(package + ".")]
+    return {name: sys.modules.pop(name) for name in names}

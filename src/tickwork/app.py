@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from .timing import Timing
 
 
+KINDS = ("schedule", "purge", "calendar", "pulse", "once")
+
+
 def timing_of(entry: dict) -> Timing:
-    kind = entry["kind"]
+    kind = _known(entry)
     if kind in ("schedule", "purge"):
         from .grid import Every
 
@@ -36,7 +39,13 @@ def timing_of(entry: dict) -> Timing:
         from .once import Once
 
         return Once(entry["at_ms"])
-    raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
+
+
+def _known(entry: dict) -> str:
+    kind = entry["kind"]
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
+    return kind
 
 
 def retry_of_entry(entry: dict) -> Retry | None:
@@ -143,8 +152,9 @@ class App:
 
     @classmethod
     def from_manifest(cls, manifest: ModuleType) -> App:
-        """Imports every action now, so a Worker's memory snapshot holds them (and a missing one
-        fails the deploy, not a tick); the machinery that runs them is imported at first use."""
+        """Imports every action now, so a Worker's memory snapshot holds them (and a missing one,
+        or a kind of schedule this tickwork does not know, fails the deploy, not a tick); the
+        machinery that runs them is imported at first use."""
         app = cls(
             manifest.STORE, None, getattr(manifest, "STATEMENTS_PER_TICK", None),
             dict(getattr(manifest, "PRODUCERS", {})), None, getattr(manifest, "QUEUES_BOUND", False),
@@ -153,7 +163,7 @@ class App:
             getattr(manifest, "ALERTS", None),
             getattr(manifest, "CONSOLE", None),
         )
-        app._entries = tuple((entry, None if entry["kind"] == "purge" else _imported(entry))
+        app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))
         return app

@@ -45,6 +45,7 @@ async def cron_invocation(
     wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
     `settings` the app's, as the invocation began."""
     started, before = clock(), db.statements_run
+    declared = app.declared  # made at an isolate's first tick: a manifest it cannot be made from fails the invocation
     reports = []
     for at in [scheduled] + (marks_ahead(scheduled, started) if app.has_queues else []):
         if at != scheduled:
@@ -57,7 +58,7 @@ async def cron_invocation(
             break
         try:
             reports.append(await tick(
-                db, app.declared, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
+                db, declared, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
                 alerts=app.alerts,
             ))
