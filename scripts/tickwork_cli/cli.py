@@ -24,7 +24,8 @@ from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
-CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wrangler, with --local too
+# Through wrangler, with --local too: a backfill asked for or cancelled is a change, its dry run a read.
+CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel", "backfill")
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
@@ -190,7 +191,7 @@ def connect(args) -> tuple[Database, Path | None]:
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
     if args.local and not args.through_wrangler:
         path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
-        if args.verb not in CHANGES:
+        if args.verb not in CHANGES or (args.verb == "backfill" and getattr(args, "dry_run", False)):
             return LocalD1File(path), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
 
