@@ -9,13 +9,12 @@ import re
 import sqlite3
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.database import Database
 from tickwork.operator_store import OperatorStore
-from tickwork.times import duration_ms, from_datetime
+from tickwork.times import duration_ms, instant
 
 from . import across, verbs
 from .local_d1 import LocalD1File, database_file
@@ -37,17 +36,12 @@ def _moment(text: str, now: int | None = None) -> int:
         ago = duration_ms(text)
         if ago is not None:
             return now - ago
-    if re.fullmatch(r"[0-9]{10,16}", text):
-        return int(text)
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
-    except ValueError:
+    moment = instant(text)
+    if moment is None:
         raise argparse.ArgumentTypeError(
             f"`{text}` is no time: write e.g. 2026-01-05T09:15Z, epoch milliseconds, now"
-            + (", or a duration ago such as 2h" if now is not None else "")) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return from_datetime(moment)
+            + (", or a duration ago such as 2h" if now is not None else ""))
+    return moment
 
 
 def _system_now() -> int:
