@@ -13,7 +13,7 @@ from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
 from tickwork.words import attempts_of as _attempts_of
-from tickwork.words import backfill_words, occurrence_words
+from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_words, occurrence_words
 from tickwork.words import call_words as _call_words
 from tickwork.words import clip as _clip
 from tickwork.words import did as _did
@@ -499,9 +499,8 @@ async def backfill(store: OperatorStore, now: int, name: str | None, start: int 
     if not change.changed:
         raise OperatorError(f"`{name}` was removed meanwhile: there is nothing to backfill")
     data.update(changed=True, backfill=change.row["backfill"])
-    return Answer(data, [head + f"; asked for backfill {change.row['backfill']}: the next ticks make them, "
-                         f"oldest first, a few a tick; `tickwork backfill --cancel {change.row['backfill']}` "
-                         f"stops it (logged as {who})"])
+    return Answer(data, [head + f"; {backfill_asked_words(change.row['backfill'])}; "
+                         f"`tickwork backfill --cancel {change.row['backfill']}` stops it (logged as {who})"])
 
 
 async def cancel_backfill(store: OperatorStore, now: int, backfill_id: str, who: str) -> Answer:
@@ -513,9 +512,7 @@ async def cancel_backfill(store: OperatorStore, now: int, backfill_id: str, who:
         raise OperatorError(f"backfill.not_pending: backfill `{backfill_id}` is {item['state']}: only a pending "
                             f"backfill can be cancelled")
     data = {"verb": "cancel", "backfill": item, "changed": True, "who": who}
-    return Answer(data, [f"cancelled backfill {backfill_id} of {item['schedule']}: {item['made']} occurrence"
-                         f"{'' if item['made'] == 1 else 's'} made stay made, no other is made "
-                         f"(logged as {who})"])
+    return Answer(data, [f"{backfill_cancelled_words(change.row)} (logged as {who})"])
 
 
 async def backfills(store: OperatorStore, now: int, name: str | None, limit: int = 20) -> Answer:

@@ -336,3 +336,14 @@ def backfill_words(plan) -> str:
     counted = f"{todo}{' or more' if plan.more else ''} occurrence{'' if todo == 1 else 's'}"
     return (f"{plan.name}: {counted} from {when(plan.start)} to {when(plan.end)} without a succeeded run"
             f" ({plan.made_already} made already)")
+
+
+def backfill_asked_words(backfill_id: str) -> str:
+    return f"asked for backfill {backfill_id}: the next ticks make them, oldest first, a few a tick"
+
+
+def backfill_cancelled_words(row: dict) -> str:
+    """A pending backfill cancelled, from its row as the cancel left it."""
+    made = int(row["made"])
+    return (f"cancelled backfill {row['id']} of {row['schedule']}: {made} occurrence{'' if made == 1 else 's'} "
+            f"made stay made, no other is made")
