@@ -314,3 +314,17 @@ def test_a_backfilled_run_says_who_asked_for_it():
     page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + 2 * MINUTE, app=BACKFILLING))
     assert "succeeded at 2026-02-01 00:00 UTC backfill: ana" in page
     assert "Backfills" in page and " ana 2026-02-01 00:00 UTC" in page and " done 1 " in page
+
+
+def test_runs_across_schedules_show_a_retry_s_attempt(retrying):
+    page = shown(ask(retrying, "GET", f"{PREFIX}/runs", now=TEN + 2 * MINUTE, app=RETRYING))
+    assert "failed (internal_fault) attempt 2 " in page
+
+
+def test_runs_across_schedules_show_who_asked_for_a_backfill_and_the_occurrences_a_run_covered():
+    db = monthly_store()
+    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
+    ticks(db, [MONTHLY], APRIL + MINUTE)
+    page = shown(ask(db, "GET", f"{PREFIX}/runs", now=APRIL + 2 * MINUTE, app=BACKFILLING))
+    assert "succeeded backfill: ana at 2026-02-01 00:00 UTC" in page
+    assert "succeeded 3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in page

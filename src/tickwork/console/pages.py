@@ -111,6 +111,12 @@ def outcome(run: dict) -> Html:
     return tag("span", said_, class_=run["outcome"])
 
 
+def outcome_noted(run: dict) -> Html:
+    """The outcome, with a retry's attempt and who asked for a run by hand or a backfill below it."""
+    notes = [attempt(run, None), asked_by(run), words.missed_words(run, run["schedule"])]
+    return join([outcome(run), *(tag("span", note, class_="zone") for note in notes if note)])
+
+
 # -- forms ------------------------------------------------------------------------------------
 
 def button(frame: Frame, action: str, label: str, back: str, **fields) -> Html:
@@ -386,7 +392,7 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
         [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
           join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
                 tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
-          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome(run),
+          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome_noted(run),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
     body = [form, listed]
