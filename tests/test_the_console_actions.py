@@ -1,7 +1,7 @@
 """The console's actions (issue 18): pause, resume, run by hand, retry, dismiss or cancel a
-delivery, cancel an item, ask for a backfill (listed first) and cancel it. Each is a POST carrying the form token, from the console's own
-origin, made by the command's own statements (operator_store.py) and logged with who made it.
-Anything else changes nothing."""
+delivery, cancel an item, ask for a backfill (listed first) and cancel it. Each is a POST
+carrying the form token, from the console's own origin, made by the command's own statements
+(operator_store.py) and logged with who made it. Anything else changes nothing."""
 
 import re
 

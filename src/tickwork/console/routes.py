@@ -264,7 +264,8 @@ async def _backfill(db, frame, form, back) -> Response:
     except backfill.Refused as refused:
         return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
     if plan is None:
-        return respond(404, pages.answer(frame, "Not found", f"There is no schedule {name}; nothing changed.", back, True))
+        return respond(404, pages.answer(frame, "Not found", f"There is no schedule {name}; nothing changed.", back,
+                                         True))
     if form.get("dry"):
         return respond(200, pages.backfill_listed(frame, plan, start, end, back))
     if not plan.todo and not plan.more:
