@@ -176,9 +176,14 @@ def connect(args) -> tuple[Database, Path | None]:
         raise OperatorError("--through-wrangler is for --local: --remote always goes through wrangler")
     if args.local and not args.through_wrangler:
         path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
-        if args.verb not in CHANGES:
+        if not _changes(args):
             return LocalD1File(path), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
+
+
+def _changes(args) -> bool:
+    """Whether the verb writes: a change, or a backfill asked for or cancelled (not --dry-run)."""
+    return args.verb in CHANGES or (args.verb == "backfill" and not args.dry_run)
 
 
 def _local_file(loaded, binding: str, persist: Path | None) -> Path:
