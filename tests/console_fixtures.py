@@ -18,6 +18,7 @@ from tickwork.console.access import LOCAL, Checked
 from tickwork.console.http import Request
 from tickwork.console.routes import serve
 from tickwork.grid import Every
+from tickwork.model import Retry
 from tickwork.per_item import Items
 from tickwork.times import MINUTE, utc
 
@@ -150,3 +151,30 @@ class CPythonVerifier:
 
 def access_of(verifier: CPythonVerifier, token: str | None = TOKEN) -> Checked:
     return Checked(token=token, team=TEAM, aud=AUD, verifier=verifier)
+
+
+# -- retries, missed occurrences and backfills ------------------------------------------------------
+
+TEN = NINE + 60 * MINUTE
+FLAKY = Schedule("flaky", Every(60 * MINUTE), broken, source="src/app/flaky.jadpo:1", retry=Retry(3, MINUTE),
+                 limit=2 * MINUTE)
+MONTHLY = calendar("0 0 1 * *", name="statement")
+JAN, APRIL = utc("2026-01-15 00:00"), utc("2026-04-01 00:05")
+RETRYING = App("DB", (FLAKY,), console={"prefix": PREFIX})
+BACKFILLING = App("DB", (MONTHLY,), console={"prefix": PREFIX})
+
+
+def retrying_store():
+    """`flaky`, hourly with `retry: 3 after 1m` and `limit: 2m`, failing: its 10:00 run and the
+    retry at 10:01 failed, the next attempt waits for 10:03."""
+    db = open_store()
+    ticks(db, [FLAKY], NINE, TEN, TEN + MINUTE)
+    return db
+
+
+def monthly_store():
+    """A monthly statement whose ticks stopped from January 15 to April 1: April's tick made one
+    run for the three occurrences owed, February's, March's and April's."""
+    db = open_store()
+    ticks(db, [MONTHLY], JAN, APRIL)
+    return db

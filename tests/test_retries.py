@@ -236,6 +236,15 @@ def test_why_says_which_attempt_failed_of_how_many_and_when_the_next_is(app):
     assert answer["next_attempt"]["attempt"] == 3
 
 
+def test_why_says_a_schedule_s_retry_and_limit_in_its_rule(app):
+    app.tick([daily(Failing())], utc("2026-03-01 12:00"))
+    app.manifest({**STATEMENT_ENTRY, "limit_ms": 2 * MINUTE})
+    _, answer, _ = app.run("why", "statement", now=utc("2026-03-01 12:01"))
+    assert answer["rule"].endswith(
+        "; a failed run is tried again for its due time up to 3 times more, 1 minute after the first failure and "
+        "each pause twice the one before (`retry`); a run is stopped after 2 minutes (`limit`)")
+
+
 def test_history_shows_each_attempt_in_a_column_of_its_own(app):
     app.tick([daily(Failing(1))], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
     _, answer, _ = app.run("history", "statement", now=utc("2026-03-02 09:02"))

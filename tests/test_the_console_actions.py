@@ -1,18 +1,20 @@
 """The console's actions (issue 18): pause, resume, run by hand, retry, dismiss or cancel a
-delivery, cancel an item. Each is a POST carrying the form token, from the console's own
-origin, made by the command's own statements (operator_store.py) and logged with who made it.
-Anything else changes nothing."""
+delivery, cancel an item, ask for a backfill (listed first) and cancel it. Each is a POST
+carrying the form token, from the console's own origin, made by the command's own statements
+(operator_store.py) and logged with who made it. Anything else changes nothing."""
 
 import re
 
 import pytest
 from console_fixtures import (
-    NOW, ORIGIN, PREFIX, TOKEN, ask, csrf_of, filled_store, logged, paused, post, token_access,
+    APRIL, BACKFILLING, MONTHLY, NOW, ORIGIN, PREFIX, TOKEN, ask, csrf_of, filled_store, logged, monthly_store, paused,
+    post, token_access,
 )
-from helpers import run
+from helpers import run, ticks
 
 from tickwork.console import csrf
 from tickwork.console.access import Identity
+from tickwork.times import MINUTE, utc
 
 AUTH = {"authorization": f"Bearer {TOKEN}"}
 
@@ -146,3 +148,105 @@ def test_the_answer_links_back_only_to_a_page_of_the_console(db):
                   token_access(), headers=AUTH)
     assert 'href="https://evil.example/"' not in answer.body
     assert re.search(r'href="/ops"', answer.body)
+
+
+# -- backfill, as `tickwork backfill NAME --from --to` asks for it ---------------------------------
+
+FEB, MARCH = "2026-02-01T00:00Z", "2026-03-01T00:00Z"
+
+
+@pytest.fixture
+def monthly():
+    return monthly_store()
+
+
+def backfill(db, now=APRIL + MINUTE, csrf_token=None, **fields):
+    """A POST of the one-schedule page's backfill form, its form token read from that page."""
+    token = csrf_token
+    if token is None:
+        token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=now, app=BACKFILLING).body)
+    return ask(db, "POST", f"{PREFIX}/schedule/backfill", now=now, headers={"origin": ORIGIN},
+               form={"name": "statement", **fields, "csrf": token}, app=BACKFILLING)
+
+
+def asked(db):
+    return [(row["from_at"], row["to_at"], row["who"], row["state"])
+            for row in run(db.all("SELECT * FROM tickwork_backfills ORDER BY requested_at"))]
+
+
+def test_a_backfill_asks_for_what_tickwork_backfill_asks_for_and_logs_who_asked(monthly):
+    answer = backfill(monthly, **{"from": FEB, "to": MARCH})
+    assert answer.status == 200
+    assert "statement: 2 occurrences from 2026-02-01 00:00 UTC to 2026-03-01 00:00 UTC" in answer.body
+    assert asked(monthly) == [(utc("2026-02-01 00:00"), utc("2026-03-01 00:00"), "local", "pending")]
+    assert logged(monthly) == [("local", "backfill", "statement")]
+
+
+def test_a_backfill_listed_first_shows_the_occurrences_and_changes_nothing(monthly):
+    answer = backfill(monthly, dry="1", **{"from": FEB, "to": "2026-04-01T00:00Z"})
+    assert answer.status == 200
+    assert "2026-02-01 00:00 UTC" in answer.body and "2026-03-01 00:00 UTC" in answer.body
+    assert "(1 made already)" in answer.body  # April's, which April's run covered
+    assert 'name="from" value="2026-02-01T00:00Z"' in answer.body  # the form that asks for it
+    assert asked(monthly) == [] and logged(monthly) == []
+
+
+@pytest.mark.parametrize("start, end, says", [
+    (MARCH, FEB, "from 2026-03-01T00:00:00.000Z is after to 2026-02-01T00:00:00.000Z"),
+    (FEB, "2026-05-01T00:00Z", "to 2026-05-01T00:00:00.000Z is after now"),
+    ("May 5", FEB, "from: `May 5` is no time"),
+    (FEB, "", "a backfill needs both from and to"),
+])
+def test_a_bad_range_is_a_400_with_its_code_and_asks_for_nothing(monthly, start, end, says):
+    answer = backfill(monthly, **{"from": start, "to": end})
+    assert answer.status == 400
+    assert "backfill.range_invalid" in answer.body and says in answer.body
+    assert asked(monthly) == [] and logged(monthly) == []
+
+
+def test_a_time_echoed_into_the_refusal_is_escaped(monthly):
+    answer = backfill(monthly, **{"from": "<script>alert(1)</script>", "to": FEB})
+    assert answer.status == 400
+    assert "<script>" not in answer.body and "&lt;script&gt;alert(1)&lt;/script&gt;" in answer.body
+
+
+def test_a_backfill_of_a_removed_schedule_is_refused_with_its_code(monthly):
+    token = csrf_of(ask(monthly, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL, app=BACKFILLING).body)
+    ticks(monthly, [], APRIL + MINUTE)
+    answer = backfill(monthly, now=APRIL + 2 * MINUTE, csrf_token=token, **{"from": FEB, "to": MARCH})
+    assert answer.status == 400 and "backfill.schedule_removed" in answer.body
+    assert asked(monthly) == []
+
+
+def test_a_backfill_of_no_such_schedule_is_404(monthly):
+    token = csrf_of(ask(monthly, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL, app=BACKFILLING).body)
+    answer = ask(monthly, "POST", f"{PREFIX}/schedule/backfill", now=APRIL, headers={"origin": ORIGIN},
+                 form={"name": "nobody", "from": FEB, "to": MARCH, "csrf": token}, app=BACKFILLING)
+    assert answer.status == 404 and asked(monthly) == []
+
+
+def test_a_backfill_without_the_form_token_is_403_and_asks_for_nothing(monthly):
+    answer = backfill(monthly, csrf_token="", **{"from": FEB, "to": MARCH})
+    assert answer.status == 403
+    assert asked(monthly) == [] and logged(monthly) == []
+
+
+def test_a_pending_backfill_is_listed_with_a_button_that_cancels_it_and_logs_it(monthly):
+    backfill(monthly, **{"from": FEB, "to": MARCH})
+    page = ask(monthly, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + MINUTE, app=BACKFILLING).body
+    [id] = re.findall(r'action="/ops/backfill/cancel".*?name="id" value="([0-9a-f]+)"', page)
+    answer = ask(monthly, "POST", f"{PREFIX}/backfill/cancel", now=APRIL + MINUTE, headers={"origin": ORIGIN},
+                 form={"id": id, "csrf": csrf_of(page)}, app=BACKFILLING)
+    assert answer.status == 200 and f"cancelled backfill {id} of statement" in answer.body
+    assert [state for *_, state in asked(monthly)] == ["cancelled"]
+    assert logged(monthly)[-1] == ("local", "cancel_backfill", "statement")
+
+
+def test_cancelling_a_backfill_no_longer_pending_is_409(monthly):
+    backfill(monthly, **{"from": FEB, "to": FEB})
+    ticks(monthly, [MONTHLY], APRIL + MINUTE)
+    [row] = run(monthly.all("SELECT id FROM tickwork_backfills"))
+    token = csrf_of(ask(monthly, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL, app=BACKFILLING).body)
+    answer = ask(monthly, "POST", f"{PREFIX}/backfill/cancel", now=APRIL + 2 * MINUTE, headers={"origin": ORIGIN},
+                 form={"id": row["id"], "csrf": token}, app=BACKFILLING)
+    assert answer.status == 409 and "backfill.not_pending" in answer.body and "is done" in answer.body

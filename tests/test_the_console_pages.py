@@ -6,13 +6,17 @@ import re
 from html import unescape
 
 import pytest
-from console_fixtures import NINE, NOW, PREFIX, ask, filled_store, token_access
+from console_fixtures import (
+    APRIL, BACKFILLING, FLAKY, MONTHLY, NINE, NOW, PREFIX, RETRYING, TEN, ask, filled_store, monthly_store,
+    retrying_store, token_access,
+)
 from helpers import open_store, run, ticks
 
 from tickwork import words
 from tickwork.console.console_store import DECLARED, HANDED_OVER
+from tickwork.operator_store import OperatorStore
 from tickwork.per_item import Items
-from tickwork.times import MINUTE
+from tickwork.times import MINUTE, utc
 
 
 async def remember():
@@ -241,3 +245,86 @@ def test_a_label_and_a_search_echoed_into_attributes_are_escaped():
 
     assert f'value="{typed.replace(chr(34), "&quot;").replace("<", "&lt;").replace(">", "&gt;")}"' in html
     assert "<script>" not in html and "<img" not in listed and "label &quot;&gt;&lt;img src=x&gt;" in listed
+
+
+# -- retries, missed occurrences, backfills (issue 17, as `why` says them) ---------------------------
+
+@pytest.fixture(scope="module")
+def retrying():
+    return retrying_store()
+
+
+def flaky_page(db, now=TEN + 2 * MINUTE):
+    return shown(ask(db, "GET", f"{PREFIX}/schedule?name=flaky", now=now, app=RETRYING))
+
+
+def test_one_schedule_s_rule_says_its_retry_and_its_limit(retrying):
+    assert ("missed ticks make one run, not a backlog; a failed run is tried again for its due time up to 3 times "
+            "more, 1 minute after the first failure and each pause twice the one before (`retry`); a run is "
+            "stopped after 2 minutes (`limit`)") in flaky_page(retrying)
+
+
+def test_each_run_in_the_history_shows_its_attempt_of_the_attempts_a_due_time_gets(retrying):
+    page = flaky_page(retrying)
+    assert "failed (internal_fault) attempt 2 of 4" in page
+    assert "failed (internal_fault) attempt 1 of 4" in page
+
+
+def test_the_last_run_says_its_attempt_and_when_the_next_attempt_is(retrying):
+    page = flaky_page(retrying)
+    assert "last run attempt 2 of 4, ran and failed: internal_fault (raised)" in page
+    assert "; next attempt at 2026-03-02 10:03 UTC" in page
+
+
+def test_a_pending_retry_is_the_next_due_time_and_says_what_supersedes_it_as_why_does(retrying):
+    page = flaky_page(retrying)
+    state = run(retrying.all("SELECT * FROM tickwork_schedules WHERE name = 'flaky'"))[0]
+    assert f"why then {words.retry_words(state, 4)}" in page
+    assert "attempt 3 of 4 for 2026-03-02 10:00 UTC, unless the next due time, 2026-03-02 11:00 UTC" in page
+    assert ("next due 2026-03-02 10:03 UTC (in 1 min) 2026-03-02 11:00 UTC (in 58 min) "
+            "2026-03-02 12:00 UTC") in page  # the due times go on from the one the retry put aside
+
+
+def test_a_retry_the_next_due_time_superseded_is_a_skip_that_says_so():
+    db = open_store()
+    ticks(db, [FLAKY], NINE, TEN, TEN + MINUTE, TEN + 60 * MINUTE)
+    page = flaky_page(db, TEN + 61 * MINUTE)
+    assert ("skipped (superseded) attempt 3 of 4 the next due time came before this attempt, and superseded it "
+            "(the next due time, 2026-03-02T11:00:00.000Z, came before attempt 3") in page
+
+
+def test_a_run_for_several_missed_occurrences_says_how_many_first_to_last():
+    db = monthly_store()
+    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + MINUTE, app=BACKFILLING))
+    assert ("3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC; this run is for the latest"
+            in page)
+
+
+def test_the_backfill_form_is_filled_with_the_occurrences_the_last_run_missed():
+    db = monthly_store()
+    body = ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + MINUTE, app=BACKFILLING).body
+    assert 'name="from" value="2026-02-01T00:00:00.000Z"' in body
+    assert 'name="to" value="2026-04-01T00:00:00.000Z"' in body
+
+
+def test_a_backfilled_run_says_who_asked_for_it():
+    db = monthly_store()
+    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
+    ticks(db, [MONTHLY], APRIL + MINUTE)
+    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + 2 * MINUTE, app=BACKFILLING))
+    assert "succeeded at 2026-02-01 00:00 UTC backfill: ana" in page
+    assert "Backfills" in page and " ana 2026-02-01 00:00 UTC" in page and " done 1 " in page
+
+
+def test_runs_across_schedules_show_a_retry_s_attempt(retrying):
+    page = shown(ask(retrying, "GET", f"{PREFIX}/runs", now=TEN + 2 * MINUTE, app=RETRYING))
+    assert "failed (internal_fault) attempt 2 " in page
+
+
+def test_runs_across_schedules_show_who_asked_for_a_backfill_and_the_occurrences_a_run_covered():
+    db = monthly_store()
+    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
+    ticks(db, [MONTHLY], APRIL + MINUTE)
+    page = shown(ask(db, "GET", f"{PREFIX}/runs", now=APRIL + 2 * MINUTE, app=BACKFILLING))
+    assert "succeeded backfill: ana at 2026-02-01 00:00 UTC" in page
+    assert "succeeded 3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in page

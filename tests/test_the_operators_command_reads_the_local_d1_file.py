@@ -68,6 +68,17 @@ def test_the_verbs_that_change_go_through_wrangler_and_reads_only_when_asked(sta
     assert db_of("schedules", "--through-wrangler") is WranglerD1
 
 
+def test_a_backfill_asked_for_or_cancelled_goes_through_wrangler_and_its_dry_run_reads_the_file(state):
+    def db_of(*argv):
+        db, _ = connect(parser().parse_args([*argv, "--local", "--persist-to", str(state), "--project", str(ROOT)]))
+        return type(db)
+
+    assert db_of("backfill", "x", "--from", "2026-01-05T09:00Z", "--to", "2026-01-05T10:00Z") is WranglerD1
+    assert db_of("backfill", "--cancel", "abc") is WranglerD1
+    assert db_of("backfill", "x", "--from", "2026-01-05T09:00Z", "--to", "2026-01-05T10:00Z", "--dry-run") is LocalD1File
+    assert db_of("backfills") is LocalD1File
+
+
 def test_the_file_is_opened_read_only_and_a_write_changes_nothing(state):
     db = LocalD1File(database_file(state, EXAMPLE))
     with pytest.raises(sqlite3.OperationalError, match="readonly"):

@@ -15,7 +15,7 @@ from pathlib import Path
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.database import Database
 from tickwork.operator_store import OperatorStore
-from tickwork.times import duration_ms, from_datetime
+from tickwork.times import duration_ms, from_datetime, instant
 
 from . import across, verbs
 from .local_d1 import LocalD1File, database_file
@@ -24,8 +24,7 @@ from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
-# Through wrangler, with --local too: a backfill asked for or cancelled is a change, its dry run a read.
-CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel", "backfill")
+CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wrangler, with --local too
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
@@ -40,22 +39,14 @@ def _moment(text: str, now: int | None = None) -> int:
     if text == "now":
         return _system_now() if now is None else now
     ago = duration_ms(text) if now is not None else None
-    moment = now - ago if ago is not None else int(text) if re.fullmatch(r"[0-9]{10,16}", text) else _iso(text, now)
+    moment = now - ago if ago is not None else instant(text)
+    if moment is None:
+        raise argparse.ArgumentTypeError(
+            f"`{text}` is no time: write e.g. 2026-01-05T09:15Z, epoch milliseconds, now"
+            + (", or a duration ago such as 2h" if now is not None else ""))
     if not EARLIEST <= moment <= LATEST:
         raise argparse.ArgumentTypeError(f"`{text}` is outside the years 1 to 9999")
     return moment
-
-
-def _iso(text: str, now: int | None) -> int:
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"`{text}` is no time: write e.g. 2026-01-05T09:15Z, epoch milliseconds, now"
-            + (", or a duration ago such as 2h" if now is not None else "")) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return from_datetime(moment)
 
 
 def _system_now() -> int:
@@ -191,9 +182,14 @@ def connect(args) -> tuple[Database, Path | None]:
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
     if args.local and not args.through_wrangler:
         path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
-        if args.verb not in CHANGES or (args.verb == "backfill" and getattr(args, "dry_run", False)):
+        if not _changes(args):
             return LocalD1File(path), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
+
+
+def _changes(args) -> bool:
+    """Whether the verb writes: a change, or a backfill asked for or cancelled (not --dry-run)."""
+    return args.verb in CHANGES or (args.verb == "backfill" and not args.dry_run)
 
 
 def _local_file(loaded, binding: str, persist: Path | None) -> Path:

@@ -11,7 +11,7 @@ The file is opened read-only, for one verb: workerd keeps it in WAL mode, where 
 no lock a writer waits for and sees what was committed when its read began, so reading while
 `tickwork dev` ticks is safe; a batch is one read transaction (one snapshot), and a busy timeout
 covers the moment a checkpoint holds the file. The statements are the operator store's, bound
-as SQLite binds them. Writes (`pause`, `resume`, `run`, `retry`, `dismiss`, `cancel`) are not
+as SQLite binds them. Writes (`pause`, `resume`, `run`, `retry`, `dismiss`, `cancel`, `backfill`) are not
 made here: they go through `wrangler d1 execute --local`, as D1 batches made by workerd.
 """
 

@@ -7,18 +7,25 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tickwork.backfill import DRY_RUN_MOST, own_from, timing_of_row, to_backfill
+from tickwork.backfill import DRY_RUN_MOST, Refused
+from tickwork.backfill import plan as plan_backfill
 from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
+from tickwork.words import attempts_of as _attempts_of
+from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_words, occurrence_words
 from tickwork.words import call_words as _call_words
 from tickwork.words import clip as _clip
 from tickwork.words import did as _did
 from tickwork.words import due_reason as _due_reason
 from tickwork.words import events_of as _events
 from tickwork.words import gap_words as _gap_words
+from tickwork.words import last_run_words as _last_run_words
 from tickwork.words import missed_words as _missed_words
+from tickwork.words import retry_words as _retry_words
 from tickwork.words import rule as _rule
+from tickwork.words import run_settings_words as _run_settings_words
+from tickwork.words import settings_of as _settings_of
 from tickwork.words import what_happened as _what_happened
 
 STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
@@ -267,19 +274,6 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
 
 # -- why ---------------------------------------------------------------------------------------
 
-def _attempts(state: dict, entry: dict | None) -> int | None:
-    """How many attempts a due time gets in all, where the schedule declares retries."""
-    if state.get("timing"):
-        entry = json.loads(state["timing"])
-    more = (entry or {}).get("retry_attempts")
-    return None if not more else more + 1
-
-
-def _attempt_words(attempt: int, attempts: int | None) -> str:
-    return f"attempt {attempt}" + (f" of {attempts}" if attempts else "")
-
-
-
 async def why(store: OperatorStore, now: int, name: str, project: Path | None, show_input: bool = False) -> Answer:
     state, last, lease, app, gaps = await store.explain(name)
     manifest = declared(project) if project else None
@@ -304,8 +298,11 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
 
     form = _form(state)
     overdue = _overdue(state, manifest)
-    attempts = _attempts(state, entry)
+    settings = _settings_of(state, entry)
+    attempts = _attempts_of(settings)
     rule = f"{words.timing(form, overdue)}: {_rule(form, state, overdue)}"
+    if _run_settings_words(settings):
+        rule += f"; {_run_settings_words(settings)}"
     due = int(state["due_at"])
     removed = _number(state.get("removed_at"))
     notes: list[str] = []
@@ -325,12 +322,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
         next_due = due
         reason = f"{when(due)} ({relative(due, now)}): {_due_reason(form, due, last is not None)}"
         if state.get("retry_attempt") is not None:
-            retry_next = _number(state.get("retry_next"))
-            reason = (f"{when(due)} ({relative(due, now)}): "
-                      f"{_attempt_words(int(state['retry_attempt']), attempts)} for {when(int(state['retry_due']))}"
-                      + (f", unless the next due time, {when(retry_next)}, comes first and supersedes it"
-                         if retry_next is not None and retry_next > due else
-                         f"; the next due time, {when(retry_next)}, comes first and supersedes it"))
+            reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, attempts)}"
         if unreached:
             reason += (f"; not reached: ticks stopped, the last tick was "
                        f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
@@ -361,12 +353,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
             what += f"; before that, {when(int(last['due_at']))}: {_what_happened(last, gaps)}"
     elif last is not None:
         last_due = None if _ahead_of_due(last) else int(last["due_at"])
-        what = _what_happened(last, gaps)
-        attempt = _number(last.get("attempt")) or 1
-        if attempts or attempt > 1:
-            what = f"{_attempt_words(attempt, attempts)}, {what}"
-        if state.get("retry_attempt") is not None and removed is None:
-            what += f"; next attempt at {when(due)}"
+        what = _last_run_words(last, state, gaps, attempts)
     else:
         last_due = None
         what = (f"none yet: first seen by the tick at {when(int(state['first_tick']))}"
@@ -504,47 +491,30 @@ async def backfill(store: OperatorStore, now: int, name: str | None, start: int 
                    who: str, dry_run: bool = False) -> Answer:
     if name is None:
         raise OperatorError("backfill.schedule_missing: name the schedule (or an item's id) to backfill")
-    if start is None or end is None:
-        raise OperatorError("backfill.range_invalid: a backfill needs both --from and --to")
-    if start > end:
-        raise OperatorError(f"backfill.range_invalid: --from {iso(start)} is after --to {iso(end)}")
-    if end > now:
-        raise OperatorError(f"backfill.range_invalid: --to {iso(end)} is after now ({iso(now)}): occurrences "
-                            f"still to come are the schedule's own")
-    row = await store.schedule(name)
-    if row is None:
+    try:
+        plan = await plan_backfill(store, now, name, start, end)
+    except Refused as refused:
+        raise OperatorError(str(refused)) from None
+    if plan is None:
         raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
-    if row.get("removed_at") is not None:
-        what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
-        raise OperatorError(f"backfill.schedule_removed: `{name}` is {what} since {when(int(row['removed_at']))}: "
-                            f"there is nothing to backfill")
-    due = own_from(int(row["due_at"]), _number(row.get("retry_attempt")), _number(row.get("retry_due")),
-                   _number(row.get("retry_at")))
-    found = to_backfill(timing_of_row(row), due, int(row["first_tick"]), start, end)
-    made = await store.made([(name, call.at) for call in found])
-    todo = [call for call in found if (name, call.at) not in made]
-    more = len(found) == DRY_RUN_MOST
+    todo = plan.todo
     occurrences = [{"at": _instant(call.at, now), "n": call.n, "i": call.i, "dst": call.dst} for call in todo]
     data = {"verb": "backfill", "schedule": name, "from": _instant(start, now), "to": _instant(end, now),
-            "dry_run": dry_run, "occurrences": occurrences, "made_already": len(found) - len(todo),
-            "listed_at_most": DRY_RUN_MOST if more else None, "who": who, "changed": False}
-    counted = f"{len(todo)}{' or more' if more else ''} occurrence{'' if len(todo) == 1 else 's'}"
-    head = (f"{name}: {counted} from {when(start)} to {when(end)} without a succeeded run"
-            f" ({len(found) - len(todo)} made already)")
+            "dry_run": dry_run, "occurrences": occurrences, "made_already": plan.made_already,
+            "listed_at_most": DRY_RUN_MOST if plan.more else None, "who": who, "changed": False}
+    head = backfill_words(plan)
     if dry_run:
         lines = [head + ("; a backfill would make them, oldest first:" if todo else "; nothing to make")]
-        lines += [f"  {when(call.at)}" + (f" (share {call.i} of {call.n})" if call.n is not None else "")
-                  + (f" ({call.dst})" if call.dst else "") for call in todo]
+        lines += [f"  {occurrence_words(call)}" for call in todo]
         return Answer(data, lines)
-    if not todo and not more:
+    if not todo and not plan.more:
         return Answer(data, [head + "; nothing to make, so no backfill was asked for"])
     change = await store.backfill(name, start, end, who, now)
     if not change.changed:
         raise OperatorError(f"`{name}` was removed meanwhile: there is nothing to backfill")
     data.update(changed=True, backfill=change.row["backfill"])
-    return Answer(data, [head + f"; asked for backfill {change.row['backfill']}: the next ticks make them, "
-                         f"oldest first, a few a tick; `tickwork backfill --cancel {change.row['backfill']}` "
-                         f"stops it (logged as {who})"])
+    return Answer(data, [head + f"; {backfill_asked_words(change.row['backfill'])}; "
+                         f"`tickwork backfill --cancel {change.row['backfill']}` stops it (logged as {who})"])
 
 
 async def cancel_backfill(store: OperatorStore, now: int, backfill_id: str, who: str) -> Answer:
@@ -556,9 +526,7 @@ async def cancel_backfill(store: OperatorStore, now: int, backfill_id: str, who:
         raise OperatorError(f"backfill.not_pending: backfill `{backfill_id}` is {item['state']}: only a pending "
                             f"backfill can be cancelled")
     data = {"verb": "cancel", "backfill": item, "changed": True, "who": who}
-    return Answer(data, [f"cancelled backfill {backfill_id} of {item['schedule']}: {item['made']} occurrence"
-                         f"{'' if item['made'] == 1 else 's'} made stay made, no other is made "
-                         f"(logged as {who})"])
+    return Answer(data, [f"{backfill_cancelled_words(change.row)} (logged as {who})"])
 
 
 async def backfills(store: OperatorStore, now: int, name: str | None, limit: int = 20) -> Answer:

@@ -10,13 +10,14 @@ import asyncio
 import json
 import logging
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
 from .context import new_trace
 from .ends import Ends
 from .model import LEASE_GRACE, RUN_LIMIT
 from .schedule_store import Claim
+from .times import iso
 
 log = logging.getLogger("tickwork")
 
@@ -150,3 +151,67 @@ def to_backfill(timing, due: int, first_tick: int, start: int, end: int, most: i
     since the tick that first saw it (`first_tick`), before its due time `due` (from there on
     they are its own), at most `most`."""
     return timing.occurrences(due, max(start, first_tick + 1), min(end, due - 1), most)
+
+
+class Refused(ValueError):
+    """A backfill that cannot be asked for, with its documented code (`backfill.range_invalid`,
+    `backfill.schedule_removed`) and why; nothing was changed."""
+
+    def __init__(self, code: str, why: str):
+        self.code = code
+        super().__init__(f"{code}: {why}")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a backfill of `name` from `start` to `end` would make: of the occurrences it looks at
+    (`found`, at most DRY_RUN_MOST), those without a succeeded run (`todo`), oldest first."""
+
+    name: str
+    start: int
+    end: int
+    found: list
+    todo: list
+
+    @property
+    def more(self) -> bool:
+        """Whether there may be more than it looked at."""
+        return len(self.found) == DRY_RUN_MOST
+
+    @property
+    def made_already(self) -> int:
+        return len(self.found) - len(self.todo)
+
+
+def check_range(start: int | None, end: int | None, now: int, names: tuple[str, str] = ("--from", "--to")) -> None:
+    """Refuses a range that is not whole, runs backwards, or reaches past `now`; `names`, what
+    the operator calls its two ends."""
+    first, last = names
+    if start is None or end is None:
+        raise Refused("backfill.range_invalid", f"a backfill needs both {first} and {last}")
+    if start > end:
+        raise Refused("backfill.range_invalid", f"{first} {iso(start)} is after {last} {iso(end)}")
+    if end > now:
+        raise Refused("backfill.range_invalid", f"{last} {iso(end)} is after now ({iso(now)}): occurrences "
+                                                f"still to come are the schedule's own")
+
+
+async def plan(store, now: int, name: str, start: int | None, end: int | None,
+               names: tuple[str, str] = ("--from", "--to")) -> Plan | None:
+    """What a backfill would make, read through the operator's store (`OperatorStore`), after
+    its checks: None where there is no schedule `name`."""
+    from .words import when  # the operator's wording, which the tick never needs
+
+    check_range(start, end, now, names)
+    row = await store.schedule(name)
+    if row is None:
+        return None
+    if row.get("removed_at") is not None:
+        what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
+        raise Refused("backfill.schedule_removed", f"`{name}` is {what} since {when(int(row['removed_at']))}: "
+                                                   f"there is nothing to backfill")
+    number = lambda key: None if row.get(key) is None else int(row[key])  # noqa: E731
+    due = own_from(int(row["due_at"]), number("retry_attempt"), number("retry_due"), number("retry_at"))
+    found = to_backfill(timing_of_row(row), due, int(row["first_tick"]), start, end)
+    made = await store.made([(name, call.at) for call in found])
+    return Plan(name, start, end, found, [call for call in found if (name, call.at) not in made])

@@ -57,6 +57,18 @@ def from_datetime(moment: datetime) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
+def instant(text: str) -> int | None:
+    """An instant as an operator writes it: epoch ms, or an ISO time (UTC unless it says
+    otherwise: `2026-01-05T09:15Z`, `2026-01-05T09:15`); None where it is neither."""
+    if re.fullmatch(r"[0-9]{10,16}", text):
+        return int(text)
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
+        return from_datetime(moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc))
+    except (ValueError, OverflowError):  # no time, or one past the years datetime holds
+        return None
+
+
 def utc(text: str) -> int:
     """`utc("2026-01-05 09:00")` or with seconds: a readable UTC literal as milliseconds."""
     return from_datetime(datetime.fromisoformat(text).replace(tzinfo=timezone.utc))

@@ -197,6 +197,61 @@ def rule(form: str, state: dict, overdue: int | None) -> str:
     return form
 
 
+def settings_of(state: dict, entry: dict | None) -> dict:
+    """A schedule's run settings (`retry_attempts`, `retry_pause_ms`, `limit_ms`): a handed-over
+    one's from its state row's timing, a declared one's from its declaration (`entry`)."""
+    if state.get("timing"):
+        try:
+            return json.loads(state["timing"])
+        except ValueError:
+            return {}
+    return entry or {}
+
+
+def attempts_of(settings: dict) -> int | None:
+    """How many attempts a due time gets in all, where the schedule declares retries."""
+    more = settings.get("retry_attempts")
+    return None if not more else int(more) + 1
+
+
+def attempt_words(attempt: int, attempts: int | None) -> str:
+    return f"attempt {attempt}" + (f" of {attempts}" if attempts else "")
+
+
+def run_settings_words(settings: dict) -> str:
+    """`retry` and `limit` in words, as a rule's tail: '' where the schedule sets neither."""
+    said = []
+    more, pause = settings.get("retry_attempts"), settings.get("retry_pause_ms")
+    if more:
+        said.append(f"a failed run is tried again for its due time up to {more} time{'' if more == 1 else 's'} more, "
+                    f"{span(int(pause))} after the first failure and each pause twice the one before (`retry`)")
+    if settings.get("limit_ms"):
+        said.append(f"a run is stopped after {span(int(settings['limit_ms']))} (`limit`)")
+    return "; ".join(said)
+
+
+def retry_words(state: dict, attempts: int | None) -> str:
+    """A pending retry, as the next due time: `attempt 2 of 4 for <due>, unless the next due
+    time, <next>, comes first and supersedes it`."""
+    due, retry_next = int(state["due_at"]), _number(state.get("retry_next"))
+    text = f"{attempt_words(int(state['retry_attempt']), attempts)} for {when(int(state['retry_due']))}"
+    if retry_next is not None and retry_next > due:
+        return text + f", unless the next due time, {when(retry_next)}, comes first and supersedes it"
+    return text + f"; the next due time, {when(retry_next)}, comes first and supersedes it"
+
+
+def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | None) -> str:
+    """The schedule's latest run or skip, with its attempt where it has retries, and the next
+    attempt where one is pending."""
+    what = what_happened(last, gaps)
+    attempt = _number(last.get("attempt")) or 1
+    if attempts or attempt > 1:
+        what = f"{attempt_words(attempt, attempts)}, {what}"
+    if state.get("retry_attempt") is not None and state.get("removed_at") is None:
+        what += f"; next attempt at {when(int(state['due_at']))}"
+    return what
+
+
 def due_reason(form: str, due: int, has_run: bool) -> str:
     """Why the next due time is the one it is."""
     kind, _, rest = form.partition(" ")
@@ -276,3 +331,28 @@ def what_happened(run: dict, gaps: list[dict]) -> str:
     elif late >= 2 * MINUTE:
         text += f"; late by {short(late)}"
     return text
+
+
+def occurrence_words(call) -> str:
+    """One occurrence a backfill makes: its moment, a pulse's share, a calendar's DST note."""
+    return (when(call.at) + (f" (share {call.i} of {call.n})" if call.n is not None else "")
+            + (f" ({call.dst})" if call.dst else ""))
+
+
+def backfill_words(plan) -> str:
+    """`statement: 2 occurrences from <from> to <to> without a succeeded run (0 made already)`."""
+    todo = len(plan.todo)
+    counted = f"{todo}{' or more' if plan.more else ''} occurrence{'' if todo == 1 else 's'}"
+    return (f"{plan.name}: {counted} from {when(plan.start)} to {when(plan.end)} without a succeeded run"
+            f" ({plan.made_already} made already)")
+
+
+def backfill_asked_words(backfill_id: str) -> str:
+    return f"asked for backfill {backfill_id}: the next ticks make them, oldest first, a few a tick"
+
+
+def backfill_cancelled_words(row: dict) -> str:
+    """A pending backfill cancelled, from its row as the cancel left it."""
+    made = int(row["made"])
+    return (f"cancelled backfill {row['id']} of {row['schedule']}: {made} occurrence{'' if made == 1 else 's'} "
+            f"made stay made, no other is made")

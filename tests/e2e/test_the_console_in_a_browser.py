@@ -1,9 +1,9 @@
 """tickwork's console in a real browser: `tickwork dev` on the example app serves it with no login
 on its loopback port, and headless Chromium (Debian's `chromium`, driven by playwright-core from
-tests/e2e/browser/) loads each page, pauses a schedule and runs one by hand by clicking, while the
-test ticks the host at times it passes in (`--no-timer`). Each page's screenshot is saved under
-the module's output directory, whose path the test prints (pytest -s shows it), or in the folder
-TICKWORK_SCREENSHOTS names."""
+tests/e2e/browser/) loads each page, pauses a schedule, runs one by hand and lists a backfill by
+clicking, while the test ticks the host at times it passes in (`--no-timer`). Each page's
+screenshot is saved under the module's output directory, whose path the test prints (pytest -s
+shows it), or in the folder TICKWORK_SCREENSHOTS names."""
 
 import json
 import os
@@ -16,7 +16,7 @@ import pytest
 from conftest import LocalHost
 from helpers import ROOT, as_typed_in_a_shell, read_into, stop, when_printed
 
-from tickwork.times import HOUR, MINUTE
+from tickwork.times import HOUR, MINUTE, iso
 
 BROWSER = ROOT / "tests" / "e2e" / "browser"
 CHROMIUM = "/usr/bin/chromium"
@@ -195,3 +195,19 @@ def test_a_run_by_hand_asked_for_by_clicking_is_made_by_the_next_tick(dev, brows
     assert done["status"] == 200 and "tidy_up a run by hand is asked for" in said, said
     assert [(run["outcome"], run["by_hand"]) for run in runs if run["schedule"] == "tidy_up"] == [("succeeded", "local")]
     assert {"succeeded", "local"} <= set(browser.text("main table tbody tr").split())  # its history's newest
+
+
+def test_a_backfill_listed_by_clicking_shows_what_it_would_make_and_asks_for_nothing(dev, browser, ticked):
+    host, console = dev
+    browser.goto(f"{console}/schedule?name=chore_census")
+
+    browser.step("fill", selector="input[name=from]", value=iso(ticked))
+    browser.step("fill", selector="input[name=to]", value=iso(ticked + 15 * MINUTE))
+    done = browser.click("button:has-text('List what it would make')")
+    said = browser.text("main")
+    browser.screenshot("schedule-chore_census-backfill-listed")
+    browser.goto(f"{console}/schedule?name=chore_census")
+
+    assert done["status"] == 200 and "chore_census: 0 occurrences from" in said, said
+    assert "(1 made already)" in said  # the quarter past, which its run made
+    assert "no backfill asked for" in browser.text("main")

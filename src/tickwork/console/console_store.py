@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    SELECT_APP, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
+    SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
 from ..times import NEVER
@@ -121,6 +121,7 @@ class OneSchedule:
     gaps: list[Row]
     runs: list[Row]
     log: list[Row]
+    backfills: list[Row]  # pending first, then the latest ended
 
 
 class ConsoleStore:
@@ -149,14 +150,15 @@ class ConsoleStore:
         return declared, rows
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
-        """One schedule as `why` reads it, a page of its history and its operator log, in one batch."""
+        """One schedule as `why` reads it, a page of its history, its operator log and its
+        backfills (as `tickwork backfills NAME` lists them), in one batch."""
         due, tick, id = before or (NEWEST, NEWEST, "\uffff")
-        state, last, lease, app, gaps, runs, log = await self.db.batch([
+        state, last, lease, app, gaps, runs, log, backfills = await self.db.batch([
             (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_LEASE_RUN, (name,)),
             (SELECT_APP, ()), (SELECT_GAPS, (20,)), (HISTORY_PAGE, (name, due, tick, id, page + 1)),
-            (SELECT_SCHEDULE_LOG, (name, None, 20)),
+            (SELECT_SCHEDULE_LOG, (name, None, 20)), (SELECT_BACKFILLS, (name, 20)),
         ])
-        return OneSchedule(_first(state), _first(last), _first(lease), _first(app), gaps, runs, log)
+        return OneSchedule(_first(state), _first(last), _first(lease), _first(app), gaps, runs, log, backfills)
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:

@@ -111,6 +111,12 @@ def outcome(run: dict) -> Html:
     return tag("span", said_, class_=run["outcome"])
 
 
+def outcome_noted(run: dict) -> Html:
+    """The outcome, with a retry's attempt and who asked for a run by hand or a backfill below it."""
+    notes = [attempt(run, None), asked_by(run), words.missed_words(run, run["schedule"])]
+    return join([outcome(run), *(tag("span", note, class_="zone") for note in notes if note)])
+
+
 # -- forms ------------------------------------------------------------------------------------
 
 def button(frame: Frame, action: str, label: str, back: str, **fields) -> Html:
@@ -236,7 +242,8 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
 # -- one schedule -----------------------------------------------------------------------------
 
 def schedule(frame: Frame, name: str, found, declared_source: str | None, next_due: list[int],
-             more: bool, back: str) -> str:
+             more: bool, back: str, settings: dict | None = None) -> str:
+    """`settings`: its `retry` and `limit` (words.settings_of), where it is declared."""
     state = found.state
     if state is None:
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
@@ -245,7 +252,12 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
     overdue = _overdue(state)
     where = (f"handed over at run time: calls {state['action']}" if state.get("action")
              else declared_source or "not declared in the current build")
-    facts = [("declared", where), ("rule", f"{words.timing(form, overdue)}: {words.rule(form, state, overdue)}")]
+    settings = words.settings_of(state, settings)
+    attempts = words.attempts_of(settings)
+    rule = f"{words.timing(form, overdue)}: {words.rule(form, state, overdue)}"
+    if words.run_settings_words(settings):
+        rule += f"; {words.run_settings_words(settings)}"
+    facts = [("declared", where), ("rule", rule)]
     if state.get("label"):
         facts.append(("label", state["label"]))
     if state.get("input") is not None:
@@ -255,7 +267,9 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
                                      moment(state["removed_at"], frame.now)])))
     else:
         facts.append(("next due", join([tag("div", moment(due, frame.now, zone)) for due in next_due] or ["never"])))
-        if next_due:
+        if next_due and state.get("retry_attempt") is not None:
+            facts.append(("why then", words.retry_words(state, attempts)))
+        elif next_due:
             facts.append(("why then", words.due_reason(form, next_due[0], found.last is not None)))
     if state["paused"]:
         facts.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
@@ -266,7 +280,7 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
         facts.append(("run by hand", f"asked for by {state.get('run_requested_by')} at "
                                      f"{when(int(state['run_requested_at']))}: the next tick makes it"))
     if found.last is not None:
-        facts.append(("last run", words.what_happened(found.last, found.gaps)))
+        facts.append(("last run", words.last_run_words(found.last, state, found.gaps, attempts)))
     actions = []
     if state.get("removed_at") is None:
         if state["paused"]:
@@ -279,11 +293,12 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
             actions.append(button(frame, "/schedule/cancel", "Cancel this item", back, name=name))
     runs = found.runs
     history = table(
-        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "KIND", "CALL", "DID", "BY HAND", "TRACE", "DETAIL"],
+        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR BY",
+         "MISSED", "TRACE", "DETAIL"],
         [[moment(None if words.ahead_of_due(run) else run["due_at"], frame.now, zone),
-          moment(run.get("started_at"), frame.now), took(run), outcome(run), run.get("kind") or "",
-          words.call_words(run), words.did(run), run.get("by_hand") or "",
-          tag("span", run.get("trace") or "", class_="id"), words.clip(run.get("detail"), 160)]
+          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, attempts),
+          run.get("kind") or "", words.call_words(run), words.did(run), asked_by(run),
+          words.missed_words(run, name), tag("span", run.get("trace") or "", class_="id"), detail(run)]
          for run in runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in facts)),
             tag("div", *actions, class_="actions"), tag("h2", "History, newest first"), history]
@@ -292,8 +307,71 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
         body.append(tag("p", link(frame.href("/schedule", name=name,
                                              before=f"{int(last['due_at'])}:{int(last['tick_at'])}:{last['id']}"),
                                   "older runs")))
+    body += [tag("h2", "Backfills"), backfills_table(frame, found.backfills, back)]
+    if state.get("removed_at") is None:
+        missed = found.last if found.last is not None and found.last.get("covers") is not None else {}
+        body.append(backfill_form(frame, name, back, words.iso(missed.get("covers_first")) or "",
+                                  words.iso(missed.get("covers_last")) or ""))
     body += [tag("h2", "Operator log"), log_table(frame, found.log)]
     return page(frame, "/schedules", name, *body)
+
+
+def attempt(run: dict, attempts: int | None) -> str:
+    """`attempt 2 of 4` where the schedule retries or the run is a retry; '' otherwise."""
+    number = int(run.get("attempt") or 1)
+    return words.attempt_words(number, attempts) if attempts or number > 1 else ""
+
+
+def asked_by(run: dict) -> str:
+    if run.get("by_hand"):
+        return f"by hand: {run['by_hand']}"
+    return f"backfill: {run['backfill']}" if run.get("backfill") else ""
+
+
+def detail(run: dict) -> str:
+    """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail."""
+    said_ = words.clip(run.get("detail"), 160)
+    if run["outcome"] == "skipped" and run.get("code") in words.SKIPS:
+        return words.SKIPS[run["code"]].removeprefix("skipped: ") + (f" ({said_})" if said_ else "")
+    return said_
+
+
+# -- backfills ----------------------------------------------------------------------------------
+
+def backfills_table(frame: Frame, rows: list[dict], back: str) -> Html:
+    return table(["ASKED", "BY", "FROM", "TO", "STATE", "MADE", "NEXT", ""],
+                 [[moment(row["requested_at"], frame.now), row["who"], moment(row["from_at"], frame.now),
+                   moment(row["to_at"], frame.now), row["state"], row["made"],
+                   moment(row["next_at"] if row["state"] == "pending" else row.get("ended_at"), frame.now),
+                   button(frame, "/backfill/cancel", "Cancel", back, id=row["id"]) if row["state"] == "pending" else ""]
+                  for row in rows], "no backfill asked for")
+
+
+def backfill_form(frame: Frame, name: str, back: str, start: str = "", end: str = "") -> Html:
+    """From and to (UTC unless they say otherwise, or epoch ms), as `tickwork backfill NAME --from
+    --to` takes them: listed first, or asked for at once."""
+    hidden = [void("input", type="hidden", name=key, value=value)
+              for key, value in (("name", name), ("csrf", frame.csrf), ("back", back))]
+    return tag("form", *hidden,
+               tag("label", "from ", void("input", type="text", name="from", value=start,
+                                           placeholder="2026-02-01T00:00Z", required=True)), " ",
+               tag("label", "to ", void("input", type="text", name="to", value=end,
+                                         placeholder="2026-03-01T00:00Z", required=True)), " ",
+               tag("button", "List what it would make", type="submit", name="dry", value="1"), " ",
+               tag("button", "Ask for the backfill", type="submit"),
+               method="post", action=frame.href("/schedule/backfill"), class_="actions")
+
+
+def backfill_listed(frame: Frame, plan, start: str, end: str, back: str) -> str:
+    """A dry run: what a backfill would make, and the form that asks for it."""
+    head = words.backfill_words(plan)
+    listed = table(["OCCURRENCE (UTC)"], [[words.occurrence_words(call)] for call in plan.todo],
+                   "nothing to make")
+    body = [said(head + ("; a backfill would make them, oldest first:" if plan.todo else "")), listed]
+    if plan.todo or plan.more:
+        body.append(backfill_form(frame, plan.name, back, start, end))
+    body.append(tag("p", link(back, "back")))
+    return page(frame, "/schedules", f"Backfill {plan.name}", *body)
 
 
 # -- runs across schedules --------------------------------------------------------------------
@@ -314,7 +392,7 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
         [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
           join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
                 tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
-          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome(run),
+          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome_noted(run),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
     body = [form, listed]

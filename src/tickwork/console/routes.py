@@ -4,11 +4,12 @@ one operator change as the command makes it (operator_store.py), logged with who
 
 import re
 
+from .. import backfill, words
 from ..app import App, timing_of
 from ..database import Database
 from ..model import Outcome
 from ..operator_store import OperatorStore
-from ..times import DAY, HOUR, NEVER
+from ..times import DAY, HOUR, NEVER, instant
 from . import csrf, pages
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
@@ -121,8 +122,17 @@ async def _schedule(db, app, frame, query):
     more = len(found.runs) > PAGE
     del found.runs[PAGE:]
     body = pages.schedule(frame, name, found, declared.source if declared else None,
-                          _next_due(found.state, declared), more, back)
+                          _next_due(found.state, declared), more, back, _settings(declared))
     return (200 if found.state is not None else 404), body
+
+
+def _settings(declared) -> dict | None:
+    """A declared schedule's `retry` and `limit`, as the build's manifest keeps them."""
+    if declared is None:
+        return None
+    retry = declared.retry
+    return {"retry_attempts": retry.attempts if retry else None, "retry_pause_ms": retry.pause if retry else None,
+            "limit_ms": declared.limit}
 
 
 def _next_due(state: dict | None, declared) -> list[int]:
@@ -137,6 +147,10 @@ def _next_due(state: dict | None, declared) -> list[int]:
 
             timing = timing_of(json.loads(state["timing"]))
         due, found = int(state["due_at"]), []
+        if state.get("retry_attempt") is not None and state.get("retry_next") is not None:
+            found.append(due)  # a pending retry; the due times go on from the one it put aside
+            put_aside = int(state["retry_next"])
+            due = put_aside if put_aside > due else timing.following(due, due)
         while due < NEVER and len(found) < NEXT_DUE:
             found.append(due)
             due = timing.following(due, due)
@@ -200,6 +214,10 @@ async def _act(db, frame, route, form) -> Response:
     if not back.startswith(frame.prefix + "/") and back != frame.prefix:
         back = frame.href("")
     kind, _, verb = route.lstrip("/").partition("/")
+    if route == "/schedule/backfill":
+        return await _backfill(db, frame, form, back)
+    if route == "/backfill/cancel":
+        return await _cancel_backfill(db, frame, form.get("id") or "", back)
     if kind == "schedule" and verb in SCHEDULE_VERBS:
         key, what = form.get("name") or "", "schedule"
         change = await OperatorStore(db).change(SCHEDULE_VERBS[verb], key, frame.who, frame.now)
@@ -234,3 +252,52 @@ def _why_unchanged(verb: str, row: dict) -> str:
     if verb == "cancel":
         return "only a schedule handed over at run time can be cancelled"
     return f"it is already {'paused' if row['paused'] else 'running on its timing'}"
+
+
+async def _backfill(db, frame, form, back) -> Response:
+    """A backfill as `tickwork backfill NAME --from --to` asks for it, with its checks; `dry`,
+    only the listing of what it would make (as --dry-run)."""
+    name, start, end = form.get("name") or "", form.get("from") or "", form.get("to") or ""
+    store = OperatorStore(db)
+    try:
+        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"))
+    except backfill.Refused as refused:
+        return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
+    if plan is None:
+        return respond(404, pages.answer(frame, "Not found", f"There is no schedule {name}; nothing changed.", back,
+                                         True))
+    if form.get("dry"):
+        return respond(200, pages.backfill_listed(frame, plan, start, end, back))
+    if not plan.todo and not plan.more:
+        return respond(200, pages.answer(frame, "Nothing to make", f"{words.backfill_words(plan)}; nothing to make, "
+                                         "so no backfill was asked for.", back))
+    change = await store.backfill(name, plan.start, plan.end, frame.who, frame.now)
+    if not change.changed:
+        return respond(409, pages.answer(frame, "Nothing changed", f"{name} was removed meanwhile: there is nothing "
+                                         "to backfill; nothing changed.", back, True))
+    return respond(200, pages.answer(frame, "Done", f"{words.backfill_words(plan)}; "
+                                     f"{words.backfill_asked_words(change.row['backfill'])} (logged as {frame.who}).",
+                                     back))
+
+
+def _instant(what: str, text: str) -> int | None:
+    if not text:
+        return None
+    moment = instant(text.strip())
+    if moment is None:
+        raise backfill.Refused("backfill.range_invalid", f"{what}: `{text}` is no time: write e.g. "
+                                                         "2026-01-05T09:15Z (UTC unless it says) or epoch milliseconds")
+    return moment
+
+
+async def _cancel_backfill(db, frame, id: str, back) -> Response:
+    change = await OperatorStore(db).cancel_backfill(id, frame.who, frame.now)
+    if change.row is None:
+        return respond(404, pages.answer(frame, "Not found", f"backfill.unknown: there is no backfill {id}; "
+                                         "nothing changed.", back, True))
+    if not change.changed:
+        return respond(409, pages.answer(frame, "Nothing changed", f"backfill.not_pending: backfill {id} is "
+                                         f"{change.row['state']}: only a pending backfill can be cancelled; "
+                                         "nothing changed.", back, True))
+    return respond(200, pages.answer(frame, "Done", f"{words.backfill_cancelled_words(change.row)} "
+                                     f"(logged as {frame.who}).", back))

@@ -5,6 +5,7 @@
 // Each line in is a JSON step, each line out its answer, {"value": ...} or {"error": "..."}:
 //   {"do": "goto", "url": "..."}                    the page's status and final URL
 //   {"do": "click", "selector": "..."}              clicks, then waits for the page it leads to
+//   {"do": "fill", "selector": "...", "value": "..."}  types the value into a form's field
 //   {"do": "text", "selector": "body"}              the element's text as shown
 //   {"do": "screenshot", "path": "....png"}         the whole page, as a PNG
 //   {"do": "eval", "expression": "..."}             a JS expression evaluated in the page
@@ -49,6 +50,10 @@ const steps = {
       page.locator(selector).first().click(),
     ]);
     return { status: response?.status() ?? null, url: page.url() };
+  },
+  async fill({ selector, value }) {
+    await page.locator(selector).first().fill(value);
+    return value;
   },
   async text({ selector = 'body' }) {
     return await page.locator(selector).first().innerText();
