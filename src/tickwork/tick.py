@@ -346,7 +346,7 @@ class _Tick:
                 call = replace(call, at=timing.slot(state.due_at, self.now))
             ahead = call.at is not None and call.at > self.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
-            return Claim(schedule.name, state.due_at, next_due, _run_id(), call,
+            return Claim(schedule.name, state.due_at, next_due, _run_id(self.now), call,
                          requested=requested, by_hand=by_hand or "operator", trace=new_trace())
         if held and not state.paused and not timing.skips_while_running:
             return None  # owed until the run ends: made late, not lost
@@ -373,7 +373,7 @@ class _Tick:
         elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
         moment = action_key(schedule) if schedule.name in self.declared.claiming_moments and reason is None else None
-        return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
+        return Claim(schedule.name, state.due_at, following, _run_id(self.now), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
                      new_trace() if reason is None else None)
 
@@ -612,5 +612,10 @@ def _without_lease(state: State) -> State:
     return replace(state, lease_run=None, lease_until=None)
 
 
-def _run_id() -> str:
-    return os.urandom(16).hex()
+def _run_id(tick: int | None = None) -> str:
+    """A run's or skip's id: `z`, then its tick (`tick_at`) in 12 hex digits, then 19 random ones.
+    The records' primary key then keeps them in tick order, and housekeeping deletes the oldest
+    through it, with no index by tick for D1 to bill on every record (migration 0017)."""
+    if tick is None:  # not a record's id
+        return os.urandom(16).hex()
+    return f"z{int(tick):012x}{os.urandom(10).hex()[:19]}"
