@@ -8,6 +8,7 @@ import pytest
 from helpers import (
     Blocking,
     Calls,
+    calendar,
     every,
     lose_a_run,
     open_store,
@@ -130,6 +131,20 @@ def test_a_run_found_holding_an_expired_lease_is_recorded_failed_lease_expired(d
     assert first["ended_at"] == utc("2026-03-02 09:31")
     assert (second["due_at"], second["outcome"]) == (utc("2026-03-02 09:30"), Outcome.SUCCEEDED)
     assert census.action.at == [utc("2026-03-02 09:31")]
+
+
+@pytest.mark.parametrize("schedule", [every(15), calendar("*/15 * * * *", name="census")], ids=["every", "calendar"])
+def test_a_lost_runs_lease_that_outlasts_its_next_due_time_is_recorded_lease_expired_once_it_lapses(db, schedule):
+    ticks(db, [schedule], utc("2026-03-02 09:00"))
+    lose_a_run(db, "census", due=utc("2026-03-02 09:15"), next_due=utc("2026-03-02 09:30"),
+               until=utc("2026-03-02 09:40"))
+    ticks(db, [schedule], utc("2026-03-02 09:30"), utc("2026-03-02 09:35"))  # due, and still held
+    assert runs(db)[0]["outcome"] == Outcome.RUNNING
+    ticks(db, [schedule], utc("2026-03-02 09:41"))
+    lost = runs(db)[0]
+    assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
+        "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
+    assert state(db).lease_run != "lost-run"
 
 
 def test_clock_now_inside_a_run_is_the_ticks_time_at_every_read(db):

@@ -5,13 +5,13 @@ measured on the host by scripts/bench/rows_in_host.mjs."""
 
 import re
 
-from helpers import MIGRATIONS, every, open_store, run, runs, ticks
+from helpers import MIGRATIONS, every, lose_a_run, open_store, run, runs, ticks
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, SELECT_RUNS
 from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
-from tickwork.times import DAY, MINUTE, utc
+from tickwork.times import DAY, HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
 
@@ -32,14 +32,34 @@ def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by
     assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick"}
 
 
+def entries(db: SQLiteDatabase, index: str) -> int:
+    """The entries `index` holds, counted in its b-tree's leaves (SQLite's dbstat)."""
+    [(count,)] = db._conn.execute(
+        "SELECT IFNULL(SUM(ncell), 0) FROM dbstat WHERE name = ?1 AND pagetype = 'leaf'", (index,)).fetchall()
+    return count
+
+
 def test_a_ticks_run_records_take_no_entry_in_the_index_by_tick_their_ids_keep_them_in_tick_order():
     db = open_store()
     census = every(15)
     ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (0, 15, 30, 45)))
     made = run(db.all("SELECT id, tick_at FROM tickwork_runs ORDER BY id"))
     assert [r["tick_at"] for r in made] == [NINE + minutes * MINUTE for minutes in (15, 30, 45)]
-    [entries] = run(db.all("SELECT COUNT(*) AS n FROM tickwork_runs INDEXED BY tickwork_runs_by_tick WHERE id < 'z'"))
-    assert entries["n"] == 0
+    assert entries(db, "tickwork_runs_by_tick") == 0 and entries(db, "tickwork_runs_by_schedule") == 3
+
+
+def test_a_lease_that_lapses_no_earlier_than_its_schedules_next_due_time_takes_no_entry_in_the_index_of_leases():
+    db = open_store()
+    ticks(db, [every(15)], NINE)
+    lose_a_run(db, "census", due=NINE + 15 * MINUTE, next_due=NINE + 30 * MINUTE, until=NINE + 31 * MINUTE)
+    assert entries(db, "tickwork_schedules_by_lease") == 0
+
+
+def test_a_lease_that_lapses_before_its_schedules_next_due_time_is_in_the_index_of_leases():
+    db = open_store()
+    ticks(db, [every(60)], NINE)
+    lose_a_run(db, "census", due=NINE + HOUR, next_due=NINE + 2 * HOUR, until=NINE + HOUR + 16 * MINUTE)
+    assert entries(db, "tickwork_schedules_by_lease") == 1
 
 
 def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go_30_days_old():

@@ -14,7 +14,7 @@ const { values } = parseArgs({ options: { bundle: { type: 'string', default: 'bu
 
 await report('rows_written', () =>
   withHost(
-    { bundle: values.bundle, toml: wranglerToml('tickwork-bench-rows', ['DB_DUE', 'DB_IDLE', 'DB_KEPT']), script: 'rows.py' },
+    { bundle: values.bundle, toml: wranglerToml('tickwork-bench-rows', ['DB_DUE', 'DB_HOURLY', 'DB_IDLE', 'DB_KEPT']), script: 'rows.py' },
     async ({ platform, bench }) => {
       const outcome = JSON.parse(await bench.host_main(new ExecutionContext(), platform.env));
       console.log(outcome.table);

@@ -12,17 +12,29 @@ from .model import Code, Kind, Outcome
 from .times import NEVER
 from .timing import Call
 
+# The leases lapsed by ?1. A lease that lapses before its row is next due, or on a row no longer
+# there to come due, is in the index of leases; any other lapses no earlier than its row's due
+# time, and is found among the rows due: D1 bills an index entry for the leases of schedules
+# that come due again within their lease (every few minutes) no more (migration 0017).
+LAPSED = """
+SELECT name, lease_run, lease_until FROM tickwork_schedules INDEXED BY tickwork_schedules_by_lease
+WHERE lease_until IS NOT NULL AND (lease_until < due_at OR removed_at IS NOT NULL) AND lease_until <= ?1
+UNION ALL
+SELECT name, lease_run, lease_until FROM tickwork_schedules INDEXED BY tickwork_schedules_by_due
+WHERE removed_at IS NULL AND due_at <= ?1 AND lease_until <= ?1
+"""
+
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
-# also answers the declared set the rows were last reconciled with, and the earliest lease any
-# row holds, declared or removed, so runs whose worker was lost end whoever held them.
-MARK_TICK = """
+# also answers the declared set the rows were last reconciled with, and the earliest lease lapsed
+# on any row, declared or removed, so runs whose worker was lost end whoever held them.
+MARK_TICK = f"""
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
 WHERE id = 1
 RETURNING fingerprint, prev_tick,
   (housekeeping_owner IS NULL OR housekeeping_until <= ?1)
       AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?1 - 3600000) AS housekeeping_due,
-  (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
+  (SELECT MIN(lease_until) FROM ({LAPSED})) AS earliest_lease,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at
@@ -273,13 +285,12 @@ UPDATE tickwork_runs
 SET outcome = 'failed', code = '{Code.LEASE_EXPIRED}', kind = '{Kind.LOST}', ended_at = ?1,
     detail = 'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: '
              || 'its worker was lost, or could not reach D1 to record the end'
-WHERE outcome = 'running'
-  AND id IN (SELECT lease_run FROM tickwork_schedules WHERE lease_until <= ?1)
+WHERE outcome = 'running' AND id IN (SELECT lease_run FROM ({LAPSED}))
 """
 
-CLEAR_EXPIRED_LEASES = """
+CLEAR_EXPIRED_LEASES = f"""
 UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
-WHERE lease_until <= ?1
+WHERE name IN (SELECT name FROM ({LAPSED}))
 """
 
 # A tick that found the app's previous tick too long ago: the gap, once.
