@@ -9,7 +9,7 @@ from helpers import MIGRATIONS, every, lose_a_run, open_store, run, runs, ticks
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
-from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, SELECT_RUNS
+from tickwork.schedule_store import CLEAR_EXPIRED_LEASES, FAIL_EXPIRED_RUNS, HEALTH, MARK_TICK, SELECT_RUNS
 from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
@@ -125,3 +125,10 @@ def test_what_reads_run_records_reads_them_through_an_index_after_migration_0012
     for sql in readers:
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
         assert not [step for step in plan if step.startswith("SCAN tickwork_runs")], (sql, plan)
+
+
+def test_what_finds_lapsed_leases_reads_the_schedules_through_an_index():
+    conn = open_store()._conn
+    for sql in (MARK_TICK, FAIL_EXPIRED_RUNS, CLEAR_EXPIRED_LEASES):
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
+        assert not [step for step in plan if step.startswith("SCAN tickwork_schedules")], (sql, plan)
