@@ -147,6 +147,42 @@ def test_a_lost_runs_lease_that_outlasts_its_next_due_time_is_recorded_lease_exp
     assert state(db).lease_run != "lost-run"
 
 
+def pause(db):
+    run(db.all("UPDATE tickwork_schedules SET paused = 1 WHERE name = 'census'"))
+
+
+# What may move a schedule's due time past its lost run's lease, or end it, before the lease lapses.
+MOVED = {
+    "paused": ([every(15)], pause),
+    "removed by a deploy": ([every(15, "other")], None),
+    "its rule changed by a deploy": ([every(60)], None),
+    "run by hand": ([every(15)], lambda db: run(db.all(
+        "UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada'", (utc("2026-03-02 09:31"),)))),
+}
+
+
+@pytest.mark.parametrize("moved", MOVED, ids=list(MOVED))
+def test_a_lost_runs_lease_is_recorded_lease_expired_at_the_first_tick_after_it_lapses_whatever_moved_its_due_time(
+        db, moved):
+    after, change = MOVED[moved]
+    ticks(db, [every(15)], utc("2026-03-02 09:00"))
+    lose_a_run(db, "census", due=utc("2026-03-02 09:15"), next_due=utc("2026-03-02 09:30"),
+               until=utc("2026-03-02 09:40"))
+    if change:
+        change(db)
+    ticks(db, after, utc("2026-03-02 09:31"), utc("2026-03-02 09:39"))  # the lease still live
+    assert runs(db)[0]["outcome"] == Outcome.RUNNING
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, after, utc("2026-03-02 09:41")) for _ in range(3)))
+
+    asyncio.run(race())
+    lost = runs(db)[0]
+    assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
+        "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
+    assert state(db).lease_run != "lost-run"
+
+
 def test_clock_now_inside_a_run_is_the_ticks_time_at_every_read(db):
     reads = []
 
