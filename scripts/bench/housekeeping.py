@@ -59,7 +59,8 @@ FIXTURE = """
 WITH RECURSIVE k(n) AS (SELECT CAST(?1 AS INTEGER) UNION ALL SELECT n + 1 FROM k WHERE n < CAST(?2 AS INTEGER)),
 r(n, at) AS (SELECT n, CAST(?3 AS INTEGER) - (n / CAST(?4 AS INTEGER)) * 60000 FROM k)
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail)
-SELECT 'z' || printf('%012x', at) || substr(lower(hex(randomblob(10))), 1, 19), 'minutely_' || (n % CAST(?4 AS INTEGER)), at, at, at + 3, at + 40,
+SELECT 'z' || printf('%012x', at) || substr(lower(hex(randomblob(10))), 1, 19),
+       'minutely_' || (n % CAST(?4 AS INTEGER)), at, at, at + 3, at + 40,
        CASE WHEN n % 97 = 0 THEN 'failed' ELSE 'succeeded' END,
        CASE WHEN n % 97 = 0 THEN 'internal_fault' END, CASE WHEN n % 97 = 0 THEN 'raised' END,
        CASE WHEN n % 97 = 0 THEN 'RuntimeError: the benchmark''s failure' END
