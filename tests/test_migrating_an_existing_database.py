@@ -66,7 +66,8 @@ HELD = """
 INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick, lease_run, lease_until)
 VALUES ('census', 900000, 'every 900000', {next_due}, {first}, {tick}, '{run}', {until});
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome)
-VALUES ('{run}', 'census', {tick}, {tick}, {tick}, 'running'), ('{old}', 'census', {month}, {month}, {month}, 'succeeded');
+VALUES ('{run}', 'census', {tick}, {tick}, {tick}, 'running'),
+       ('{old}', 'census', {month}, {month}, {month}, 'succeeded');
 UPDATE tickwork_app SET last_tick = {tick};
 """
 RUN, OLD = "7f3a" * 8, "0c1d" * 8
