@@ -23,9 +23,10 @@ from helpers import (
 from tickwork import ActionError, Schedule, clock
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
+from tickwork.per_item import Items
 from tickwork.schedule_store import ScheduleStore
 from tickwork.tick import tick
-from tickwork.times import MINUTE, utc
+from tickwork.times import MINUTE, NEVER, utc
 
 
 def test_two_ticks_racing_for_one_due_schedule_make_exactly_one_run(db):
@@ -181,6 +182,27 @@ def test_a_lost_runs_lease_is_recorded_lease_expired_at_the_first_tick_after_it_
     assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
         "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
     assert state(db).lease_run != "lost-run"
+
+
+async def tally():
+    pass
+
+
+@pytest.mark.parametrize("ended", ["cancelled", "once"])
+def test_a_lost_runs_lease_on_a_schedule_handed_over_that_ended_is_recorded_lease_expired_once_it_lapses(db, ended):
+    nine = utc("2026-03-02 09:00")
+    given = Items(db, lambda: nine)
+    id = run(given.once(tally, {}, nine + MINUTE) if ended == "once" else given.every(tally, {}, "1m"))
+    due = state(db, id).due_at
+    lose_a_run(db, id, due=due, next_due=NEVER if ended == "once" else due + MINUTE, until=due + 10 * MINUTE)
+    if ended == "cancelled":
+        assert run(given.cancel(id)) is True
+    assert state(db, id).removed_at is not None
+    ticks(db, [], due + 9 * MINUTE)
+    assert runs(db, id)[0]["outcome"] == Outcome.RUNNING
+    ticks(db, [], due + 11 * MINUTE)
+    lost = runs(db, id)[0]
+    assert (lost["outcome"], lost["code"], lost["ended_at"]) == (Outcome.FAILED, Code.LEASE_EXPIRED, due + 11 * MINUTE)
 
 
 def test_clock_now_inside_a_run_is_the_ticks_time_at_every_read(db):
