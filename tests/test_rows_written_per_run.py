@@ -9,6 +9,7 @@ from helpers import MIGRATIONS, every, open_store, run, runs, ticks
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.console import console_store
 from tickwork.schedule_store import CLEAR_EXPIRED_LEASES, FAIL_EXPIRED_RUNS, HEALTH, MARK_TICK, SELECT_RUNS
 from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
 from tickwork.times import DAY, MINUTE, utc
@@ -105,13 +106,27 @@ def test_run_records_made_before_migration_0012_are_kept_whole_and_read_by_sched
     assert [r["outcome"] for r in runs(db)[1:]] == ["succeeded"] * len(census.action.at)
 
 
+def scans_of_runs(conn, sql: str) -> list[str]:
+    plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
+    return [step for step in plan if re.match(r"SCAN (tickwork_runs|r)\b", step)]
+
+
 def test_what_reads_run_records_reads_them_through_an_index_after_migration_0012():
     conn = open_store()._conn
     readers = [housekeeping_store.RUNS, SELECT_RUNS, HEALTH, FAIL_EXPIRED_RUNS, operator_store.SELECT_HISTORY,
                operator_store.SELECT_LAST_RUN, operator_store.SELECT_LEASE_RUN, operator_store.SELECT_SCHEDULES]
     for sql in readers:
+        assert not scans_of_runs(conn, sql), sql
+
+
+def test_what_reads_run_records_by_their_tick_reads_a_ticks_ids_along_the_primary_key_after_migration_0017():
+    conn = open_store()._conn
+    for sql in [operator_store.SELECT_RECENT_RUNS, console_store.RUN_COUNTS, console_store.FAILED_SINCE,
+                housekeeping_store.RUNS]:
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
-        assert not [step for step in plan if step.startswith("SCAN tickwork_runs")], (sql, plan)
+        assert any("USING PRIMARY KEY (id>?" in step for step in plan), (sql, plan)
+        assert any("USING INDEX tickwork_runs_by_tick" in step for step in plan), (sql, plan)
+        assert not scans_of_runs(conn, sql), sql
 
 
 def test_what_finds_lapsed_leases_reads_the_schedules_through_an_index():
