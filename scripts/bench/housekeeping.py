@@ -66,10 +66,14 @@ SELECT 'z' || printf('%012x', at) || substr(lower(hex(randomblob(10))), 1, 19),
        CASE WHEN n % 97 = 0 THEN 'RuntimeError: the benchmark''s failure' END
 FROM r
 """
-OLD_LEFT = "SELECT COUNT(*) AS n FROM tickwork_runs WHERE tick_at < ?1"
-YOUNG_LEFT = "SELECT COUNT(*) AS n FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?2"
+# The records before ?1, from ?1 to ?2, and since ?1, counted along the primary key: every id here
+# is of a tick's form.
+TICK_ID = "'z' || printf('%012x', CAST(?{} AS INTEGER))"
+OLD_LEFT = f"SELECT COUNT(*) AS n FROM tickwork_runs WHERE id < {TICK_ID.format(1)} AND tick_at < ?1"
+YOUNG_LEFT = f"""SELECT COUNT(*) AS n FROM tickwork_runs
+WHERE id >= {TICK_ID.format(1)} AND id < {TICK_ID.format(2)} AND tick_at >= ?1 AND tick_at < ?2"""
 PASS_DONE = "SELECT housekeeping_done_at AS at FROM tickwork_app WHERE id = 1"
-RUNS_SINCE = "SELECT schedule, due_at, tick_at, outcome FROM tickwork_runs WHERE tick_at >= ?1"
+RUNS_SINCE = f"SELECT schedule, due_at, tick_at, outcome FROM tickwork_runs WHERE id >= {TICK_ID.format(1)} AND tick_at >= ?1"
 
 
 async def populate(db: Database, old: int, chunk: int) -> None:
