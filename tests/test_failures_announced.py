@@ -12,6 +12,7 @@ from helpers import lose_a_run, open_store, run, tick_at, ticks
 from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.health import health
+from tickwork.model import Retry
 from tickwork.outbox import Outbox
 from tickwork.outbox_store import OutboxStore
 from tickwork.schedule_store import RECORD_ENDS
@@ -157,6 +158,97 @@ def test_exactly_once_when_a_racing_tick_ended_the_schedules_next_run_first():
     failing = [(body["run"], body["code"]) for name, body in kept(db) if name == "tickwork.schedule_failing"]
     [first] = run(db.all("SELECT id FROM tickwork_runs WHERE due_at = ?1", (NINE,)))
     assert late.happened and failing == [(first["id"], "lease_expired")]
+
+
+class FailingFirst:
+    """An action failing its first `failures` calls."""
+
+    def __init__(self, failures: int):
+        self.failures, self.calls = failures, 0
+
+    async def __call__(self):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise RuntimeError("the mail server refused us")
+
+
+def retrying(action, pause=MINUTE):
+    """Due each quarter hour from NINE (first seen a quarter hour before), with two attempts more after `pause`, then twice that."""
+    return Schedule("mailer", Every(15 * MINUTE), action, retry=Retry(2, pause))
+
+
+# Its attempts for NINE: at NINE, NINE + 1m, NINE + 3m.
+ATTEMPTS = (NINE, NINE + MINUTE, NINE + 3 * MINUTE)
+
+
+def turns(queue):
+    """The schedule's alerts sent, not the gaps these tests' sparse ticks leave."""
+    return [(event, body) for event, body in alerts(queue) if event != "tickwork.ticks_stopped"]
+
+
+def turns_kept(db):
+    return [name for name, _ in kept(db) if name != "tickwork.ticks_stopped"]
+
+
+def test_with_retries_a_retry_that_succeeds_announces_nothing():
+    db, queue = open_store(), Queue()
+    ticks(db, [retrying(FailingFirst(2))], NINE - 15 * MINUTE, *ATTEMPTS, **alerting(db, queue))
+    assert turns(queue) == [] and turns_kept(db) == []
+
+
+def test_with_retries_failing_is_announced_once_when_the_due_times_attempts_are_used_up():
+    db, queue = open_store(), Queue()
+    schedules = [retrying(FailingFirst(1_000))]
+    ticks(db, schedules, NINE - 15 * MINUTE, *ATTEMPTS[:2], **alerting(db, queue))
+    assert turns(queue) == []  # an attempt is left
+    ticks(db, schedules, ATTEMPTS[2], NINE + 15 * MINUTE, NINE + 16 * MINUTE, **alerting(db, queue))
+    [(event, body)] = turns(queue)
+    [last] = run(db.all("SELECT id FROM tickwork_runs WHERE due_at = ?1 AND attempt = 3", (NINE,)))
+    assert (event, body["run"], body["at"]) == ("tickwork.schedule_failing", last["id"], "2026-03-02T09:03:00.000Z")
+
+
+def test_with_retries_racing_ticks_announce_the_used_up_attempts_once():
+    db, queue = open_store(), Queue()
+    schedules = [retrying(FailingFirst(1_000))]
+    ticks(db, schedules, NINE - 15 * MINUTE, *ATTEMPTS[:2], **alerting(db, queue))
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, schedules, ATTEMPTS[2], **alerting(db, queue)) for _ in range(8)))
+
+    run(race())
+    assert turns_kept(db) == ["tickwork.schedule_failing"]
+
+
+def test_with_retries_a_failed_attempt_whose_retry_the_next_due_time_supersedes_announces_failing():
+    """Pauses of 10m then 20m: the third attempt would come at NINE + 30m, after the next due
+    time, NINE + 15m, which supersedes it; the second attempt's failure is the due time's last."""
+    db, queue = open_store(), Queue()
+    schedules = [retrying(FailingFirst(1_000), pause=10 * MINUTE)]
+    ticks(db, schedules, NINE - 15 * MINUTE, NINE, **alerting(db, queue))
+    assert turns(queue) == []
+    ticks(db, schedules, NINE + 10 * MINUTE, NINE + 15 * MINUTE, **alerting(db, queue))
+    [(event, body)] = turns(queue)
+    assert (event, body["at"]) == ("tickwork.schedule_failing", "2026-03-02T09:10:00.000Z")
+
+
+def test_with_retries_a_recovery_after_announced_failing_is_announced_once():
+    db, queue = open_store(), Queue()
+    schedules = [retrying(FailingFirst(4))]  # the three attempts for NINE, then the first for 09:15
+    ticks(db, schedules, NINE - 15 * MINUTE, *ATTEMPTS, NINE + 15 * MINUTE, NINE + 16 * MINUTE,
+          NINE + 30 * MINUTE, **alerting(db, queue))
+    assert [event for event, _ in turns(queue)] == ["tickwork.schedule_failing", "tickwork.schedule_recovered"]
+    assert turns(queue)[1][1]["at"] == "2026-03-02T09:16:00.000Z"
+
+
+def test_with_retries_a_lost_run_with_attempts_left_announces_nothing_and_its_retry_succeeding_neither():
+    db, queue = open_store(), Queue()
+    schedules = [retrying(FailingFirst(0))]
+    ticks(db, schedules, NINE - 15 * MINUTE, **alerting(db, queue))
+    lose_a_run(db, "mailer", due=NINE, next_due=NINE + 15 * MINUTE, until=NINE + 2 * MINUTE)
+    ticks(db, schedules, NINE + 2 * MINUTE, NINE + 3 * MINUTE, **alerting(db, queue, at=NINE + 2 * MINUTE))
+    assert [(r["attempt"], r["outcome"]) for r in run(db.all("SELECT attempt, outcome FROM tickwork_runs ORDER BY attempt"))] == [
+        (1, "failed"), (2, "succeeded")]
+    assert turns(queue) == [] and turns_kept(db) == []
 
 
 def test_health_answers_503_with_failing_503_and_says_which():

@@ -81,6 +81,46 @@ def test_the_worker_loads_its_manifest_without_importing_pydantic(tmp_path):
     assert out.strip() == "['chore_census', 'chores_done.purge', 'enroll_customers', 'publish_digest', 'sweep', 'tally_chores', 'tidy_up', 'weekly_report'] False"
 
 
+def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
+    app_dir = example_project(tmp_path) / "build" / "app"
+    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    later = ("croniter", "dateutil", "zoneinfo", "pydantic", "tickwork.tick", "tickwork.invocation",
+             "tickwork.schedule_store", "tickwork.outbox", "tickwork.outbox_store", "tickwork.consumers",
+             "tickwork.per_item", "tickwork.housekeeping", "tickwork.health", "tickwork.declared",
+             "tickwork.calendars", "tickwork.model", "tickwork.timing", "tickwork.grid", "tickwork.pulses",
+             "tickwork.purging", "dataclasses")  # a dataclass compiles code as it is defined: none at cold start
+    probe = (
+        f"import sys; import entry; later = {later!r}; "
+        "print(sorted(m for m in sys.modules if m in later or m.startswith(tuple(n + '.' for n in later))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True, check=True,
+    ).stdout
+    assert out.strip() == "[]"
+
+
+def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(tmp_path):
+    app_dir = example_project(tmp_path) / "build" / "app"
+    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    manifest = app_dir / "tickwork_manifest.py"
+    manifest.write_text(manifest.read_text().replace("'action': 'tidy_up'", "'action': 'tidy_up_gone'"))
+    failed = subprocess.run(
+        [sys.executable, "-c", "import entry"], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True,
+    )
+    assert failed.returncode == 1 and "has no attribute 'tidy_up_gone'" in failed.stderr
+
+
+def test_each_public_name_of_tickwork_is_found_in_its_module_at_first_use():
+    import tickwork
+
+    namespace: dict = {}
+    exec("from tickwork import *", namespace)
+    assert sorted(name for name in namespace if name != "__builtins__") == sorted(tickwork.__all__)
+    assert not hasattr(tickwork, "no_such_name")
+
+
 def test_a_cron_tick_runs_due_schedules_through_the_d1_binding(tmp_path, capsys):
     database = tmp_path / "d1.sqlite"
     setup = sqlite3.connect(database)

@@ -1,12 +1,14 @@
 """Failures announced: with `[tool.tickwork] alerts = "BINDING"`, tickwork emits to that queue,
 through the outbox, one event when a schedule starts failing, one when it recovers, and one when
 a tick finds that ticks had stopped. A consumer of the app's own sends the email or the chat
-message. A schedule failing every minute makes one event, not one a run.
+message. A schedule failing every minute makes one event, not one a run; with retries, a due
+time fails once its attempts are used up, so a failure a retry mends makes none.
 
 Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "body", "trace"}`:
 
 - `tickwork.schedule_failing`: `{"schedule", "outcome": "failed", "code", "detail", "since",
-  "at", "run", "trace"}`, `since` and `at` the end of the first failed run (ISO, UTC), or, for a
+  "at", "run", "trace"}`, `since` and `at` the end of the failed run that used up its due time's
+  attempts (ISO, UTC), or, for a
   run whose worker was lost (`lease_expired`), the tick that found its lease lapsed;
 - `tickwork.schedule_recovered`: the same of the succeeded run, `since` the end of the first
   failed run of those it ends, `code` and `detail` null;
@@ -32,9 +34,10 @@ class Alerts:
 
     def turning(self, ends: list, traces: dict, sender: str) -> list:
         """Statements for an end's batch, after the ends: each end that turns its schedule
-        (succeeded to failed, failed to succeeded) keeps one alert. `traces` by run."""
+        (succeeded to failed once its due time's attempts are used up, failed to succeeded)
+        keeps one alert. `traces` by run."""
         rows = [[e.name, e.run, e.outcome, e.code, e.detail, e.ended, traces.get(e.run), *_ids(e.run),
-                 self.queue, sender, e.ended + SEND_WINDOW] for e in ends]
+                 self.queue, sender, e.ended + SEND_WINDOW, e.retry] for e in ends]
         return turning(rows)
 
     def gap(self, tick: int, previous: int, now: int, sender: str) -> list:
@@ -43,8 +46,8 @@ class Alerts:
         return gap_alerted(tick, previous, now, event, delivery, self.queue, sender, now + SEND_WINDOW)
 
     def lapsed(self, tick: int, now: int, sender: str) -> list:
-        """Statements for the batch that ends the runs whose leases lapsed by `tick`: each that
-        starts its schedule failing keeps one alert, `lease_expired`."""
+        """Statements for the batch that ends the runs whose leases lapsed by `tick`: each with
+        no attempt left that starts its schedule failing keeps one alert, `lease_expired`."""
         return lapsed(tick, self.queue, sender, now + SEND_WINDOW)
 
 

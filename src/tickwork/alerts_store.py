@@ -24,13 +24,21 @@ def iso_sql(ms: str) -> str:
 
 
 ALERT_ENDS = json_rows("name", "run", "outcome", "code", "detail", "ended", "trace", "event", "delivery",
-                       "queue", "sender", "lease_until")
+                       "queue", "sender", "lease_until", "retry")
+
+# A due time's attempts are used up where the row holds no retry still to be made: none was
+# scheduled (no retries declared, the last declared attempt, a run by hand), or the retry comes
+# no sooner than the next due time it put aside, which supersedes it. Read after the retries
+# are scheduled, in the same batch.
+RETRY_PENDING = "(s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next))"
 
 # After the ends are recorded, in their batch: a schedule whose end landed (its record says so)
-# and is of the other outcome than the row's is marked with that run. Failing begins at the
-# first failed run's end; each later failure finds the row failing already, and changes nothing.
-# A backfilled run (an old occurrence an operator asked for) changes nothing: alerts follow the
-# schedule's own runs, as the health route does.
+# and is of the other outcome than the row's is marked with that run. Failing begins at the end
+# of the first failed run whose due time has no attempt left: a failed attempt with a retry to
+# come changes nothing, and a retry that succeeds announces nothing; each later failure finds the
+# row failing already. So a recovery follows only an announced failure. A backfilled run (an
+# old occurrence an operator asked for) changes nothing: alerts follow the schedule's own runs,
+# as the health route does.
 MARK_TURNS = f"""
 {ALERT_ENDS}
 UPDATE tickwork_schedules AS s
@@ -39,6 +47,7 @@ SET failing_since = CASE WHEN j.outcome = '{Outcome.FAILED}' THEN j.ended END,
     alert_run = j.run
 FROM j
 WHERE s.name = j.name AND (j.outcome = '{Outcome.FAILED}') = (s.failing_since IS NULL)
+  AND (j.outcome <> '{Outcome.FAILED}' OR j.retry IS NULL OR NOT {RETRY_PENDING})
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r
               WHERE r.id = j.run AND r.outcome = j.outcome AND r.ended_at = j.ended AND r.backfill IS NULL)
 """
@@ -101,17 +110,18 @@ ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
 
-# In the batch that ends the runs whose leases lapsed by ?1, before it does (while their records
-# are `running` and the rows hold their leases): such a run starts its schedule failing, as a
-# failed end would, at ?1, the end its record is given. ?2 the queue, ?3 the sender, ?4 the
+# In the batch that ends the runs whose leases lapsed by ?1, after their retries are scheduled
+# and before the runs are ended (while their records are `running` and the rows hold their
+# leases): such a run with no attempt left starts its schedule failing, as a failed end would,
+# at ?1, the end its record is given. ?2 the queue, ?3 the sender, ?4 the
 # deliveries' lease. The ids derive from the run's: a batch written again keeps no second one;
 # of ticks racing, the first batch ends the runs and the others find none. The row is marked with
 # the alert's id, not the run's: should the run's end come after all, it finds no mark of its own.
 LAPSED = "s.lease_until <= ?1 AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1"
 
-MARK_LAPSED = """
+MARK_LAPSED = f"""
 UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || s.lease_run
-WHERE s.lease_until <= ?1 AND s.failing_since IS NULL
+WHERE s.lease_until <= ?1 AND s.failing_since IS NULL AND NOT {RETRY_PENDING}
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r
               WHERE r.id = s.lease_run AND r.outcome = 'running' AND r.backfill IS NULL)
 """
@@ -162,7 +172,7 @@ def gap_alerted(tick: int, previous: int, now: int, event: str, delivery: str, q
 
 def lapsed(tick: int, queue: str, sender: str, lease_until: int) -> list[Statement]:
     """The statements announcing the schedules that runs whose leases lapsed start failing, for
-    the batch that ends those runs, before its own statements."""
+    the batch that ends those runs, after it schedules their retries."""
     params = (tick, queue, sender, lease_until)
     return [(MARK_LAPSED, params[:1]), (RECORD_LAPSED, params[:1]), (RECORD_LAPSED_DELIVERIES, params)]
 

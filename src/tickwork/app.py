@@ -1,36 +1,47 @@
 """The app as the Worker runs it: the entries the build wrote, with their actions imported."""
 
+from __future__ import annotations
+
 import importlib
-from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from .calendars import Calendar, cron_calendar
-from .consumers import Consumer
-from .declared import Declared
-from .grid import Every
-from .model import Action, Retry, Schedule
-from .once import Once
-from .pulses import Pulse
-from .purging import purge_action
-from .timing import Timing
+RETENTION = 30 * 86_400_000  # run records are kept 30 days unless [tool.tickwork] retention says
+
+# The kinds of timing, the purge and the records a tick keeps are imported when the app's
+# schedules are first read (by its first tick), not at cold start (README, "Cold start").
+if TYPE_CHECKING:
+    from .declared import Declared
+    from .model import Action, Retry, Schedule
+    from .timing import Timing
 
 
 def timing_of(entry: dict) -> Timing:
     kind = entry["kind"]
     if kind in ("schedule", "purge"):
+        from .grid import Every
+
         return Every(entry["every_ms"])
     if kind == "calendar":
+        from .calendars import Calendar, cron_calendar  # only an app with calendars needs them
+
         cron = cron_calendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
         return Calendar(cron, entry.get("overdue_ms"))
     if kind == "pulse":
+        from .pulses import Pulse
+
         return Pulse(entry["cycle_ms"], entry["intervals"])
     if kind == "once":
+        from .once import Once
+
         return Once(entry["at_ms"])
     raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
 
 
 def retry_of_entry(entry: dict) -> Retry | None:
+    from .model import Retry
+
     """A declared or handed-over entry's retries, where it declares them."""
     return Retry(entry["retry_attempts"], entry["retry_pause_ms"]) if entry.get("retry_attempts") else None
 
@@ -38,9 +49,11 @@ def retry_of_entry(entry: dict) -> Retry | None:
 def action_of_entry(entry: dict) -> Action:
     """A declared entry's action: the app's, imported now; a purge's, tickwork's own."""
     if entry["kind"] == "purge":
+        from .purging import purge_action
+
         return purge_action(entry["table"], entry["column"], entry["format"], entry.get("after_ms"),
                             entry.get("after_setting"))
-    return getattr(importlib.import_module(entry["module"]), entry["action"])
+    return _imported(entry)
 
 
 def action_key(action: Action) -> str:
@@ -60,25 +73,62 @@ def action_of(key: str) -> Action | None:
     return found if callable(found) else None
 
 
-@dataclass(frozen=True)
 class App:
-    store: str | None  # the D1 binding that keeps schedule state
-    schedules: tuple[Schedule, ...]
-    statements_per_tick: int | None = None  # at most this many D1 statements a tick
-    producers: dict = field(default_factory=dict)  # producer binding: the queue's name
-    consumers: dict = field(default_factory=dict)  # queue name: its Consumer
+    """The app's store, schedules, queues and settings. Built from the manifest, it imports each
+    action at once and makes its schedules and consumers when they are first read."""
 
-    queues_bound: bool = False  # producers or consumers in wrangler.toml
-    retention: int = 30 * 86_400_000  # how long run records are kept: [tool.tickwork] retention
-    settings: tuple[str, ...] = ()  # the settings (Worker vars) purges read their `after:` from
-    alerts: str | None = None  # the producer binding alerts go to: [tool.tickwork] alerts
-    # The operator's console, where the app opts in: {"prefix", "team", "aud", "token"} ([tool.tickwork]
-    # console, console_team, console_aud, console_token); None serves none.
-    console: dict | None = None
+    def __init__(
+        self,
+        store: str | None,  # the D1 binding that keeps schedule state
+        schedules: tuple[Schedule, ...] | None,
+        statements_per_tick: int | None = None,  # at most this many D1 statements a tick
+        producers: dict | None = None,  # producer binding: the queue's name
+        consumers: dict | None = None,  # queue name: its Consumer
+        queues_bound: bool = False,  # producers or consumers in wrangler.toml
+        retention: int = RETENTION,  # how long run records are kept: [tool.tickwork] retention
+        settings: tuple[str, ...] = (),  # the settings (Worker vars) purges read their `after:` from
+        alerts: str | None = None,  # the producer binding alerts go to: [tool.tickwork] alerts
+        # The operator's console, where the app opts in: {"prefix", "team", "aud", "token"}
+        # ([tool.tickwork] console, console_team, console_aud, console_token); None serves none.
+        console: dict | None = None,
+    ):
+        self.store = store
+        if schedules is not None:  # else made from the manifest's entries when first read
+            self.schedules = schedules
+        self.statements_per_tick = statements_per_tick
+        self.producers = {} if producers is None else producers
+        if consumers is not None:
+            self.consumers = consumers
+        self.queues_bound = queues_bound
+        self.retention = retention
+        self.settings = settings
+        self.alerts = alerts
+        self.console = console
+        self._entries: tuple = ()  # from the manifest: (entry, its action; None for a purge, made later)
+        self._consumed: tuple = ()  # from the manifest: (entry, its action) each
+
+    @cached_property
+    def schedules(self) -> tuple[Schedule, ...]:
+        from .model import Schedule
+
+        return tuple(
+            Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
+                     source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"))
+            for entry, action in self._entries
+        )
+
+    @cached_property
+    def consumers(self) -> dict:
+        from .model import Consumer
+
+        return {entry["queue"]: Consumer(entry["queue"], action, entry["max_retries"])
+                for entry, action in self._consumed}
 
     @cached_property
     def declared(self) -> Declared:
         """The declared set as ticks read it, worked out once an isolate."""
+        from .declared import Declared
+
         return Declared(self.schedules)
 
     @property
@@ -92,31 +142,22 @@ class App:
         return frozenset(binding for binding, queue in self.producers.items() if queue in self.consumers)
 
     @classmethod
-    def from_manifest(cls, manifest: ModuleType) -> "App":
-        """Imports every action now, so a Worker's memory snapshot holds them."""
-        schedules = tuple(
-            Schedule(
-                name=entry["name"],
-                timing=timing_of(entry),
-                action=action_of_entry(entry),
-                source=entry["source"],
-                retry=retry_of_entry(entry),
-                limit=entry.get("limit_ms"),
-            )
-            for entry in manifest.SCHEDULES
-        )
-        consumers = {
-            entry["queue"]: Consumer(
-                entry["queue"], getattr(importlib.import_module(entry["module"]), entry["action"]),
-                entry["max_retries"],
-            )
-            for entry in getattr(manifest, "CONSUMERS", ())
-        }
-        return cls(
-            manifest.STORE, schedules, getattr(manifest, "STATEMENTS_PER_TICK", None),
-            dict(getattr(manifest, "PRODUCERS", {})), consumers, getattr(manifest, "QUEUES_BOUND", False),
-            getattr(manifest, "RETENTION_MS", cls.retention),
+    def from_manifest(cls, manifest: ModuleType) -> App:
+        """Imports every action now, so a Worker's memory snapshot holds them (and a missing one
+        fails the deploy, not a tick); the machinery that runs them is imported at first use."""
+        app = cls(
+            manifest.STORE, None, getattr(manifest, "STATEMENTS_PER_TICK", None),
+            dict(getattr(manifest, "PRODUCERS", {})), None, getattr(manifest, "QUEUES_BOUND", False),
+            getattr(manifest, "RETENTION_MS", RETENTION),
             tuple(sorted({e["after_setting"] for e in manifest.SCHEDULES if e.get("after_setting")})),
             getattr(manifest, "ALERTS", None),
             getattr(manifest, "CONSOLE", None),
         )
+        app._entries = tuple((entry, None if entry["kind"] == "purge" else _imported(entry))
+                             for entry in manifest.SCHEDULES)
+        app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))
+        return app
+
+
+def _imported(entry: dict) -> Action:
+    return getattr(importlib.import_module(entry["module"]), entry["action"])

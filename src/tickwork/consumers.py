@@ -17,42 +17,24 @@ queue, with its delay; once the queue's `max_retries` are spent, its delivery is
 the error.
 """
 
+from __future__ import annotations
+
 import logging
-import sys
 import traceback
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .context import new_trace, running
 from .database import Database
-from .model import Action
-from .outbox import CONSUMER_WAIT, Outbox
-from .outbox_store import OutboxStore
+from .declare import CONSUMES, consumer  # noqa: F401  (re-exported: the build reads CONSUMES here)
+from .model import Consumer
 from .timing import Call
 
+if TYPE_CHECKING:  # the outbox is imported by the first batch: declaring a consumer needs none of it
+    from .outbox import Outbox
+    from .outbox_store import OutboxStore
+
 log = logging.getLogger("tickwork")
-
-CONSUMES = "__tickwork_consumes__"
-
-
-def consumer(queue: str):
-    """Declares the action the consumer of `queue`, a queue of wrangler.toml's `[[queues.consumers]]`."""
-    caller = sys._getframe(1)
-
-    def declare(action):
-        setattr(action, CONSUMES, (queue, caller.f_code.co_filename, caller.f_lineno))
-        return action
-
-    if callable(queue):  # `@consumer` without its queue: noted as it is, for the build to refuse
-        return declare(queue)
-    return declare
-
-
-@dataclass(frozen=True)
-class Consumer:
-    queue: str  # the queue's name
-    action: Action
-    max_retries: int = 3  # the queue's, from wrangler.toml
 
 
 class Message(Protocol):
@@ -92,6 +74,8 @@ def received(message: Message) -> Received:
 async def consume(db: Database, consumer: Consumer, messages: list[Message], now: int, outbox: Outbox | None = None,
                   clock=None) -> None:
     """Deals with one batch of a queue's messages: acked once handled, retried otherwise."""
+    from .outbox_store import OutboxStore
+
     store = OutboxStore(db)
     read = [(message, received(message)) for message in messages]
     try:
@@ -115,6 +99,9 @@ async def consume(db: Database, consumer: Consumer, messages: list[Message], now
 async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: Received, now: int,
                outbox: Outbox | None, clock) -> bool:
     """Calls the consumer and commits what it did; True once the delivery is handled."""
+    from .outbox import CONSUMER_WAIT, Outbox
+    from .outbox_store import OutboxStore
+
     emitted: list = []
     writes: list = []
     try:

@@ -15,17 +15,21 @@ handler), work to finish after the handler returns goes to `wait_until`, and `on
 keeps a D1 statement to commit with the run's end. In a test, `env.given(DB=..., ctx=...)`.
 """
 
+from __future__ import annotations
+
 import asyncio
 import logging
 import os
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 from datetime import datetime
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from .times import to_datetime
-from .timing import Call
+
+if TYPE_CHECKING:
+    from .timing import Call
 
 
 log = logging.getLogger("tickwork")
@@ -41,19 +45,22 @@ def new_trace() -> str:
     return os.urandom(16).hex()
 
 
-@dataclass
 class _Run:
-    now: int
-    call: Call
-    items: object = None  # the Items of the run's store: schedules handed over from inside a run
-    outbox: list | None = None  # what the run emits, committed with its end if it succeeds
-    writes: list | None = None  # a consumer's own statements, committed with its handled record
-    db: object = None  # the run's store, for tickwork's own actions (a purge)
-    counts: dict | None = None  # what tickwork's own actions report for the run record
-    trace: str | None = None  # the run's trace; a consumer's call continues the one it was sent in
-    settings: dict | None = None  # the app's settings (the Worker's vars) as the invocation began
-    with_end: list | None = None  # a run's own statements, committed with its end if it succeeds
-    ended: bool = False  # its writes are taken: work it handed to wait_until may write no more
+    __slots__ = ("now", "call", "items", "outbox", "writes", "db", "counts", "trace", "settings", "with_end", "ended")
+
+    def __init__(self, now: int, call: Call, items=None, outbox: list | None = None, writes: list | None = None,
+                 db=None, counts: dict | None = None, trace: str | None = None, settings: dict | None = None,
+                 with_end: list | None = None):
+        self.now, self.call = now, call
+        self.items = items  # the Items of the run's store: schedules handed over from inside a run
+        self.outbox = outbox  # what the run emits, committed with its end if it succeeds
+        self.writes = writes  # a consumer's own statements, committed with its handled record
+        self.db = db  # the run's store, for tickwork's own actions (a purge)
+        self.counts = counts  # what tickwork's own actions report for the run record
+        self.trace = trace  # the run's trace; a consumer's call continues the one it was sent in
+        self.settings = settings  # the app's settings (the Worker's vars) as the invocation began
+        self.with_end = with_end  # a run's own statements, committed with its end if it succeeds
+        self.ended = False  # its writes are taken: work it handed to wait_until may write no more
 
 
 _run: ContextVar[_Run | None] = ContextVar("tickwork_run", default=None)
@@ -91,6 +98,8 @@ class Clock:
 
     def fixed(self, ms: int):
         """For a test: `clock.now` at `ms`, the call's input as it is."""
+        from .timing import Call
+
         run = _run.get()
         return running(ms, run.call if run else Call())
 
@@ -123,6 +132,8 @@ class CallInput:
 
     def given(self, *, at: int | None = None, n: int | None = None, i: int | None = None, input=None):
         """For a test: the call's input, with `clock.now` as it is, or else at `at`."""
+        from .timing import Call
+
         run = _run.get()
         return running(run.now if run else at or 0, Call(at=at, n=n, i=i, input=input))
 
@@ -189,10 +200,11 @@ def _statement(what: str, sql: str, params: tuple) -> tuple:
     return sql, params
 
 
-@dataclass(frozen=True)
 class _Worker:
-    env: object
-    ctx: object = None
+    __slots__ = ("env", "ctx")
+
+    def __init__(self, env, ctx=None):
+        self.env, self.ctx = env, ctx
 
 
 _worker: ContextVar[_Worker | None] = ContextVar("tickwork_worker", default=None)

@@ -23,20 +23,22 @@ its code and the declaration's file:line, not an error on import.
 """
 
 import sys
-from dataclasses import dataclass
+
+from .records import Record
 
 DECLARATIONS = "__tickwork_declarations__"
+CONSUMES = "__tickwork_consumes__"
 
 
-@dataclass(frozen=True)
-class Declared:
-    kind: str
-    name: object  # a str when the app is right
-    items: dict[str, object]
-    file: str
-    line: int
-    action: str = ""  # the decorated function's module and qualified name
-    module: str = ""  # a purge's: the module whose code called `purge`
+class Declared(Record):
+    __slots__ = ("kind", "name", "items", "file", "line", "action", "module")
+
+    def __init__(self, kind: str, name: object, items: dict[str, object], file: str, line: int,
+                 action: str = "", module: str = ""):
+        self.kind, self.items, self.file, self.line = kind, items, file, line
+        self.name = name  # a str when the app is right
+        self.action = action  # the decorated function's module and qualified name
+        self.module = module  # a purge's: the module whose code called `purge`
 
 
 # Every declaration made since the build last emptied it: the build finds declarations on the
@@ -107,3 +109,16 @@ def purge(table: str, *, column: str, format: str, after: str) -> None:
     given = {key: value for key, value in items.items() if value is not None}
     module = caller.f_globals.get("__name__", "")
     MADE.append(Declared("purge", table, given, caller.f_code.co_filename, caller.f_lineno, module=module))
+
+
+def consumer(queue: str):
+    """Declares the action the consumer of `queue`, a queue of wrangler.toml's `[[queues.consumers]]`."""
+    caller = sys._getframe(1)
+
+    def declare(action):
+        setattr(action, CONSUMES, (queue, caller.f_code.co_filename, caller.f_lineno))
+        return action
+
+    if callable(queue):  # `@consumer` without its queue: noted as it is, for the build to refuse
+        return declare(queue)
+    return declare

@@ -12,10 +12,10 @@ sent (the outbox). Each message carries its delivery's id, on which consumers de
 """
 
 import sys
-from dataclasses import dataclass
 
 from .context import emitted
 from .json_values import NotJSON, json_text
+from .records import Record
 
 # Cloudflare Queues take a message of 128 KB at most (Miniflare counts 128,000 bytes); the
 # envelope takes a little of that.
@@ -30,20 +30,21 @@ class EventError(ValueError):
         self.code, self.mend = code, mend
 
 
-@dataclass(frozen=True)
-class Emitted:
-    event: str
-    queue: str
-    body: str  # JSON
+class Emitted(Record):
+    __slots__ = ("event", "queue", "body")
+
+    def __init__(self, event: str, queue: str, body: str):
+        self.event, self.queue, self.body = event, queue, body  # body: JSON
 
 
-@dataclass(frozen=True)
-class Event:
+class Event(Record):
     """An event of the app, sent through one producer binding of wrangler.toml."""
 
-    name: str
-    queue: str
-    source: str = ""  # file:line of the declaration, for the build
+    __slots__ = ("name", "queue", "source")
+
+    def __init__(self, name: str, queue: str, source: str = ""):
+        self.name, self.queue = name, queue
+        self.source = source  # file:line of the declaration, for the build
 
     async def emit(self, body: object) -> None:
         """Emits `body` (JSON, 128 KB at most as UTF-8, nested at most 100 deep), delivered once

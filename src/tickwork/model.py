@@ -38,6 +38,15 @@ class Schedule:
     limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
 
 
+@dataclass(frozen=True)
+class Consumer:
+    """A queue's consumer: its messages go to `action` (consumers.py)."""
+
+    queue: str  # the queue's name
+    action: Action
+    max_retries: int = 3  # the queue's, from wrangler.toml
+
+
 class Outcome(StrEnum):
     RUNNING = "running"  # leased and under way; a lost run stays here until its lease expires
     SUCCEEDED = "succeeded"

@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 from .database import Database, Row
-from .model import Code, Kind, Outcome
+from .model import Code, Kind
 from .times import NEVER
 from .timing import Call, Covered
 
@@ -649,11 +649,12 @@ class ScheduleStore:
 
     async def expire_leases(self, tick: int, retries: str = "{}", alerts: list | None = None) -> list[list[Row]]:
         """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`, scheduling
-        the retries of those with attempts left (`retries`: JSON {name: [attempts, pause]}), after
+        the retries of those with attempts left (`retries`: JSON {name: [attempts, pause]}), then
         `alerts`, the statements announcing the schedules they start failing, in one transaction;
-        what each statement returned."""
-        return await self.db.batch([*(alerts or []), (SCHEDULE_LAPSED_RETRIES, (tick, retries)),
-                                    (FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
+        what each of `alerts` returned."""
+        results = await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (tick, retries)), *(alerts or []),
+                                       (FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
+        return results[1:1 + len(alerts or [])]
 
     async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
         """Takes the leases of the due runs and records their starts (or, for a moment another

@@ -250,7 +250,7 @@ class _Tick:
         """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
         alerts = self.alerts.lapsed(self.now, self.wall, self.sender) if self.alerts else []
         results = await self.store.expire_leases(self.now, self.declared_retries(), alerts)
-        await self.send(alerting.deliveries(alerts, results[:len(alerts)]), "the lapsed runs' alerts")
+        await self.send(alerting.deliveries(alerts, results), "the lapsed runs' alerts")
 
     def declared_retries(self) -> str:
         """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""

@@ -19,14 +19,15 @@ NEVER = 2**53 - 1
 # The longest duration an item may take: a century keeps every due time far below NEVER.
 LONGEST = 36_500 * DAY
 
-_DURATION = re.compile(r"([0-9]+)([smhd])")  # ASCII digits only: `１５m` is no number
-_WHOLE = re.compile(r"[0-9]+")
+# Compiled at first use (re's cache), not at a Worker's cold start. ASCII digits only: `１５m` is no number.
+_DURATION = r"([0-9]+)([smhd])"
+_WHOLE = r"[0-9]+"
 _DIGITS = 15  # past this many, a number is larger than any duration takes: int() never sees 4,300
 
 
 def whole(digits: str) -> int | None:
     """ASCII digits as a number (one past any duration where there are too many), else None."""
-    if not _WHOLE.fullmatch(digits):
+    if not re.fullmatch(_WHOLE, digits):
         return None
     significant = digits.lstrip("0")
     return int(significant or "0") if len(significant) <= _DIGITS else 10**_DIGITS
@@ -35,7 +36,7 @@ def whole(digits: str) -> int | None:
 def duration_ms(text: str, bare_seconds: bool = False) -> int | None:
     """`15m`, `30s`, `1h`, `1d` (and, with `bare_seconds`, `900`) in ms, where it is a whole
     number above zero; None otherwise."""
-    match = _DURATION.fullmatch(text)
+    match = re.fullmatch(_DURATION, text)
     if match:
         count, unit = whole(match.group(1)), UNITS[match.group(2)]
     elif bare_seconds:

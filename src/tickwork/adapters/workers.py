@@ -5,24 +5,24 @@ and `None` binds as NULL. Nothing here imports `js` or `pyodide` (the SDK does t
 the console's Web Crypto verifier, at the first Access login it checks.
 """
 
+from __future__ import annotations
+
 import asyncio
 import time
 from contextlib import asynccontextmanager
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from ..app import App
 from ..database import Database, Params, Row, Statement
-from ..consumers import consume
 from ..context import in_worker, new_trace, running
-from ..invocation import cron_invocation
-from ..outbox import Outbox
-from ..outbox_store import OutboxStore
-from ..health import THRESHOLD, health
-from ..model import what_a_run_did
-from ..per_item import Items
-from ..tick import TickReport
-from ..timing import Call
-from ..times import iso
+
+# The tick, the outbox, consumers, items and health are imported by the handler that first needs
+# them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (README, "Cold
+# start"). On Cloudflare that import is paid once an isolate, at its first such event.
+if TYPE_CHECKING:
+    from ..app import App
+    from ..outbox import Outbox
+    from ..per_item import Items
+    from ..tick import TickReport
 
 
 # D1 takes 1,000 queries an invocation on the Paid plan; the rest is left to the actions.
@@ -66,6 +66,8 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
     """A cron trigger's invocation: a tick at `controller.scheduledTime` (epoch ms), and while the
     app has queues bound, one at each 10-second mark of its minute. Its actions read `env` as
     `tickwork.env` and hand work to `ctx` (`self.ctx`) with `tickwork.wait_until`."""
+    from ..invocation import cron_invocation
+
     if app.store is None:
         return []
     db = D1Database(getattr(env, app.store))
@@ -84,6 +86,8 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
 async def run_queue(app: App, env, batch, ctx=None) -> None:
     """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue,
     which reads `env` and `ctx` as a run does."""
+    from ..consumers import consume
+
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
         print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
@@ -100,11 +104,16 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
 async def emitting(app: App, env):
     """For a `fetch` handler: `async with emitting(APP, self.env): await order_placed.emit(...)`
     keeps what was emitted in the outbox when the block ends without raising, then sends it."""
+    from ..timing import Call
+
     emitted: list = []
     trace = new_trace()
     with running(_now(), Call(), outbox=emitted, trace=trace):
         yield
     if emitted:
+        from ..outbox import Outbox
+        from ..outbox_store import OutboxStore
+
         db = D1Database(getattr(env, app.store))
         sender = outbox(app, env, db)
         rows = sender.rows(emitted, None, "fetch", _now(), trace)
@@ -112,10 +121,13 @@ async def emitting(app: App, env):
         await sender.send(Outbox.deliveries(rows), "fetch")
 
 
-async def health_of(app: App, env, threshold: int = THRESHOLD, failing: int | None = None) -> tuple[int, dict]:
+async def health_of(app: App, env, threshold: int | None = None, failing: int | None = None) -> tuple[int, dict]:
     """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
     then `Response.json(body, status=status)`; with `failing=503`, that status too while a
     schedule is failing. Read-only; tells no run's details."""
+    from ..health import THRESHOLD, health
+
+    threshold = THRESHOLD if threshold is None else threshold
     return await health(D1Database(getattr(env, app.store)), _now(), threshold, failing)
 
 
@@ -131,6 +143,8 @@ def _setting(value):
 def outbox(app: App, env, db: Database) -> Outbox | None:
     if not app.producers:
         return None
+    from ..outbox import Outbox
+
     queues = {binding: _Queue(getattr(env, binding)) for binding in app.producers}
     return Outbox(db, queues, app.consumed_here, _now)
 
@@ -172,6 +186,8 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
     Its calls in bulk make at most `statements` D1 statements in all, the invocation's 1,000 by
     default (pass 50 on the Free plan, less what the handler makes besides), and say what did
     not fit. Inside a run, `tickwork.items` does the same, timed from the tick."""
+    from ..per_item import Items
+
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
     db = D1Database(getattr(env, app.store))
@@ -179,6 +195,9 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
 
 
 def describe(run) -> str:
+    from ..model import what_a_run_did
+    from ..times import iso
+
     took = "" if run.duration_ms is None else f" in {run.duration_ms} ms"
     why = f" ({run.code})" if run.code else ""
     did = what_a_run_did(run.items, run.events)
