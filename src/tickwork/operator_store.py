@@ -91,8 +91,9 @@ FROM (
 ) AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
 ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
-# A cursor before which every run falls: a float, as D1 takes a number this large from Pyodide.
-PAST_EVERY_RUN = (float(2**53), "")
+# A cursor before which every run falls, for the command (wrangler takes it inlined, as an integer;
+# the console, on Pyodide, binds a float of its own: console_store.NEWEST).
+PAST_EVERY_RUN = (2**53, "")
 
 SELECT_SCHEDULE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 

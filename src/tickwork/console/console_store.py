@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    PAST_EVERY_RUN, RUNS_SINCE, SELECT_APP, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_RECENT_RUNS,
+    RUNS_SINCE, SELECT_APP, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_RECENT_RUNS,
     SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
@@ -155,7 +155,7 @@ class ConsoleStore:
                    name_glob: str | None, page: int) -> list[Row]:
         """Runs across schedules, newest tick first, a page after `before` (tick_at, id), each with
         its schedule's form and label: the command's statement (operator_store.SELECT_RECENT_RUNS)."""
-        tick, id = before or PAST_EVERY_RUN
+        tick, id = before or (NEWEST, "\uffff")
         return await self.db.all(SELECT_RECENT_RUNS, (since, tick, id, outcome, name_glob, page + 1))
 
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
