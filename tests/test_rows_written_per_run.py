@@ -57,7 +57,8 @@ def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go
     db._conn.execute(OLD_RECORD, (NINE,))
     for script in [s for s in scripts if s.name >= "0017"]:
         db._conn.executescript(script.read_text())
-    rows = run(db.all("SELECT id FROM tickwork_runs INDEXED BY tickwork_runs_by_tick WHERE id < 'z' AND tick_at <= ?1", (NINE,)))
+    rows = run(db.all("SELECT id FROM tickwork_runs INDEXED BY tickwork_runs_by_tick WHERE id < 'z' AND tick_at <= ?1",
+                      (NINE,)))
     assert [r["id"] for r in rows] == ["old-run"]
     run(db.all(housekeeping_store.RUNS, (NINE + 30 * DAY,)))
     assert runs(db) == []

@@ -73,7 +73,8 @@ OLD_LEFT = f"SELECT COUNT(*) AS n FROM tickwork_runs WHERE id < {TICK_ID.format(
 YOUNG_LEFT = f"""SELECT COUNT(*) AS n FROM tickwork_runs
 WHERE id >= {TICK_ID.format(1)} AND id < {TICK_ID.format(2)} AND tick_at >= ?1 AND tick_at < ?2"""
 PASS_DONE = "SELECT housekeeping_done_at AS at FROM tickwork_app WHERE id = 1"
-RUNS_SINCE = f"SELECT schedule, due_at, tick_at, outcome FROM tickwork_runs WHERE id >= {TICK_ID.format(1)} AND tick_at >= ?1"
+RUNS_SINCE = f"""SELECT schedule, due_at, tick_at, outcome FROM tickwork_runs
+WHERE id >= {TICK_ID.format(1)} AND tick_at >= ?1"""
 
 
 async def populate(db: Database, old: int, chunk: int) -> None:
