@@ -308,3 +308,11 @@ def test_an_occurrence_whose_worker_was_killed_is_recorded_lease_expired_and_not
         (utc("2026-02-01 00:00"), "failed", "lease_expired")]
     app.tick([monthly], APRIL + 2 * HOUR)
     assert len([r for r in runs(app.db, "statement") if r["backfill"]]) == 1
+
+
+def test_a_backfilled_runs_record_has_an_id_beginning_with_the_tick_that_made_it(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.tick([monthly], APRIL + MINUTE)
+    [made] = [r for r in runs(app.db, "statement") if r["backfill"]]
+    assert made["id"].startswith(f"z{APRIL + MINUTE:012x}")

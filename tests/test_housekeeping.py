@@ -68,6 +68,15 @@ def test_run_records_go_30_days_old_and_not_before(db):
     assert [r["id"] for r in run(db.all("SELECT id FROM tickwork_runs"))] == ["r1"]
 
 
+def test_the_records_a_tick_made_go_30_days_old_as_do_records_made_before_migration_0017():
+    db = open_store()
+    ticks(db, [every(15)], NOW - 31 * DAY, NOW - 31 * DAY + 15 * MINUTE, NOW - 29 * DAY)
+    old, young = [r["id"] for r in run(db.all("SELECT id FROM tickwork_runs ORDER BY tick_at"))]
+    runs_at(db, NOW - 31 * DAY, NOW - 29 * DAY)  # ids of no tick's form, as before migration 0017
+    assert pass_at(db) == 2
+    assert {r["id"] for r in run(db.all("SELECT id FROM tickwork_runs"))} == {young, "r1"}
+
+
 def test_an_event_every_delivery_of_which_succeeded_goes_24_hours_after_it_was_emitted_with_its_deliveries(db):
     event(db, "old", NOW - 25 * HOUR, "succeeded", "succeeded")
     event(db, "young", NOW - 23 * HOUR, "succeeded")

@@ -8,6 +8,7 @@ import pytest
 from helpers import (
     Blocking,
     Calls,
+    calendar,
     every,
     lose_a_run,
     open_store,
@@ -22,9 +23,10 @@ from helpers import (
 from tickwork import ActionError, Schedule, clock
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
+from tickwork.per_item import Items
 from tickwork.schedule_store import ScheduleStore
 from tickwork.tick import tick
-from tickwork.times import MINUTE, utc
+from tickwork.times import MINUTE, NEVER, utc
 
 
 def test_two_ticks_racing_for_one_due_schedule_make_exactly_one_run(db):
@@ -130,6 +132,77 @@ def test_a_run_found_holding_an_expired_lease_is_recorded_failed_lease_expired(d
     assert first["ended_at"] == utc("2026-03-02 09:31")
     assert (second["due_at"], second["outcome"]) == (utc("2026-03-02 09:30"), Outcome.SUCCEEDED)
     assert census.action.at == [utc("2026-03-02 09:31")]
+
+
+@pytest.mark.parametrize("schedule", [every(15), calendar("*/15 * * * *", name="census")], ids=["every", "calendar"])
+def test_a_lost_runs_lease_that_outlasts_its_next_due_time_is_recorded_lease_expired_once_it_lapses(db, schedule):
+    ticks(db, [schedule], utc("2026-03-02 09:00"))
+    lose_a_run(db, "census", due=utc("2026-03-02 09:15"), next_due=utc("2026-03-02 09:30"),
+               until=utc("2026-03-02 09:40"))
+    ticks(db, [schedule], utc("2026-03-02 09:30"), utc("2026-03-02 09:35"))  # due, and still held
+    assert runs(db)[0]["outcome"] == Outcome.RUNNING
+    ticks(db, [schedule], utc("2026-03-02 09:41"))
+    lost = runs(db)[0]
+    assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
+        "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
+    assert state(db).lease_run != "lost-run"
+
+
+def pause(db):
+    run(db.all("UPDATE tickwork_schedules SET paused = 1 WHERE name = 'census'"))
+
+
+# What may move a schedule's due time past its lost run's lease, or end it, before the lease lapses.
+MOVED = {
+    "paused": ([every(15)], pause),
+    "removed by a deploy": ([every(15, "other")], None),
+    "its rule changed by a deploy": ([every(60)], None),
+    "run by hand": ([every(15)], lambda db: run(db.all(
+        "UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada'", (utc("2026-03-02 09:31"),)))),
+}
+
+
+@pytest.mark.parametrize("moved", MOVED, ids=list(MOVED))
+def test_a_lost_runs_lease_is_recorded_lease_expired_at_the_first_tick_after_it_lapses_whatever_moved_its_due_time(
+        db, moved):
+    after, change = MOVED[moved]
+    ticks(db, [every(15)], utc("2026-03-02 09:00"))
+    lose_a_run(db, "census", due=utc("2026-03-02 09:15"), next_due=utc("2026-03-02 09:30"),
+               until=utc("2026-03-02 09:40"))
+    if change:
+        change(db)
+    ticks(db, after, utc("2026-03-02 09:31"), utc("2026-03-02 09:39"))  # the lease still live
+    assert runs(db)[0]["outcome"] == Outcome.RUNNING
+
+    async def race():
+        await asyncio.gather(*(tick_at(db, after, utc("2026-03-02 09:41")) for _ in range(3)))
+
+    asyncio.run(race())
+    lost = runs(db)[0]
+    assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
+        "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
+    assert state(db).lease_run != "lost-run"
+
+
+async def tally():
+    pass
+
+
+@pytest.mark.parametrize("ended", ["cancelled", "once"])
+def test_a_lost_runs_lease_on_a_schedule_handed_over_that_ended_is_recorded_lease_expired_once_it_lapses(db, ended):
+    nine = utc("2026-03-02 09:00")
+    given = Items(db, lambda: nine)
+    id = run(given.once(tally, {}, nine + MINUTE) if ended == "once" else given.every(tally, {}, "1m"))
+    due = state(db, id).due_at
+    lose_a_run(db, id, due=due, next_due=NEVER if ended == "once" else due + MINUTE, until=due + 10 * MINUTE)
+    if ended == "cancelled":
+        assert run(given.cancel(id)) is True
+    assert state(db, id).removed_at is not None
+    ticks(db, [], due + 9 * MINUTE)
+    assert runs(db, id)[0]["outcome"] == Outcome.RUNNING
+    ticks(db, [], due + 11 * MINUTE)
+    lost = runs(db, id)[0]
+    assert (lost["outcome"], lost["code"], lost["ended_at"]) == (Outcome.FAILED, Code.LEASE_EXPIRED, due + 11 * MINUTE)
 
 
 def test_clock_now_inside_a_run_is_the_ticks_time_at_every_read(db):

@@ -60,3 +60,46 @@ def test_a_calendar_removed_before_the_migration_is_known_as_removed_and_owes_no
     assert [(r["outcome"], r["code"], r["at"]) for r in runs(db, "weekly")] == [
         ("skipped", "undeclared", utc("2026-03-02 09:00"))]
     assert state(db, "weekly").due_at == utc("2026-03-09 09:00")
+
+
+# As a tick before migration 0017 left it at 09:15: census's run of 09:15 under way (an id of no
+# tick's form), its lease outlasting its next due time, and a record of 31 days before.
+HELD = """
+INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick, lease_run, lease_until)
+VALUES ('census', 900000, 'every 900000', {next_due}, {first}, {tick}, '{run}', {until});
+INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome)
+VALUES ('{run}', 'census', {tick}, {tick}, {tick}, 'running'),
+       ('{old}', 'census', {month}, {month}, {month}, 'succeeded');
+UPDATE tickwork_app SET last_tick = {tick};
+"""
+RUN, OLD = "7f3a" * 8, "0c1d" * 8
+
+
+def migrated_holding_a_lease():
+    db = SQLiteDatabase()
+    scripts = sorted(MIGRATIONS.glob("0*.sql"))
+    for script in [s for s in scripts if s.name < "0017"]:
+        db._conn.executescript(script.read_text())
+    db._conn.executescript(HELD.format(
+        next_due=utc("2026-03-02 09:30"), first=utc("2026-03-01 09:00"), tick=utc("2026-03-02 09:15"),
+        until=utc("2026-03-02 09:40"), run=RUN, old=OLD, month=utc("2026-01-30 09:15")))
+    for script in [s for s in scripts if s.name >= "0017"]:
+        db._conn.executescript(script.read_text())
+    return db
+
+
+def test_a_lease_held_across_migration_0017_is_recorded_lease_expired_at_the_first_tick_after_it_lapses():
+    db = migrated_holding_a_lease()
+    census = every(15, "census")
+    ticks(db, [census], utc("2026-03-02 09:30"), utc("2026-03-02 09:39"))
+    assert [r["outcome"] for r in runs(db, "census") if r["id"] == RUN] == ["running"]
+    ticks(db, [census], utc("2026-03-02 09:41"))
+    [lost] = [r for r in runs(db, "census") if r["id"] == RUN]
+    assert (lost["outcome"], lost["code"], lost["ended_at"]) == ("failed", "lease_expired", utc("2026-03-02 09:41"))
+
+
+def test_a_record_from_before_migration_0017_goes_30_days_old_and_the_younger_stay_beside_those_made_after_it():
+    db = migrated_holding_a_lease()
+    ticks(db, [every(15, "census")], utc("2026-03-02 09:41"))  # with the hour's housekeeping
+    ids = [r["id"] for r in runs(db, "census")]
+    assert OLD not in ids and RUN in ids and len([id for id in ids if id.startswith("z")]) == 1

@@ -325,3 +325,10 @@ def test_a_killed_attempt_of_a_schedule_handed_over_with_retries_is_tried_again_
     assert sorted((r["attempt"], r["outcome"], r["code"]) for r in runs(db, id)) == [
         (1, Outcome.FAILED, Code.LEASE_EXPIRED), (2, Outcome.SUCCEEDED, None)]
     assert MADE[1:] == [nine]
+
+
+def test_an_attempts_record_has_an_id_beginning_with_its_tick_as_every_ticks_record_does(db):
+    ticks(db, [daily(Failing(1))], utc("2026-03-01 12:00"), utc("2026-03-02 09:00"), utc("2026-03-02 09:01"))
+    made = runs(db, "statement")
+    assert [r["attempt"] for r in made] == [1, 2]
+    assert all(r["id"].startswith(f"z{int(r['tick_at']):012x}") for r in made), made

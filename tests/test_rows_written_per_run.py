@@ -9,9 +9,10 @@ from helpers import MIGRATIONS, every, open_store, run, runs, ticks
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
-from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, SELECT_RUNS
+from tickwork.console import console_store
+from tickwork.schedule_store import CLEAR_EXPIRED_LEASES, FAIL_EXPIRED_RUNS, HEALTH, MARK_TICK, SELECT_RUNS
 from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
-from tickwork.times import MINUTE, utc
+from tickwork.times import DAY, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
 
@@ -28,7 +29,39 @@ def written(db: SQLiteDatabase, sql: str) -> set[str]:
 
 
 def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by_tick_only():
+    # The index by tick is opened, but takes an entry only for ids of no tick's form (migration 0017).
     assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick"}
+
+
+def entries(db: SQLiteDatabase, index: str) -> int:
+    """The entries `index` holds, counted in its b-tree's leaves (SQLite's dbstat)."""
+    [(count,)] = db._conn.execute(
+        "SELECT IFNULL(SUM(ncell), 0) FROM dbstat WHERE name = ?1 AND pagetype = 'leaf'", (index,)).fetchall()
+    return count
+
+
+def test_a_ticks_run_records_take_no_entry_in_the_index_by_tick_their_ids_keep_them_in_tick_order():
+    db = open_store()
+    census = every(15)
+    ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (0, 15, 30, 45)))
+    made = run(db.all("SELECT id, tick_at FROM tickwork_runs ORDER BY id"))
+    assert [r["tick_at"] for r in made] == [NINE + minutes * MINUTE for minutes in (15, 30, 45)]
+    assert entries(db, "tickwork_runs_by_tick") == 0 and entries(db, "tickwork_runs_by_schedule") == 3
+
+
+def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go_30_days_old():
+    db = SQLiteDatabase()
+    scripts = sorted(MIGRATIONS.glob("*.sql"))
+    for script in [s for s in scripts if s.name < "0017"]:
+        db._conn.executescript(script.read_text())
+    db._conn.execute(OLD_RECORD, (NINE,))
+    for script in [s for s in scripts if s.name >= "0017"]:
+        db._conn.executescript(script.read_text())
+    rows = run(db.all("SELECT id FROM tickwork_runs INDEXED BY tickwork_runs_by_tick WHERE id < 'z' AND tick_at <= ?1",
+                      (NINE,)))
+    assert [r["id"] for r in rows] == ["old-run"]
+    run(db.all(housekeeping_store.RUNS, (NINE + 30 * DAY,)))
+    assert runs(db) == []
 
 
 def test_a_run_end_and_the_lease_given_back_write_no_index_but_the_leases():
@@ -74,10 +107,31 @@ def test_run_records_made_before_migration_0012_are_kept_whole_and_read_by_sched
     assert [r["outcome"] for r in runs(db)[1:]] == ["succeeded"] * len(census.action.at)
 
 
+def scans_of_runs(conn, sql: str) -> list[str]:
+    plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
+    return [step for step in plan if re.match(r"SCAN (tickwork_runs|r)\b", step)]
+
+
 def test_what_reads_run_records_reads_them_through_an_index_after_migration_0012():
     conn = open_store()._conn
     readers = [housekeeping_store.RUNS, SELECT_RUNS, HEALTH, FAIL_EXPIRED_RUNS, operator_store.SELECT_HISTORY,
                operator_store.SELECT_LAST_RUN, operator_store.SELECT_LEASE_RUN, operator_store.SELECT_SCHEDULES]
     for sql in readers:
+        assert not scans_of_runs(conn, sql), sql
+
+
+def test_what_reads_run_records_by_their_tick_reads_a_ticks_ids_along_the_primary_key_after_migration_0017():
+    conn = open_store()._conn
+    for sql in [operator_store.SELECT_RECENT_RUNS, console_store.RUN_COUNTS, console_store.FAILED_SINCE,
+                housekeeping_store.RUNS]:
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
-        assert not [step for step in plan if step.startswith("SCAN tickwork_runs")], (sql, plan)
+        assert any("USING PRIMARY KEY (id>?" in step for step in plan), (sql, plan)
+        assert any("USING INDEX tickwork_runs_by_tick" in step for step in plan), (sql, plan)
+        assert not scans_of_runs(conn, sql), sql
+
+
+def test_what_finds_lapsed_leases_reads_the_schedules_through_an_index():
+    conn = open_store()._conn
+    for sql in (MARK_TICK, FAIL_EXPIRED_RUNS, CLEAR_EXPIRED_LEASES):
+        plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
+        assert not [step for step in plan if step.startswith("SCAN tickwork_schedules")], (sql, plan)

@@ -10,13 +10,13 @@ from console_fixtures import (
     APRIL, BACKFILLING, FLAKY, MONTHLY, NINE, NOW, PREFIX, RETRYING, TEN, ask, filled_store, monthly_store,
     retrying_store, token_access,
 )
-from helpers import open_store, run, ticks
+from helpers import every, kept_from_before_0017, open_store, run, ticks
 
 from tickwork import words
 from tickwork.console.console_store import DECLARED, HANDED_OVER
 from tickwork.operator_store import OperatorStore
 from tickwork.per_item import Items
-from tickwork.times import MINUTE, utc
+from tickwork.times import HOUR, MINUTE, utc
 
 
 async def remember():
@@ -120,6 +120,31 @@ def test_a_schedule_handed_over_shows_its_label_and_input_on_its_page(db):
     html = ask(db, "GET", f"{PREFIX}/schedules?q=Ada&in=label").body
     name = re.search(r"send_statement@[0-9a-f]+", html).group(0)
     assert 'label Ada Lovelace input {"customer":"ada"}' in shown(ask(db, "GET", f"{PREFIX}/schedule?name={name}"))
+
+
+def with_records_of_both_forms():
+    """census's runs at 09:15, 09:30 and 09:45 (ids of a tick's form), and tidy's three kept from
+    before migration 0017 at 09:10, 09:30 and 09:50; with the records' traces, the latest tick first."""
+    db = open_store()
+    ticks(db, [every(15)], *(NINE + k * 15 * MINUTE for k in range(4)))
+    kept_from_before_0017(db, "tidy", ("ffff" * 8, NINE + 10 * MINUTE, "failed"),
+                          ("0000" * 8, NINE + 30 * MINUTE, "failed"), ("7f3a" * 8, NINE + 50 * MINUTE, "succeeded"))
+    return db, [r["trace"] for r in run(db.all("SELECT trace FROM tickwork_runs ORDER BY tick_at DESC, id DESC"))]
+
+
+def test_runs_across_schedules_list_records_made_before_migration_0017_and_after_in_tick_order():
+    db, traces = with_records_of_both_forms()
+    html = ask(db, "GET", f"{PREFIX}/runs?since=all", now=NINE + HOUR).body
+    assert sorted(traces, key=html.find) == traces and all(trace in html for trace in traces)
+
+
+def test_the_overview_counts_the_failed_runs_of_records_made_before_migration_0017_and_after():
+    db, _ = with_records_of_both_forms()
+    run(db.all("UPDATE tickwork_runs SET outcome = 'failed' WHERE schedule = 'census' AND tick_at = ?1",
+               (NINE + 45 * MINUTE,)))
+    page = shown(ask(db, "GET", PREFIX, now=NINE + HOUR))
+    assert "3 runs succeeded in 24 h 3 runs failed in 24 h" in page
+    assert "census 1 2026-03-02 09:45 UTC" in page and "tidy 2 2026-03-02 09:30 UTC" in page
 
 
 def test_runs_across_schedules_show_the_label_of_a_schedule_handed_over():

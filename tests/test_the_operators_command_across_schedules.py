@@ -4,7 +4,7 @@ name for the runs across schedules, and `schedules` a page at a time, each page 
 itself through an index."""
 
 import pytest
-from helpers import every, run
+from helpers import every, kept_from_before_0017, run
 from test_the_operators_command import App, by_name, failing
 
 from tickwork import call
@@ -145,10 +145,55 @@ def test_history_across_schedules_in_words_names_each_schedule_and_the_next_page
     assert "more: tickwork history --before " in text
 
 
-def test_the_runs_across_schedules_are_read_through_the_runs_index_by_tick_without_a_sort(app):
+def test_the_runs_across_schedules_are_read_a_page_of_each_form_of_id_and_no_scan(app):
     found = plan(app, SELECT_RECENT_RUNS, (NINE, *PAST_EVERY_RUN, "failed", "c*", 20))
-    assert found[0].startswith("SEARCH r USING INDEX tickwork_runs_by_tick (tick_at>? AND (tick_at,id)<(?,?))")
-    assert not any("TEMP B-TREE" in step for step in found)
+    assert "SEARCH r USING PRIMARY KEY (id>? AND id<?)" in found  # a tick's ids, from migration 0017 on
+    assert "SEARCH r USING INDEX tickwork_runs_by_tick (tick_at>? AND (tick_at,id)<(?,?))" in found  # others
+    assert not [step for step in found if step.startswith("SCAN r")]
+
+
+# census runs at 09:15, 09:30 and 09:45 (ids of a tick's form); tidy kept three from before
+# migration 0017, at 09:10, 09:30 and 09:50, the ids sorting against their ticks.
+BOTH_FORMS = [("ffff" * 8, NINE + 10 * MINUTE, "succeeded"), ("0000" * 8, NINE + 30 * MINUTE, "failed"),
+              ("7f3a" * 8, NINE + 50 * MINUTE, "succeeded")]
+
+
+def with_records_of_both_forms(app) -> list[str]:
+    """The records' ids, the latest tick first (of one tick, the greater id first)."""
+    app.tick([every(15)], *(NINE + k * 15 * MINUTE for k in range(4)))
+    kept_from_before_0017(app.db, "tidy", *BOTH_FORMS)
+    return [r["id"] for r in app.rows("SELECT id FROM tickwork_runs ORDER BY tick_at DESC, id DESC")]
+
+
+def test_history_across_schedules_gives_records_made_before_migration_0017_and_after_in_tick_order(app):
+    ids = with_records_of_both_forms(app)
+    _, answer, _ = app.run("history", "--limit", "100", now=NINE + HOUR)
+    assert [r["id"] for r in answer["runs"]] == ids and len(ids) == 6
+    assert [r["schedule"] for r in answer["runs"]] == ["tidy", "census", "census", "tidy", "census", "tidy"]
+
+
+def test_history_across_schedules_pages_across_records_of_both_forms_reaching_each_once_in_tick_order(app):
+    ids = with_records_of_both_forms(app)
+    seen, before = [], []
+    while True:
+        _, page, _ = app.run("history", "--limit", "2", *before, now=NINE + HOUR)
+        seen += [r["id"] for r in page["runs"]]
+        if page["next_before"] is None:
+            break
+        before = ["--before", page["next_before"]]
+    assert seen == ids
+
+
+def test_history_across_schedules_since_a_time_gives_the_records_of_both_forms_from_that_tick_on(app):
+    ids = with_records_of_both_forms(app)
+    _, answer, _ = app.run("history", "--since", "2026-03-02T09:30:00Z", "--limit", "100", now=NINE + HOUR)
+    assert [r["id"] for r in answer["runs"]] == ids[:4]
+
+
+def test_history_across_schedules_by_outcome_finds_a_record_made_before_migration_0017(app):
+    with_records_of_both_forms(app)
+    _, failed, _ = app.run("history", "--outcome", "failed", now=NINE + HOUR)
+    assert [r["id"] for r in failed["runs"]] == ["0000" * 8]
 
 
 def test_outcome_name_and_before_with_a_schedules_name_are_refused_in_one_line(app):

@@ -51,22 +51,30 @@ def declared() -> list[Schedule]:
 
 
 # ?1..?2 the records' numbers; ?3 the newest record's tick; ?4 how many schedules they are of.
-# The declared schedules' runs, one a minute each, going back from ?3; run ids random as the
-# tick's are. (D1 binds every number as a REAL: cast back where it matters.)
+# The declared schedules' runs, one a minute each, going back from ?3; run ids as the tick's are,
+# `z`, the tick in 12 hex digits, then random ones (schedule_store.run_id), so housekeeping deletes
+# them through the primary key as it does a tick's. (D1 binds every number as a REAL: cast back
+# where it matters.)
 FIXTURE = """
 WITH RECURSIVE k(n) AS (SELECT CAST(?1 AS INTEGER) UNION ALL SELECT n + 1 FROM k WHERE n < CAST(?2 AS INTEGER)),
 r(n, at) AS (SELECT n, CAST(?3 AS INTEGER) - (n / CAST(?4 AS INTEGER)) * 60000 FROM k)
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail)
-SELECT lower(hex(randomblob(16))), 'minutely_' || (n % CAST(?4 AS INTEGER)), at, at, at + 3, at + 40,
+SELECT 'z' || printf('%012x', at) || substr(lower(hex(randomblob(10))), 1, 19),
+       'minutely_' || (n % CAST(?4 AS INTEGER)), at, at, at + 3, at + 40,
        CASE WHEN n % 97 = 0 THEN 'failed' ELSE 'succeeded' END,
        CASE WHEN n % 97 = 0 THEN 'internal_fault' END, CASE WHEN n % 97 = 0 THEN 'raised' END,
        CASE WHEN n % 97 = 0 THEN 'RuntimeError: the benchmark''s failure' END
 FROM r
 """
-OLD_LEFT = "SELECT COUNT(*) AS n FROM tickwork_runs WHERE tick_at < ?1"
-YOUNG_LEFT = "SELECT COUNT(*) AS n FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?2"
+# The records before ?1, from ?1 to ?2, and since ?1, counted along the primary key: every id here
+# is of a tick's form.
+TICK_ID = "'z' || printf('%012x', CAST(?{} AS INTEGER))"
+OLD_LEFT = f"SELECT COUNT(*) AS n FROM tickwork_runs WHERE id < {TICK_ID.format(1)} AND tick_at < ?1"
+YOUNG_LEFT = f"""SELECT COUNT(*) AS n FROM tickwork_runs
+WHERE id >= {TICK_ID.format(1)} AND id < {TICK_ID.format(2)} AND tick_at >= ?1 AND tick_at < ?2"""
 PASS_DONE = "SELECT housekeeping_done_at AS at FROM tickwork_app WHERE id = 1"
-RUNS_SINCE = "SELECT schedule, due_at, tick_at, outcome FROM tickwork_runs WHERE tick_at >= ?1"
+RUNS_SINCE = f"""SELECT schedule, due_at, tick_at, outcome FROM tickwork_runs
+WHERE id >= {TICK_ID.format(1)} AND tick_at >= ?1"""
 
 
 async def populate(db: Database, old: int, chunk: int) -> None:

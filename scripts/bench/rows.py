@@ -119,10 +119,12 @@ async def nothing_due(db: Database, store: str) -> list[dict]:
              **minute.taken()}]
 
 
+# ?1 records, ?2 their tick; ids of a tick's form (schedule_store.run_id), as housekeeping finds them.
 OLD_RUNS = """
 WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < ?1)
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, ended_at, outcome, trace)
-SELECT printf('%032x', n), 'nothing@' || printf('%032x', n % 997), ?2, ?2, ?2, ?2 + 3, 'succeeded',
+SELECT 'z' || printf('%012x', CAST(?2 AS INTEGER)) || printf('%019x', n), 'nothing@' || printf('%032x', n % 997),
+       ?2, ?2, ?2, ?2 + 3, 'succeeded',
        printf('%032x', n * 7919)
 FROM k
 """

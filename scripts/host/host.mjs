@@ -11,10 +11,18 @@ import { compatFlags, Platform } from './platform.mjs';
 import { PythonWorker } from './python.mjs';
 import { iso } from './times.mjs';
 
+// The tick's records: a tick's ids begin with `z` and its tick in hex (tickwork's
+// schedule_store.run_id), read along the primary key; others, through the index by tick.
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
        items, batches, trace, events, by_hand, attempt
-FROM tickwork_runs WHERE tick_at >= ?1 AND tick_at < ?1 + 60000
+FROM (
+  SELECT * FROM tickwork_runs
+  WHERE id >= 'z' || printf('%012x', CAST(?1 AS INTEGER)) AND id < 'z' || printf('%012x', CAST(?1 AS INTEGER) + 60000)
+    AND tick_at >= ?1 AND tick_at < ?1 + 60000
+  UNION ALL
+  SELECT * FROM tickwork_runs INDEXED BY tickwork_runs_by_tick
+  WHERE id < 'z' AND tick_at >= ?1 AND tick_at < ?1 + 60000)
 ORDER BY started_at IS NULL, started_at, schedule, due_at`;
 
 const RUNS_READ_EVERY_MS = 1000;

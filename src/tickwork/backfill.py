@@ -9,14 +9,13 @@ backfilled run emits is kept with its end and delivered as any run's is.
 import asyncio
 import json
 import logging
-import os
 from dataclasses import dataclass, replace
 
 from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
 from .context import new_trace
 from .ends import Ends
 from .model import LEASE_GRACE, RUN_LIMIT
-from .schedule_store import Claim
+from .schedule_store import Claim, run_id
 from .times import iso
 
 log = logging.getLogger("tickwork")
@@ -83,7 +82,7 @@ async def _round(tick) -> tuple[list, bool]:
             call = todo[0]
             if pending.schedule.action is not None:
                 call = replace(call, input=json.loads(pending.schedule.input))
-            steps.append(Step(pending.id, name, call.at + 1, pending.who, call, _run_id(), new_trace()))
+            steps.append(Step(pending.id, name, call.at + 1, pending.who, call, run_id(tick.now), new_trace()))
             tick.due[name] = schedule
         elif len(calls) == LOOKAHEAD:
             steps.append(Step(pending.id, name, calls[-1].at + 1, pending.who))
@@ -104,10 +103,6 @@ async def _round(tick) -> tuple[list, bool]:
     reports = await asyncio.gather(*(tick.run_one(c, started, limit, ends) for c in runs))
     await ends.done()
     return list(reports), bool(won) or any(s.run is None for s in steps)
-
-
-def _run_id() -> str:
-    return os.urandom(16).hex()
 
 
 def timing_of_row(row: dict):

@@ -30,9 +30,20 @@ WHERE id = 1 AND housekeeping_owner = ?1
 
 # ?1 the retention's cutoff (runs, operator actions), ?2 the events' (24 hours), ?3 now, ?4 the
 # handled records' (14 days).
+# Run records: a tick's ids begin with `z` and the tick (schedule_store.run_id), so the primary key
+# finds the oldest in order; the index by tick holds only the records with ids of no such form,
+# made before migration 0017, and costs the rest no entry.
 RUNS = """
-DELETE FROM tickwork_runs WHERE id IN (
-    SELECT id FROM tickwork_runs WHERE tick_at < ?1 AND outcome != 'running' ORDER BY tick_at LIMIT 1000)
+DELETE FROM tickwork_runs WHERE id IN (SELECT id FROM (
+    SELECT id FROM (
+        SELECT id FROM tickwork_runs INDEXED BY tickwork_runs_by_tick
+        WHERE id < 'z' AND tick_at < ?1 AND outcome != 'running' ORDER BY tick_at LIMIT 1000)
+    UNION ALL
+    SELECT id FROM (
+        SELECT id FROM tickwork_runs
+        WHERE id > 'z' AND id < 'z' || printf('%012x', CAST(?1 AS INTEGER)) AND tick_at < ?1 AND outcome != 'running'
+        ORDER BY id LIMIT 1000)
+) LIMIT 1000)
 """
 
 # A moment no calendar can be owed any more: every declared schedule's due time is past it.

@@ -56,20 +56,44 @@ WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDUL
 ORDER BY s.name LIMIT CAST(?5 AS INTEGER)
 """
 
-# Runs and skips across every schedule, the latest tick first, with their schedule's label: a page
-# read through the runs' index on tick_at, which (the table being WITHOUT ROWID) ends in the id,
-# so the order needs no sort and the range stops the read. ?1 the earliest tick (0 for any), ?2 and
-# ?3 the cursor (tick_at, id) of the last run of the page before (or past every run), ?4 an
-# outcome, ?5 a GLOB on the schedule's name, each or NULL; ?6 how many at most.
-SELECT_RECENT_RUNS = """
-SELECT r.*, s.label AS label
-FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick
-LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
-WHERE r.tick_at >= ?1 AND (r.tick_at, r.id) < (?2, ?3)
-  AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)
+# Run records by their tick. A tick's run ids begin with `z` and the tick in 12 hex digits
+# (schedule_store.run_id), so along the primary key they are in (tick_at, id) order, and those
+# since a tick are the ids from `z` and its digits on: they are read through it. Records of other
+# ids, all below 'z' (made before migration 0017, and the skips recording what a calendar missed
+# while a deploy had removed it), are read through the index by tick, which holds only them.
+# ?1 the earliest tick (0 for any).
+NEW_SINCE = "r.id >= 'z' || printf('%012x', CAST(?1 AS INTEGER)) AND r.tick_at >= ?1"
+OLD_SINCE = "r.id < 'z' AND r.tick_at >= ?1"
+OLD_BY_TICK = "tickwork_runs AS r INDEXED BY tickwork_runs_by_tick"
+RUNS_SINCE = f"""
+SELECT * FROM tickwork_runs AS r WHERE {NEW_SINCE}
+UNION ALL
+SELECT * FROM {OLD_BY_TICK} WHERE {OLD_SINCE}"""
+
+# Runs and skips across every schedule, the latest tick first, with their schedule's form and
+# label (the command's `history` without a name, the console's runs): a page of each kind of id
+# read in order and stopped by its range (?2, ?3 the cursor (tick_at, id) of the last run of the
+# page before, or past every run: for a tick's ids, `id` below the cursor's or its tick's digits),
+# the two pages ordered again. ?4 an outcome, ?5 a GLOB on the schedule's name, each or NULL; ?6
+# how many at most. A filter that few runs pass reads on until the page is full.
+RECENT = "(r.tick_at, r.id) < (?2, ?3) AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)"
+SELECT_RECENT_RUNS = f"""
+SELECT r.*, s.form AS form, s.label AS label
+FROM (
+    SELECT * FROM (
+        SELECT * FROM tickwork_runs AS r
+        WHERE {NEW_SINCE} AND r.id < max('z' || printf('%012x', CAST(?2 AS INTEGER)), ?3) AND {RECENT}
+        ORDER BY r.id DESC LIMIT CAST(?6 AS INTEGER))
+    UNION ALL
+    SELECT * FROM (
+        SELECT * FROM {OLD_BY_TICK} WHERE {OLD_SINCE} AND {RECENT}
+        ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER))
+) AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
 ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
-PAST_EVERY_RUN = (2**53, "")  # a cursor before which every run falls
+# A cursor before which every run falls, for the command (wrangler takes it inlined, as an integer;
+# the console, on Pyodide, binds a float of its own: console_store.NEWEST).
+PAST_EVERY_RUN = (2**53, "")
 
 SELECT_SCHEDULE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
 

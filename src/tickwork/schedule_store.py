@@ -5,6 +5,7 @@ Every write that two ticks could race on is one conditional statement, and the r
 """
 
 import json
+import os
 from dataclasses import dataclass, field, fields
 
 from .database import Database, Row
@@ -499,6 +500,13 @@ def json_lists(rows: list) -> list[tuple[str, int]]:
         part.append(text)
         size += length
     return found + ([("[" + ", ".join(part) + "]", len(part))] if part else [])
+
+
+def run_id(tick: int) -> str:
+    """A run's or skip's id: `z`, then its tick (`tick_at`) in 12 hex digits, then 19 random ones.
+    The records' primary key then keeps them in tick order: housekeeping and the history read and
+    delete them through it, with no index by tick for D1 to bill on every record (migration 0017)."""
+    return f"z{int(tick):012x}{os.urandom(10).hex()[:19]}"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from . import alerts as alerting
 from .alerts import Alerts
 from .schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
+    run_id,
 )
 from .app import action_of, retry_of_entry, timing_of
 from .backfill import backfill
@@ -178,7 +179,7 @@ class _Tick:
         self.traces: dict[str, str | None] = {}  # each run's trace, for its alert
         # statements a batch of ends costs
         self.flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if self.alerts else 0)
-        self.sender = _run_id()  # who claims the deliveries this tick sends
+        self.sender = os.urandom(16).hex()  # who claims the deliveries this tick sends
         self.sweep_at: int | None = None
         self.housekeeping_due = False
         self.backfill_pending = False
@@ -415,7 +416,7 @@ class _Tick:
     def retried(self, schedule: Schedule, state: State) -> Claim:
         """A pending retry's attempt: the call it is for again, its due time then the one put aside."""
         call = replace(state.retry_call, input=None if state.input is None else json.loads(state.input))
-        return Claim(schedule.name, state.due_at, state.retry_next, _run_id(), call, trace=new_trace(),
+        return Claim(schedule.name, state.due_at, state.retry_next, run_id(self.now), call, trace=new_trace(),
                      for_due=state.retry_due, attempt=state.retry_attempt, retrying=state.retry_attempt,
                      retries=schedule.retry is not None)
 
@@ -445,7 +446,7 @@ class _Tick:
                 call = replace(call, at=timing.slot(state.due_at, self.now))
             ahead = call.at is not None and call.at > self.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
-            return Claim(schedule.name, state.due_at, next_due, _run_id(), call,
+            return Claim(schedule.name, state.due_at, next_due, run_id(self.now), call,
                          requested=requested, by_hand=by_hand or "operator", trace=new_trace(),
                          retrying=state.retry_attempt)
         if held and not state.paused and not timing.skips_while_running:
@@ -473,7 +474,7 @@ class _Tick:
         elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
             reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
         moment = action_key(schedule) if schedule.name in self.declared.claiming_moments and reason is None else None
-        return Claim(schedule.name, state.due_at, following, _run_id(), call, moment, reason, detail,
+        return Claim(schedule.name, state.due_at, following, run_id(self.now), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
                      new_trace() if reason is None else None, retrying=state.retry_attempt,
                      retries=schedule.retry is not None and reason is None and by_hand is None,
@@ -757,7 +758,3 @@ def _raised(error: BaseException) -> tuple[str, str, str]:
 
 def _without_lease(state: State) -> State:
     return replace(state, lease_run=None, lease_until=None)
-
-
-def _run_id() -> str:
-    return os.urandom(16).hex()

@@ -10,7 +10,7 @@ import urllib.parse
 
 from conftest import E2E_CONSOLE_AUD, E2E_CONSOLE_TOKEN
 
-from tickwork.times import utc
+from tickwork.times import DAY, utc
 
 NINE = utc("2026-01-05 09:00")
 TEAM = "e2e"
@@ -93,3 +93,19 @@ def test_a_page_cursor_is_bound_as_a_number_d1_takes_or_refused_with_a_400(host)
 
     assert longest.status == 200, longest.text
     assert past.status == 400 and "`before=9007199254740993:x`" in past.text
+
+
+def test_the_runs_page_and_the_overview_read_a_ticks_records_on_d1(host):
+    """A tick's run ids begin with its tick (migration 0017): D1 reads them by tick along the
+    primary key, beside the index by tick of the records made before. (The overview counts the
+    last day of the Worker's clock, past these ticks: it shows that D1 runs its statements.)"""
+    seeded(host)
+    assert host.tick(NINE + DAY)["ok"]  # always_fails, due a day on, fails
+    failed = host.d1("SELECT id FROM tickwork_runs WHERE schedule = 'always_fails' AND outcome = 'failed'")
+    assert failed and all(row["id"].startswith("z") for row in failed)
+
+    runs = host.fetch("/ops/runs?since=all&outcome=failed", headers=BEARER)
+    overview = host.fetch("/ops", headers=BEARER)
+
+    assert runs.status == 200 and "always_fails" in runs.text, runs.text
+    assert overview.status == 200 and "runs failed in 24 h" in overview.text, overview.text  # D1 took its counts

@@ -2,7 +2,8 @@
 for one schedule, deliveries and every change.
 
 A page of handed-over schedules, runs or log rows is read by keyset (the last row of the page
-before), through an index, so a page reads about a page of rows however many there are.
+before), through an index (runs: a tick's ids along the primary key, older ones through the index
+by tick), so a page reads about a page of rows however many there are.
 """
 
 import json
@@ -11,7 +12,8 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
+    RUNS_SINCE, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_RECENT_RUNS,
+    SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
 from ..times import NEVER
@@ -26,13 +28,14 @@ SELECT action IS NOT NULL AS handed_over, removed_at IS NULL AS live, paused, co
 FROM tickwork_schedules GROUP BY 1, 2, 3
 """
 
-# The runs and skips since ?1, by outcome, through the runs' index on tick_at.
-RUN_COUNTS = "SELECT outcome, count(*) AS n FROM tickwork_runs WHERE tick_at >= ?1 GROUP BY outcome"
+# The runs and skips since ?1, by outcome, each kind of id through what keeps it by tick
+# (operator_store.RUNS_SINCE).
+RUN_COUNTS = f"SELECT outcome, count(*) AS n FROM ({RUNS_SINCE}) GROUP BY outcome"
 
 # The schedules with failed runs since ?1, the latest failure first.
-FAILED_SINCE = """
-SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM tickwork_runs
-WHERE tick_at >= ?1 AND outcome = 'failed'
+FAILED_SINCE = f"""
+SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({RUNS_SINCE})
+WHERE outcome = 'failed'
 GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?2 AS INTEGER)
 """
 
@@ -81,16 +84,6 @@ HISTORY_PAGE = """
 SELECT * FROM tickwork_runs
 WHERE schedule = ?1 AND due_at <= ?2 AND (due_at < ?2 OR tick_at < ?3 OR (tick_at = ?3 AND id < ?4))
 ORDER BY due_at DESC, tick_at DESC, id DESC LIMIT CAST(?5 AS INTEGER)
-"""
-
-# Runs across schedules, newest tick first, a page at a time after (?1 tick_at, ?2 id), through
-# the runs' index on tick_at, each with its schedule's form and label: since ?3, of outcome ?4 (or any), of schedules matching the GLOB ?5.
-RUNS_PAGE = """
-SELECT r.*, s.form AS form, s.label AS label
-FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
-WHERE r.tick_at <= ?1 AND (r.tick_at < ?1 OR r.id < ?2) AND r.tick_at >= ?3
-  AND (?4 IS NULL OR r.outcome = ?4) AND (?5 IS NULL OR r.schedule GLOB ?5)
-ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
 
 # The operator log, newest first, a page at a time after (?1 at, ?2 id), through its index on at.
@@ -162,8 +155,10 @@ class ConsoleStore:
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:
+        """Runs across schedules, newest tick first, a page after `before` (tick_at, id), each with
+        its schedule's form and label: the command's statement (operator_store.SELECT_RECENT_RUNS)."""
         tick, id = before or (NEWEST, "\uffff")
-        return await self.db.all(RUNS_PAGE, (tick, id, since, outcome, name_glob, page + 1))
+        return await self.db.all(SELECT_RECENT_RUNS, (since, tick, id, outcome, name_glob, page + 1))
 
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
         at, id = before or (NEWEST, "\uffff")
