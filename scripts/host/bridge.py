@@ -80,17 +80,24 @@ def has_console(main):
 _local_apps = {}
 
 
+def _served_at(app, prefix: str):
+    """The app as the local console serves it: its own, with the console at `prefix`."""
+    import copy
+
+    local = copy.copy(app)
+    local.console = {"prefix": prefix}
+    return local
+
+
 async def serve_console(instance, main, request, prefix):
     """One request to the console the local host serves at `prefix`, its own path, with no login
     (the operator `local`): the host lets only this machine's own pages reach it (its Host and
     Origin checks), and a form still needs the console's CSRF token. The app's own prefix, if it
     sets one, stays the Worker's, behind its access checks."""
-    from dataclasses import replace
-
     from workers import python_from_rpc, python_to_rpc
 
     from tickwork.adapters.workers import serve_console
     from tickwork.console.access import LOCAL
 
-    app = _local_apps.get(prefix) or _local_apps.setdefault(prefix, replace(main.APP, console={"prefix": prefix}))
+    app = _local_apps.get(prefix) or _local_apps.setdefault(prefix, _served_at(main.APP, prefix))
     return python_to_rpc(await serve_console(app, instance.env, python_from_rpc(request), LOCAL))
