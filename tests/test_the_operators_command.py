@@ -277,6 +277,15 @@ def test_why_a_run_made_late_after_a_gap_names_the_gap(app):
         answer["last_due_what"])
 
 
+def test_why_a_run_made_on_time_by_the_tick_that_ended_a_gap_is_not_called_late(app):
+    app.tick([every(15)], NINE, NINE + 15 * MINUTE, NINE + 30 * MINUTE)
+    app.rows("INSERT OR IGNORE INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?1)",
+             NINE + 30 * MINUTE, NINE + 15 * MINUTE)
+    _, answer, _ = app.run("why", "census", now=NINE + 31 * MINUTE)
+    assert answer["last_due"]["utc"] == "2026-03-02T09:30:00.000Z"
+    assert "late" not in answer["last_due_what"]
+
+
 def test_why_of_an_unknown_name_is_one_clear_line(app):
     code, _, err = app.run("why", "nope", now=NINE)
     assert code == 1 and err.count("\n") == 1 and "no schedule named `nope`" in err

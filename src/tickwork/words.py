@@ -326,7 +326,7 @@ def what_happened(run: dict, gaps: list[dict]) -> str:
     gap = gap_around(gaps, int(run["due_at"]))
     if (_number(run.get("attempt")) or 1) > 1:
         pass  # a retry is made after its pause, not late
-    elif gap is not None:
+    elif gap is not None and late > 0:
         text += f"; late by {short(late)}: ticks had stopped ({gap_words(gap)})"
     elif late >= 2 * MINUTE:
         text += f"; late by {short(late)}"
