@@ -316,3 +316,15 @@ def test_a_backfilled_runs_record_has_an_id_beginning_with_the_tick_that_made_it
     app.tick([monthly], APRIL + MINUTE)
     [made] = [r for r in runs(app.db, "statement") if r["backfill"]]
     assert made["id"].startswith(f"z{APRIL + MINUTE:012x}")
+
+
+def test_a_backfilled_run_is_told_as_asked_for_not_as_late_by_the_months_since_its_occurrence(app):
+    from tickwork.words import what_happened
+
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", "--who", "ana",
+            now=APRIL + MINUTE)
+    app.tick([monthly], APRIL + MINUTE)
+    [made] = [r for r in runs(app.db, "statement") if r["backfill"]]
+    text = what_happened(made, [])
+    assert "a backfill asked for by ana" in text and "late" not in text

@@ -156,3 +156,16 @@ def test_a_labelled_schedules_due_run_writes_the_rows_an_unlabelled_ones_does(db
         return store.rows_written - before
 
     assert rows_written("Ada Lovelace") == rows_written(None)
+
+
+def test_a_label_goes_with_retries_and_a_limit_on_every_call_and_each_item_in_bulk(db):
+    items = handed(db)
+    one = run(items.every(send_statement, {"account": 4}, "15m", retry="2 after 1m", limit="2m", label="account 4"))
+    bulk = run(items.hand_over([{"action": send_statement, "input": {"account": 5}, "cron": "0 9 * * 1",
+                                 "retry": "2 after 1m", "limit": "2m", "label": "account 5"}]))
+    many = run(items.calendar_many(send_statement, [{"account": 6}], "0 9 * * 1", retry="2 after 1m",
+                                   label=lambda item: f"account {item['account']}"))
+    assert labels(db) == {one: "account 4", bulk.ids[0]: "account 5", many.ids[0]: "account 6"}
+    timings = {r["name"]: r["timing"] for r in run(db.all("SELECT name, timing FROM tickwork_schedules"))}
+    assert all('"retry_attempts": 2' in timings[id] for id in (one, bulk.ids[0], many.ids[0]))
+    assert '"limit_ms": 120000' in timings[one] and '"limit_ms": 120000' in timings[bulk.ids[0]]

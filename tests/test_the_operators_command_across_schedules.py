@@ -190,6 +190,12 @@ def test_history_across_schedules_since_a_time_gives_the_records_of_both_forms_f
     assert [r["id"] for r in answer["runs"]] == ids[:4]
 
 
+def test_history_across_schedules_since_a_time_before_1970_gives_every_record_of_both_forms(app):
+    ids = with_records_of_both_forms(app)
+    _, answer, _ = app.run("history", "--since", "1969-12-31T00:00Z", "--limit", "100", now=NINE + HOUR)
+    assert [r["id"] for r in answer["runs"]] == ids
+
+
 def test_history_across_schedules_by_outcome_finds_a_record_made_before_migration_0017(app):
     with_records_of_both_forms(app)
     _, failed, _ = app.run("history", "--outcome", "failed", now=NINE + HOUR)

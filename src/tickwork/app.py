@@ -49,9 +49,9 @@ def _known(entry: dict) -> str:
 
 
 def retry_of_entry(entry: dict) -> Retry | None:
+    """A declared or handed-over entry's retries, where it declares them."""
     from .model import Retry
 
-    """A declared or handed-over entry's retries, where it declares them."""
     return Retry(entry["retry_attempts"], entry["retry_pause_ms"]) if entry.get("retry_attempts") else None
 
 

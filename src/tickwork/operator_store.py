@@ -61,8 +61,9 @@ ORDER BY s.name LIMIT CAST(?5 AS INTEGER)
 # since a tick are the ids from `z` and its digits on: they are read through it. Records of other
 # ids, all below 'z' (made before migration 0017, and the skips recording what a calendar missed
 # while a deploy had removed it), are read through the index by tick, which holds only them.
-# ?1 the earliest tick (0 for any).
-NEW_SINCE = "r.id >= 'z' || printf('%012x', CAST(?1 AS INTEGER)) AND r.tick_at >= ?1"
+# ?1 the earliest tick (0 for any; one before 1970 bounds the ids from 0, as printf writes a
+# negative one as 16 digits of its two's complement, above every id).
+NEW_SINCE = "r.id >= 'z' || printf('%012x', max(CAST(?1 AS INTEGER), 0)) AND r.tick_at >= ?1"
 OLD_SINCE = "r.id < 'z' AND r.tick_at >= ?1"
 OLD_BY_TICK = "tickwork_runs AS r INDEXED BY tickwork_runs_by_tick"
 RUNS_SINCE = f"""

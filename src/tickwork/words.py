@@ -324,8 +324,8 @@ def what_happened(run: dict, gaps: list[dict]) -> str:
         text += f"; {missed_words(run, run['schedule'], verbose=True)}"
     late = int(run["tick_at"]) - int(run["due_at"])
     gap = gap_around(gaps, int(run["due_at"]))
-    if (_number(run.get("attempt")) or 1) > 1:
-        pass  # a retry is made after its pause, not late
+    if (_number(run.get("attempt")) or 1) > 1 or run.get("backfill"):
+        pass  # a retry is made after its pause, a backfill when asked for: neither is late
     elif gap is not None and late > 0:
         text += f"; late by {short(late)}: ticks had stopped ({gap_words(gap)})"
     elif late >= 2 * MINUTE:
