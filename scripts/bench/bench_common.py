@@ -28,3 +28,17 @@ def migrated_sqlite():
     db = SQLiteDatabase()
     db.apply_migrations(Path(__file__).resolve().parents[2] / "migrations")
     return db
+
+
+def report(label: str, results: list[dict], problems: list[str], table: str | None = None) -> None:
+    """Prints one JSON line per measurement (then `table`, if any) and exits 1 naming the goals missed."""
+    import json
+    import sys
+
+    for result in results:
+        print(json.dumps(result), flush=True)
+    if table is not None:
+        print(table, flush=True)
+    if problems:
+        print(f"{label}: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
+        sys.exit(1)

@@ -22,7 +22,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from bench_common import Counters, migrated_sqlite  # noqa: E402
+from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule, items  # noqa: E402
 from tickwork.adapters.workers import INVOCATION_STATEMENTS, TICK_STATEMENTS  # noqa: E402
 from tickwork.database import Database  # noqa: E402
@@ -181,9 +181,4 @@ async def host_main(ctx, js_env) -> str:
 
 if __name__ == "__main__":
     results = asyncio.run(main())
-    for result in results:
-        print(json.dumps(result), flush=True)
-    problems = missed(results)
-    if problems:
-        print("hand_over_in_bulk: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
-        sys.exit(1)
+    report("hand_over_in_bulk", results, missed(results))

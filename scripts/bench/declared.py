@@ -22,7 +22,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from bench_common import Counters, migrated_sqlite  # noqa: E402
+from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402
 from tickwork.app import App  # noqa: E402
@@ -134,9 +134,4 @@ async def host_main(ctx, js_env, sizes) -> str:
 if __name__ == "__main__":
     sizes = tuple(int(n) for n in sys.argv[1].split(",")) if len(sys.argv) > 1 else SIZES
     results = asyncio.run(measure({n: migrated_sqlite() for n in sizes}, "cpython_sqlite", ROUNDS))
-    for result in results:
-        print(json.dumps(result), flush=True)
-    problems = missed(results)
-    if problems:
-        print("declared_schedules: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
-        sys.exit(1)
+    report("declared_schedules", results, missed(results))

@@ -24,6 +24,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
+from bench_common import report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.database import Database  # noqa: E402
@@ -226,9 +227,4 @@ async def host_main(ctx, js_env, sizes) -> str:
 if __name__ == "__main__":
     sizes = tuple(int(n) for n in sys.argv[1].split(",")) if len(sys.argv) > 1 else SIZES
     results = asyncio.run(main(sizes))
-    for result in results:
-        print(json.dumps(public(result)), flush=True)
-    problems = missed(results)
-    if problems:
-        print("housekeeping: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
-        sys.exit(1)
+    report("housekeeping", [public(r) for r in results], missed(results))

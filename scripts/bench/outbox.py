@@ -27,7 +27,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from bench_common import Counters, migrated_sqlite  # noqa: E402
+from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule, event  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.database import Database  # noqa: E402
@@ -451,9 +451,4 @@ async def on_queue(batch) -> None:
 
 if __name__ == "__main__":
     results = asyncio.run(main())
-    for result in results:
-        print(json.dumps(result), flush=True)
-    problems = missed(results)
-    if problems:
-        print("outbox: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
-        sys.exit(1)
+    report("outbox", results, missed(results))

@@ -24,7 +24,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from bench_common import Counters, migrated_sqlite  # noqa: E402
+from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork import schedule_store  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402
@@ -33,7 +33,7 @@ from tickwork.grid import Every  # noqa: E402
 from tickwork.housekeeping_store import RUNS as DELETE_RUNS  # noqa: E402
 from tickwork.outbox import Outbox  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
-from tickwork.times import DAY, HOUR, MINUTE, SECOND, utc  # noqa: E402
+from tickwork.times import DAY, MINUTE, SECOND, utc  # noqa: E402
 
 T0 = utc("2026-03-03 12:00")
 DUE = 10  # declared schedules due at once
@@ -278,15 +278,6 @@ async def host_main(ctx, js_env) -> str:
     return json.dumps({"results": results, "missed": missed(results), "table": table(month_rows)})
 
 
-def show(results: list[dict], problems: list[str]) -> None:
-    for result in results:
-        print(json.dumps(result), flush=True)
-    print(table([r for r in results if r["bench"] == "d1_month"]), flush=True)
-    if problems:
-        print("rows_written: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
-
-
 if __name__ == "__main__":
     results = asyncio.run(main())
-    show(results, missed(results))
-    sys.exit(1 if missed(results) else 0)
+    report("rows_written", results, missed(results), table([r for r in results if r["bench"] == "d1_month"]))

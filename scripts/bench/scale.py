@@ -28,7 +28,7 @@ from pathlib import Path
 if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker's bundle
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from bench_common import Counters, migrated_sqlite  # noqa: E402
+from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.app import action_key, timing_of  # noqa: E402
@@ -352,9 +352,4 @@ async def host_main(ctx, js_env, sizes) -> str:
 
 if __name__ == "__main__":
     results = asyncio.run(main())
-    for result in results:
-        print(json.dumps(result), flush=True)
-    problems = missed(results)
-    if problems:
-        print("tick_at_scale: goals missed:\n  " + "\n  ".join(problems), file=sys.stderr)
-        sys.exit(1)
+    report("tick_at_scale", results, missed(results))
