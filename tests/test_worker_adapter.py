@@ -66,6 +66,20 @@ def example_project(tmp_path):
     return root
 
 
+def built_app_on_cpython(tmp_path):
+    """The example's built app, with a stand-in for the SDK's `workers` so its entry imports on CPython."""
+    app_dir = example_project(tmp_path) / "build" / "app"
+    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")
+    return app_dir
+
+
+def python_in(app_dir, code, check=False):
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
+        capture_output=True, text=True, check=check,
+    )
+
+
 def test_the_worker_loads_its_manifest_without_importing_pydantic(tmp_path):
     app_dir = example_project(tmp_path) / "build" / "app"
     probe = (
@@ -74,16 +88,12 @@ def test_the_worker_loads_its_manifest_without_importing_pydantic(tmp_path):
         "app = App.from_manifest(tickwork_manifest); "
         "print(sorted(s.name for s in app.schedules), 'pydantic' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
-        capture_output=True, text=True, check=True,
-    ).stdout
+    out = python_in(app_dir, probe, check=True).stdout
     assert out.strip() == "['chore_census', 'chores_done.purge', 'enroll_customers', 'publish_digest', 'sweep', 'tally_chores', 'tidy_up', 'weekly_report'] False"
 
 
 def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
-    app_dir = example_project(tmp_path) / "build" / "app"
-    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    app_dir = built_app_on_cpython(tmp_path)
     # All of tickwork a cold start needs: any other module of it (the tick, the outbox, a timing, a
     # store) is imported by the handler that first needs it. No dataclass: each compiles code as it is defined.
     needed = ["tickwork", "tickwork.adapters", "tickwork.adapters.workers", "tickwork.app", "tickwork.context",
@@ -95,34 +105,23 @@ def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
         "print(sorted(m for m in sys.modules if m.startswith('tickwork.') or m == 'tickwork' "
         "or m in later or m.startswith(tuple(n + '.' for n in later))))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", probe], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
-        capture_output=True, text=True, check=True,
-    ).stdout
+    out = python_in(app_dir, probe, check=True).stdout
     assert out.strip() == repr(needed)
 
 
 def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(tmp_path):
-    app_dir = example_project(tmp_path) / "build" / "app"
-    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    app_dir = built_app_on_cpython(tmp_path)
     manifest = app_dir / "tickwork_manifest.py"
     manifest.write_text(manifest.read_text().replace("'action': 'tidy_up'", "'action': 'tidy_up_gone'"))
-    failed = subprocess.run(
-        [sys.executable, "-c", "import entry"], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
-        capture_output=True, text=True,
-    )
+    failed = python_in(app_dir, "import entry")
     assert failed.returncode == 1 and "has no attribute 'tidy_up_gone'" in failed.stderr
 
 
 def test_a_manifest_entry_of_a_kind_this_tickwork_does_not_know_fails_the_entry_import(tmp_path):
-    app_dir = example_project(tmp_path) / "build" / "app"
-    (app_dir / "workers.py").write_text("class WorkerEntrypoint:\n    pass\n")  # the SDK's, on CPython
+    app_dir = built_app_on_cpython(tmp_path)
     manifest = app_dir / "tickwork_manifest.py"
     manifest.write_text(manifest.read_text().replace("{'kind': 'pulse'", "{'kind': 'hourly'"))
-    failed = subprocess.run(
-        [sys.executable, "-c", "import entry"], cwd=app_dir, env={"PYTHONPATH": str(app_dir)},
-        capture_output=True, text=True,
-    )
+    failed = python_in(app_dir, "import entry")
     assert failed.returncode == 1
     assert "unknown kind of schedule in the manifest: 'hourly'; rebuild the app" in failed.stderr
 
