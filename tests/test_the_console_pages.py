@@ -318,25 +318,33 @@ def test_a_retry_the_next_due_time_superseded_is_a_skip_that_says_so():
             "(the next due time, 2026-03-02T11:00:00.000Z, came before attempt 3") in page
 
 
-def test_a_run_for_several_missed_occurrences_says_how_many_first_to_last():
+def backfilling_page(db, path="/schedule?name=statement", now=APRIL + MINUTE):
+    """A page of the backfilling app (its monthly statement's by default), asked for at `now`."""
+    return ask(db, "GET", f"{PREFIX}{path}", now=now, app=BACKFILLING)
+
+
+def backfilled_by_ana():
+    """The monthly statement's February backfilled by ana, and made by April's first tick."""
     db = monthly_store()
-    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + MINUTE, app=BACKFILLING))
+    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
+    ticks(db, [MONTHLY], APRIL + MINUTE)
+    return db
+
+
+def test_a_run_for_several_missed_occurrences_says_how_many_first_to_last():
+    page = shown(backfilling_page(monthly_store()))
     assert ("3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC; this run is for the latest"
             in page)
 
 
 def test_the_backfill_form_is_filled_with_the_occurrences_the_last_run_missed():
-    db = monthly_store()
-    body = ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + MINUTE, app=BACKFILLING).body
+    body = backfilling_page(monthly_store()).body
     assert 'name="from" value="2026-02-01T00:00:00.000Z"' in body
     assert 'name="to" value="2026-04-01T00:00:00.000Z"' in body
 
 
 def test_a_backfilled_run_says_who_asked_for_it():
-    db = monthly_store()
-    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
-    ticks(db, [MONTHLY], APRIL + MINUTE)
-    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=APRIL + 2 * MINUTE, app=BACKFILLING))
+    page = shown(backfilling_page(backfilled_by_ana(), now=APRIL + 2 * MINUTE))
     assert "succeeded at 2026-02-01 00:00 UTC backfill: ana" in page
     assert "Backfills" in page and " ana 2026-02-01 00:00 UTC" in page and " done 1 " in page
 
@@ -347,9 +355,6 @@ def test_runs_across_schedules_show_a_retry_s_attempt(retrying):
 
 
 def test_runs_across_schedules_show_who_asked_for_a_backfill_and_the_occurrences_a_run_covered():
-    db = monthly_store()
-    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
-    ticks(db, [MONTHLY], APRIL + MINUTE)
-    page = shown(ask(db, "GET", f"{PREFIX}/runs", now=APRIL + 2 * MINUTE, app=BACKFILLING))
+    page = shown(backfilling_page(backfilled_by_ana(), "/runs", now=APRIL + 2 * MINUTE))
     assert "succeeded backfill: ana at 2026-02-01 00:00 UTC" in page
     assert "succeeded 3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in page
