@@ -166,15 +166,22 @@ def test_each_page_of_the_console_loads_from_the_one_before_it(dev, browser, tic
     assert [url for url in seen["requests"] if not url.startswith(host.url + "/")] == []
 
 
-def test_a_schedule_paused_by_clicking_is_skipped_by_the_next_tick(dev, browser, ticked):
+def _click_then_tick(dev, browser, name, button, tick_at, shot):
+    """Clicks `button` on schedule `name`'s page, ticks at `tick_at` and opens the page again:
+    the click's response, what the page then said, and the tick's runs."""
     host, console = dev
-    browser.goto(f"{console}/schedule?name=chore_census")
-
-    done = browser.click("button:has-text('Pause')")
+    browser.goto(f"{console}/schedule?name={name}")
+    done = browser.click(f"button:has-text('{button}')")
     said = browser.text("main")
-    runs = host.tick(ticked + 30 * MINUTE)["runs"]
-    browser.goto(f"{console}/schedule?name=chore_census")
-    browser.screenshot("schedule-chore_census-paused")
+    runs = host.tick(tick_at)["runs"]
+    browser.goto(f"{console}/schedule?name={name}")
+    browser.screenshot(shot)
+    return done, said, runs
+
+
+def test_a_schedule_paused_by_clicking_is_skipped_by_the_next_tick(dev, browser, ticked):
+    done, said, runs = _click_then_tick(dev, browser, "chore_census", "Pause", ticked + 30 * MINUTE,
+                                        "schedule-chore_census-paused")
 
     assert done["status"] == 200 and "chore_census paused" in said and "(logged as local)" in said, said
     assert [(run["outcome"], run["code"]) for run in runs if run["schedule"] == "chore_census"] == [("skipped", "paused")]
@@ -183,14 +190,8 @@ def test_a_schedule_paused_by_clicking_is_skipped_by_the_next_tick(dev, browser,
 
 
 def test_a_run_by_hand_asked_for_by_clicking_is_made_by_the_next_tick(dev, browser, ticked):
-    host, console = dev
-    browser.goto(f"{console}/schedule?name=tidy_up")
-
-    done = browser.click("button:has-text('Run now, by hand')")
-    said = browser.text("main")
-    runs = host.tick(ticked + 16 * MINUTE)["runs"]
-    browser.goto(f"{console}/schedule?name=tidy_up")
-    browser.screenshot("schedule-tidy_up-run-by-hand")
+    done, said, runs = _click_then_tick(dev, browser, "tidy_up", "Run now, by hand", ticked + 16 * MINUTE,
+                                        "schedule-tidy_up-run-by-hand")
 
     assert done["status"] == 200 and "tidy_up a run by hand is asked for" in said, said
     assert [(run["outcome"], run["by_hand"]) for run in runs if run["schedule"] == "tidy_up"] == [("succeeded", "local")]
