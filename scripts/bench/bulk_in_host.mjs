@@ -7,17 +7,15 @@
 //
 //   node scripts/bench/bulk_in_host.mjs [--bundle build/worker]
 
-import { parseArgs } from 'node:util';
-
 import { ExecutionContext } from '../host/bindings.mjs';
-import { report, withHost, wranglerToml } from './host_bench.mjs';
+import { benchOptions, report, withHost, wranglerToml } from './host_bench.mjs';
 
-const { values } = parseArgs({ options: { bundle: { type: 'string', default: 'build/worker' } } });
+const { bundle } = benchOptions();
 const bindings = ['DB_BULK', 'DB_RUN', 'DB_SINGLE'];
 
 await report('hand_over_in_bulk', () =>
   withHost(
-    { bundle: values.bundle, toml: wranglerToml('tickwork-bench-bulk', bindings), script: 'bulk.py' },
+    { bundle, toml: wranglerToml('tickwork-bench-bulk', bindings), script: 'bulk.py' },
     async ({ platform, bench }) => JSON.parse(await bench.host_main(new ExecutionContext(), platform.env)),
   ),
 );

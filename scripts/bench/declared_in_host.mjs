@@ -5,22 +5,14 @@
 //
 //   node scripts/bench/declared_in_host.mjs [--bundle build/worker] [--sizes 100,10000,100000]
 
-import { parseArgs } from 'node:util';
-
 import { ExecutionContext } from '../host/bindings.mjs';
-import { report, withHost, wranglerToml } from './host_bench.mjs';
+import { benchOptions, report, withHost, wranglerToml } from './host_bench.mjs';
 
-const { values } = parseArgs({
-  options: {
-    bundle: { type: 'string', default: 'build/worker' },
-    sizes: { type: 'string', default: '100,10000,100000' },
-  },
-});
-const sizes = values.sizes.split(',').map(Number);
+const { bundle, sizes } = benchOptions('100,10000,100000');
 
 await report('declared_schedules', () =>
   withHost(
-    { bundle: values.bundle, toml: wranglerToml('tickwork-bench-declared', sizes.map((n) => `DB_${n}`)), script: 'declared.py' },
+    { bundle, toml: wranglerToml('tickwork-bench-declared', sizes.map((n) => `DB_${n}`)), script: 'declared.py' },
     async ({ platform, bench }) => JSON.parse(await bench.host_main(new ExecutionContext(), platform.env, sizes)),
   ),
 );

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 import { compatFlags, Platform } from '../host/platform.mjs';
 import { PythonWorker, SESSION } from '../host/python.mjs';
@@ -17,6 +18,15 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 // id` in SynchronousFetcher.fetch); the host's D1 no longer goes through it, its queues still do.
 // That is no figure of tickwork's: said, and tried again from scratch.
 export const PROXY_FAULT = /SynchronousFetcher|ERR_ASSERTION/;
+
+// The command line most host benchmarks take: `--bundle` (build/worker) and, given `sizes` (its
+// default, a comma list), `--sizes` as numbers.
+export function benchOptions(sizes) {
+  const options = { bundle: { type: 'string', default: 'build/worker' } };
+  if (sizes !== undefined) options.sizes = { type: 'string', default: sizes };
+  const { values } = parseArgs({ options });
+  return { bundle: values.bundle, sizes: values.sizes?.split(',').map(Number) };
+}
 
 // A benchmark's wrangler.toml: `name`, a D1 database per binding, then `more` (queues).
 export function wranglerToml(name, bindings, more = '') {

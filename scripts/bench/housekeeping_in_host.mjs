@@ -8,23 +8,15 @@
 //
 //   node scripts/bench/housekeeping_in_host.mjs [--bundle build/worker] [--sizes 1000000]
 
-import { parseArgs } from 'node:util';
-
 import { ExecutionContext } from '../host/bindings.mjs';
-import { report, withHost, wranglerToml } from './host_bench.mjs';
+import { benchOptions, report, withHost, wranglerToml } from './host_bench.mjs';
 
-const { values } = parseArgs({
-  options: {
-    bundle: { type: 'string', default: 'build/worker' },
-    sizes: { type: 'string', default: '1000000' },
-  },
-});
-const sizes = values.sizes.split(',').map(Number);
+const { bundle, sizes } = benchOptions('1000000');
 const toml = wranglerToml('tickwork-bench-housekeeping', sizes.map((n) => `DB_${n}`));
 
 // One attempt, in a fresh Miniflare and Pyodide, its state in a fresh temporary directory.
 await report('housekeeping', () =>
-  withHost({ bundle: values.bundle, toml, script: 'housekeeping.py' }, async ({ platform, bench }) =>
+  withHost({ bundle, toml, script: 'housekeeping.py' }, async ({ platform, bench }) =>
     JSON.parse(await bench.host_main(new ExecutionContext(), platform.env, sizes)),
   ),
 );

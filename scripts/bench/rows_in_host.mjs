@@ -5,16 +5,14 @@
 //
 //   node scripts/bench/rows_in_host.mjs [--bundle build/worker]
 
-import { parseArgs } from 'node:util';
-
 import { ExecutionContext } from '../host/bindings.mjs';
-import { report, withHost, wranglerToml } from './host_bench.mjs';
+import { benchOptions, report, withHost, wranglerToml } from './host_bench.mjs';
 
-const { values } = parseArgs({ options: { bundle: { type: 'string', default: 'build/worker' } } });
+const { bundle } = benchOptions();
 
 await report('rows_written', () =>
   withHost(
-    { bundle: values.bundle, toml: wranglerToml('tickwork-bench-rows', ['DB_DUE', 'DB_IDLE', 'DB_KEPT']), script: 'rows.py' },
+    { bundle, toml: wranglerToml('tickwork-bench-rows', ['DB_DUE', 'DB_IDLE', 'DB_KEPT']), script: 'rows.py' },
     async ({ platform, bench }) => {
       const outcome = JSON.parse(await bench.host_main(new ExecutionContext(), platform.env));
       console.log(outcome.table);

@@ -8,24 +8,16 @@
 //
 //   node scripts/bench/scale_in_host.mjs [--bundle build/worker] [--sizes 100,10000,100000]
 
-import { parseArgs } from 'node:util';
-
 import { ExecutionContext } from '../host/bindings.mjs';
-import { report, withHost, wranglerToml } from './host_bench.mjs';
+import { benchOptions, report, withHost, wranglerToml } from './host_bench.mjs';
 
-const { values } = parseArgs({
-  options: {
-    bundle: { type: 'string', default: 'build/worker' },
-    sizes: { type: 'string', default: '100,10000,100000' },
-  },
-});
-const sizes = values.sizes.split(',').map(Number);
+const { bundle, sizes } = benchOptions('100,10000,100000');
 const bindings = [...sizes.map((n) => `DB_${n}`), 'DB_MONTH'];
 
 // One attempt, in a fresh Miniflare and Pyodide: every database empty, the figures from scratch.
 await report('tick_at_scale', () =>
   withHost(
-    { bundle: values.bundle, toml: wranglerToml('tickwork-bench-scale', bindings), script: 'scale.py' },
+    { bundle, toml: wranglerToml('tickwork-bench-scale', bindings), script: 'scale.py' },
     async ({ platform, bench }) => JSON.parse(await bench.host_main(new ExecutionContext(), platform.env, sizes)),
   ),
 );
