@@ -1,7 +1,6 @@
 """What one tick does: run the schedules that are due, once each, and record every run and skip."""
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
@@ -26,8 +25,8 @@ from .ends import Ends
 from . import alerts as alerting
 from .alerts import Alerts
 from .schedule_store import (
-    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
-    run_id,
+    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, digest,
+    json_chunks, run_id,
 )
 from .app import action_of, retry_of_entry, timing_of
 from .backfill import backfill
@@ -388,7 +387,7 @@ class _Tick:
         if found is None:
             return []
         many = found.count > 1
-        run = hashlib.sha256(f"undeclared {state.name} {state.due_at}".encode()).hexdigest()[:32]
+        run = digest(f"undeclared {state.name} {state.due_at}")
         return [[run, state.name, state.due_at, found.last, found.count if many else None,
                  found.first if many else None, found.last if many else None,
                  int(not found.exact) if many else None]]
