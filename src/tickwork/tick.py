@@ -495,7 +495,7 @@ class _Tick:
         if left <= 0:  # the budget is spent: due runs stay due for the next tick
             claims = [claim for claim in claims if claim.reason is not None]
         room = self.room()
-        sweep = SWEEP if self.sweeps() else 0
+        sweep = self.sweep_cost()
         while room is not None and claims and statements_for(claims, self.flush) + sweep > room:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
