@@ -6,6 +6,7 @@ import logging
 import time
 import os
 import traceback
+from collections import Counter
 from dataclasses import dataclass, replace
 from math import ceil
 from typing import Awaitable, Callable, Iterable
@@ -723,10 +724,7 @@ def _retry(schedule: Schedule, claim: Claim, ended: int) -> dict:
 
 def _counted(emitted: list) -> dict[str, int]:
     """What a run emitted, by event: {name: how many}."""
-    counts: dict[str, int] = {}
-    for e in emitted:
-        counts[e.event] = counts.get(e.event, 0) + 1
-    return counts
+    return dict(Counter(e.event for e in emitted))
 
 
 def _names(items) -> str:
