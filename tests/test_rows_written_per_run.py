@@ -115,7 +115,7 @@ def scans_of_runs(conn, sql: str) -> list[str]:
 def test_what_reads_run_records_reads_them_through_an_index_after_migration_0012():
     conn = open_store()._conn
     readers = [housekeeping_store.RUNS, SELECT_RUNS, HEALTH, FAIL_EXPIRED_RUNS, operator_store.SELECT_HISTORY,
-               operator_store.SELECT_LAST_RUN, operator_store.SELECT_LEASE_RUN, operator_store.SELECT_SCHEDULES]
+               operator_store.SELECT_LAST_RUN, operator_store.SELECT_LEASE_RUN, operator_store.SELECT_SCHEDULES_PAGE]
     for sql in readers:
         assert not scans_of_runs(conn, sql), sql
 

@@ -558,7 +558,7 @@ def test_every_operator_statement_inlines_and_runs_the_same_on_sqlite(app):
             return [[dict(r) for r in conn.execute(t).fetchall()] for t in text]
 
     store = OperatorStore(Inlining())
-    run(store.schedules(None))
+    run(store.schedules_page())
     run(store.history("census", NINE, True, 5))
     run(store.explain("census"))
     run(store.status())

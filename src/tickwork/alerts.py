@@ -16,12 +16,12 @@ Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "bo
   tick that found it.
 """
 
-import hashlib
 from dataclasses import dataclass
 
 from .alerts_store import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, turning
 from .outbox import SEND_WINDOW
 from .outbox_store import Delivery
+from .schedule_store import digest
 
 __all__ = ["Alerts", "GAP_WITH_ALERT", "LAPSED_ALERTS", "TURNS", "deliveries"]
 
@@ -59,4 +59,4 @@ def deliveries(statements: list, results: list) -> list[Delivery]:
 
 def _ids(key: str) -> tuple[str, str]:
     """An alert's event and delivery ids, the same however often its batch is written."""
-    return tuple(hashlib.sha256(f"{what} {key}".encode()).hexdigest()[:32] for what in ("event", "delivery"))
+    return tuple(digest(f"{what} {key}") for what in ("event", "delivery"))

@@ -29,12 +29,6 @@ FROM tickwork_schedules AS s
 LEFT JOIN tickwork_runs AS r ON r.id = (
     SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
 LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run"""
-# Every schedule at once (?1 a GLOB on the name, or NULL); the command reads them a page at a
-# time, SELECT_SCHEDULES_PAGE.
-SELECT_SCHEDULES = f"""{SCHEDULES_WITH_RUNS}
-WHERE ?1 IS NULL OR s.name GLOB ?1
-ORDER BY s.action IS NOT NULL, s.name
-"""
 
 # A page of schedules, declared and handed over, in name order after the cursor ?1 (the last name
 # of the page before; '' for the first), through the primary key's index: a million handed over
@@ -281,12 +275,6 @@ class OperatorStore:
     async def app(self) -> Row | None:
         rows = await self.db.all(SELECT_APP)
         return rows[0] if rows else None
-
-    async def schedules(self, name_glob: str | None = None) -> tuple[Row | None, list[Row]]:
-        """The app's ticks, and every schedule (whose name matches `name_glob`) with its last run
-        and the run holding its lease, in one batch."""
-        app, rows = await self.db.batch([(SELECT_APP, ()), (SELECT_SCHEDULES, (name_glob,))])
-        return _first(app), rows
 
     async def history(
         self, name: str, since: int | None, failed: bool, limit: int

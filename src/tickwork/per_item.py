@@ -41,7 +41,7 @@ from .calendars import CACHED, NONEXISTENT, REPEATED
 from .database import Database
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .model import Action, ScheduleError
-from .schedule_store import ScheduleStore, json_lists
+from .schedule_store import ScheduleStore, digest, json_lists
 from .times import LONGEST, MINUTE, NEVER, duration_ms
 from .zones import is_zone
 
@@ -198,7 +198,7 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
                                 "name a date that exists, e.g. not the 30th of February")
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
-    id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{_digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
+    id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, [id, key, entry_text, body, form, every_ms, due, expires, now, _label(label)]
 
 
@@ -309,12 +309,6 @@ def _text(item: str, value: object) -> str:
         raise ScheduleError(f"schedule.{item}_invalid", f"`{item}` of {value!r} is not a string",
                             'write e.g. retry="3 after 1m", limit="2m"')
     return value
-
-
-def _digest(text: str) -> str:
-    import hashlib  # at first use: a Worker's cold start skips it
-
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _action(action: object) -> str:

@@ -509,6 +509,13 @@ def run_id(tick: int) -> str:
     return f"z{int(tick):012x}{os.urandom(10).hex()[:19]}"
 
 
+def digest(text: str) -> str:
+    """An id worked out from `text`: the same however often the row is written (32 hex digits)."""
+    import hashlib  # at first use: a Worker's cold start skips it
+
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 @dataclass(frozen=True)
 class Claim:
     """A due slot a tick means to take: a run's lease, or, with a `reason`, a skip."""

@@ -1,12 +1,12 @@
 """What one tick does: run the schedules that are due, once each, and record every run and skip."""
 
 import asyncio
-import hashlib
 import json
 import logging
 import time
 import os
 import traceback
+from collections import Counter
 from dataclasses import dataclass, replace
 from math import ceil
 from typing import Awaitable, Callable, Iterable
@@ -26,8 +26,8 @@ from .ends import Ends
 from . import alerts as alerting
 from .alerts import Alerts
 from .schedule_store import (
-    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, json_chunks,
-    run_id,
+    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, digest,
+    json_chunks, run_id,
 )
 from .app import action_of, retry_of_entry, timing_of
 from .backfill import backfill
@@ -388,7 +388,7 @@ class _Tick:
         if found is None:
             return []
         many = found.count > 1
-        run = hashlib.sha256(f"undeclared {state.name} {state.due_at}".encode()).hexdigest()[:32]
+        run = digest(f"undeclared {state.name} {state.due_at}")
         return [[run, state.name, state.due_at, found.last, found.count if many else None,
                  found.first if many else None, found.last if many else None,
                  int(not found.exact) if many else None]]
@@ -496,7 +496,7 @@ class _Tick:
         if left <= 0:  # the budget is spent: due runs stay due for the next tick
             claims = [claim for claim in claims if claim.reason is not None]
         room = self.room()
-        sweep = SWEEP if self.sweeps() else 0
+        sweep = self.sweep_cost()
         while room is not None and claims and statements_for(claims, self.flush) + sweep > room:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
@@ -724,10 +724,7 @@ def _retry(schedule: Schedule, claim: Claim, ended: int) -> dict:
 
 def _counted(emitted: list) -> dict[str, int]:
     """What a run emitted, by event: {name: how many}."""
-    counts: dict[str, int] = {}
-    for e in emitted:
-        counts[e.event] = counts.get(e.event, 0) + 1
-    return counts
+    return dict(Counter(e.event for e in emitted))
 
 
 def _names(items) -> str:

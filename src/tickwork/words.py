@@ -3,12 +3,12 @@
 
 import json
 import re
-from datetime import datetime, timezone
 
+from . import times
 from .json_values import BIDI_CONTROLS
 from .model import what_a_run_did
 from .pulses import Pulse
-from .times import DAY, HOUR, MINUTE, NEVER, SECOND
+from .times import DAY, HOUR, MINUTE, NEVER, SECOND, to_datetime
 
 _UNITS = ((DAY, "day"), (HOUR, "hour"), (MINUTE, "minute"), (SECOND, "second"))
 
@@ -45,7 +45,7 @@ def when(ms: int | None) -> str:
         return "-"
     if ms >= NEVER:
         return "never"
-    moment = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    moment = to_datetime(ms)
     text = moment.strftime("%Y-%m-%d %H:%M:%S" if moment.second or moment.microsecond else "%Y-%m-%d %H:%M")
     if moment.microsecond:
         text += f".{moment.microsecond // 1000:03d}"
@@ -54,9 +54,7 @@ def when(ms: int | None) -> str:
 
 def iso(ms: int | None) -> str | None:
     """An instant for --json: ISO 8601 in UTC, or None."""
-    if ms is None or ms >= NEVER:
-        return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return None if ms is None or ms >= NEVER else times.iso(ms)
 
 
 def short(ms: int) -> str:
