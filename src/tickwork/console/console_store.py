@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    RUNS_SINCE, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_RECENT_RUNS,
+    RUNS_SINCE, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS,
     SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
@@ -109,8 +109,6 @@ class Overview:
 class OneSchedule:
     state: Row | None
     last: Row | None
-    lease: Row | None
-    app: Row | None
     gaps: list[Row]
     runs: list[Row]
     log: list[Row]
@@ -143,15 +141,15 @@ class ConsoleStore:
         return declared, rows
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
-        """One schedule as `why` reads it, a page of its history, its operator log and its
-        backfills (as `tickwork backfills NAME` lists them), in one batch."""
+        """One schedule as `why` reads it (its state, last run and the gaps), a page of its history,
+        its operator log and its backfills (as `tickwork backfills NAME` lists them), in one batch."""
         due, tick, id = before or (NEWEST, NEWEST, "\uffff")
-        state, last, lease, app, gaps, runs, log, backfills = await self.db.batch([
-            (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_LEASE_RUN, (name,)),
-            (SELECT_APP, ()), (SELECT_GAPS, (20,)), (HISTORY_PAGE, (name, due, tick, id, page + 1)),
-            (SELECT_SCHEDULE_LOG, (name, None, 20)), (SELECT_BACKFILLS, (name, 20)),
+        state, last, gaps, runs, log, backfills = await self.db.batch([
+            (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_GAPS, (20,)),
+            (HISTORY_PAGE, (name, due, tick, id, page + 1)), (SELECT_SCHEDULE_LOG, (name, None, 20)),
+            (SELECT_BACKFILLS, (name, 20)),
         ])
-        return OneSchedule(_first(state), _first(last), _first(lease), _first(app), gaps, runs, log, backfills)
+        return OneSchedule(_first(state), _first(last), gaps, runs, log, backfills)
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:
