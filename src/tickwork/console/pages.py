@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .. import words
+from ..operator_store import FROM_STATES
 from ..times import NEVER
 from ..words import relative, when
 from .html import Html, join, link, table, tag, text, url, void
@@ -405,12 +406,10 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
 # -- deliveries and the operator log ----------------------------------------------------------
 
 def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: bool, back: str) -> str:
-    actions = {"retry": ("failed", "outcome_unknown", "pending"), "dismiss": ("failed", "outcome_unknown"),
-               "cancel": ("pending", "outcome_unknown", "failed")}
     listed = []
     for row in rows:
         buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=row["id"])
-                   for verb, states in actions.items() if row["state"] in states]
+                   for verb, states in FROM_STATES.items() if row["state"] in states]
         logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})" for e in log if e["delivery"] == row["id"]]
         listed.append([tag("span", row["id"], class_="id"), row["event_name"], row["queue"], row["state"],
                        row["attempts"], moment(row.get("next_attempt_at"), frame.now),
