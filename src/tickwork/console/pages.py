@@ -122,11 +122,14 @@ def outcome_noted(run: dict) -> Html:
 
 def button(frame: Frame, action: str, label: str, back: str, **fields) -> Html:
     """A POST to the console's `action` carrying the form token; `back`, the page to return to."""
-    hidden = [void("input", type="hidden", name=key, value=value) for key, value in fields.items()]
-    hidden += [void("input", type="hidden", name="csrf", value=frame.csrf),
-               void("input", type="hidden", name="back", value=back)]
-    return tag("form", *hidden, tag("button", label, type="submit"), method="post",
+    return tag("form", *hidden(frame, back, **fields), tag("button", label, type="submit"), method="post",
                action=frame.href(action), class_="inline")
+
+
+def hidden(frame: Frame, back: str, **fields) -> list[Html]:
+    """What every form of an action posts beside what is typed: its `fields`, the form token, `back`."""
+    return [void("input", type="hidden", name=key, value=value)
+            for key, value in {**fields, "csrf": frame.csrf, "back": back}.items()]
 
 
 def search_form(frame: Frame, page_: str, fields: list[tuple[str, Html]]) -> Html:
@@ -351,9 +354,7 @@ def backfills_table(frame: Frame, rows: list[dict], back: str) -> Html:
 def backfill_form(frame: Frame, name: str, back: str, start: str = "", end: str = "") -> Html:
     """From and to (UTC unless they say otherwise, or epoch ms), as `tickwork backfill NAME --from
     --to` takes them: listed first, or asked for at once."""
-    hidden = [void("input", type="hidden", name=key, value=value)
-              for key, value in (("name", name), ("csrf", frame.csrf), ("back", back))]
-    return tag("form", *hidden,
+    return tag("form", *hidden(frame, back, name=name),
                tag("label", "from ", void("input", type="text", name="from", value=start,
                                            placeholder="2026-02-01T00:00Z", required=True)), " ",
                tag("label", "to ", void("input", type="text", name="to", value=end,
