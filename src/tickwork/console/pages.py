@@ -70,6 +70,11 @@ def said(message: str, refused: bool = False) -> Html:
 
 # -- times ------------------------------------------------------------------------------------
 
+def form_of(row: dict) -> str:
+    """A state row's timing as its form says it; a row from before migration 0002 has none: `every` its interval."""
+    return row.get("form") or f"every {int(row['every_ms'])}"
+
+
 def zone_of(form: str | None) -> str | None:
     """A calendar's zone, from the state row's form; None for every other kind, and for UTC."""
     if not form or not form.startswith("calendar "):
@@ -200,7 +205,7 @@ STATES = [("live", "live"), ("paused", "paused"), ("ended", "ended or removed"),
 
 
 def schedule_row(frame: Frame, row: dict) -> list:
-    form = row.get("form") or f"every {int(row['every_ms'])}"
+    form = form_of(row)
     zone = zone_of(form)
     state = "ended (" + row["ended"] + ")" if row.get("ended") else (
         "removed" if row.get("removed_at") is not None else ("paused" if row["paused"] else "live"))
@@ -251,7 +256,7 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
     state = found.state
     if state is None:
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
-    form = state.get("form") or f"every {int(state['every_ms'])}"
+    form = form_of(state)
     zone = zone_of(form)
     overdue = _overdue(state)
     where = (f"handed over at run time: calls {state['action']}" if state.get("action")
