@@ -264,8 +264,8 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
     settings = words.settings_of(state, settings)
     attempts = words.attempts_of(settings)
     rule = f"{words.timing(form, overdue)}: {words.rule(form, state, overdue)}"
-    if words.run_settings_words(settings):
-        rule += f"; {words.run_settings_words(settings)}"
+    if run_settings := words.run_settings_words(settings):
+        rule += f"; {run_settings}"
     facts = [("declared", where), ("rule", rule)]
     if state.get("label"):
         facts.append(("label", state["label"]))
