@@ -176,12 +176,13 @@ def connect(args) -> tuple[Database, Path | None]:
     persist = args.persist_to.resolve() if args.persist_to is not None else None
     if persist is not None and args.remote:
         raise OperatorError("--persist-to is for --local: a remote D1 has no state directory")
-    if args.local and not (persist or loaded.root / ".wrangler" / "state").is_dir():
+    state = persist or loaded.root / ".wrangler" / "state"
+    if args.local and not state.is_dir():
         # wrangler would make an empty database there, and answer that it has no tables
-        raise OperatorError(f"no local D1 state in {persist or loaded.root / '.wrangler' / 'state'}: "
+        raise OperatorError(f"no local D1 state in {state}: "
                             f"`tickwork dev` (or `npx wrangler d1 migrations apply {binding} --local`) makes it")
     if args.local and not args.through_wrangler:
-        path = _local_file(loaded, binding, persist)  # a change too: wrangler would make an empty one
+        path = _local_file(loaded, binding, state)  # a change too: wrangler would make an empty one
         if not _changes(args):
             return LocalD1File(path), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
@@ -192,9 +193,8 @@ def _changes(args) -> bool:
     return args.verb in CHANGES or (args.verb == "backfill" and not args.dry_run)
 
 
-def _local_file(loaded, binding: str, persist: Path | None) -> Path:
-    """Miniflare's file of the local database, which must be there."""
-    state = persist or loaded.root / ".wrangler" / "state"
+def _local_file(loaded, binding: str, state: Path) -> Path:
+    """Miniflare's file of the local database under wrangler's `state` directory, which must be there."""
     [entry] = [b for b in loaded.d1_bindings if b.get("binding") == binding]
     path = database_file(state, entry)
     if not path.is_file():

@@ -301,8 +301,8 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
     settings = _settings_of(state, entry)
     attempts = _attempts_of(settings)
     rule = f"{words.timing(form, overdue)}: {_rule(form, state, overdue)}"
-    if _run_settings_words(settings):
-        rule += f"; {_run_settings_words(settings)}"
+    if run_settings := _run_settings_words(settings):
+        rule += f"; {run_settings}"
     due = int(state["due_at"])
     removed = _number(state.get("removed_at"))
     notes: list[str] = []

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    RUNS_SINCE, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_LEASE_RUN, SELECT_RECENT_RUNS,
+    RUNS_SINCE, SCHEDULES_WITH_RUNS, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS,
     SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
 )
 from ..schedule_store import HEALTH
@@ -47,20 +47,14 @@ FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
 WHERE d.state IN ('failed', 'outcome_unknown') ORDER BY d.updated_at DESC LIMIT CAST(?1 AS INTEGER)
 """
 
-# Schedules with their last run (as the command's SELECT_SCHEDULES reads it), in name order after
+# Schedules with their last run (the command's SCHEDULES_WITH_RUNS), in name order after
 # ?2 (the last name of the page before, '' for the first), ?3 at most: ?1 the state (live, paused,
 # ended or all), and where a search is made, `{match}` on ?4 (a GLOB, or the text an input holds),
 # with a name's or label's GLOB kept to the range ?5 to ?6 its literal start gives, which an index
 # reads. The declared ones are read through tickwork_schedules_declared_ever, those handed over
 # along the primary key: a page of a million reads about a page of rows unless a search by action
 # or input passes few of them.
-SCHEDULE_ROWS = """
-SELECT s.*,
-       r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
-       r.tick_at AS last_tick_at, r.started_at AS last_started, r.ended_at AS last_ended
-FROM tickwork_schedules AS s
-LEFT JOIN tickwork_runs AS r ON r.id = (
-    SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
+SCHEDULE_ROWS = SCHEDULES_WITH_RUNS + """
 WHERE {kind} AND s.name > ?2 AND {match}
   AND CASE ?1 WHEN 'live' THEN s.removed_at IS NULL WHEN 'paused' THEN s.removed_at IS NULL AND s.paused = 1
               WHEN 'ended' THEN s.removed_at IS NOT NULL ELSE 1 END
@@ -109,8 +103,6 @@ class Overview:
 class OneSchedule:
     state: Row | None
     last: Row | None
-    lease: Row | None
-    app: Row | None
     gaps: list[Row]
     runs: list[Row]
     log: list[Row]
@@ -143,15 +135,15 @@ class ConsoleStore:
         return declared, rows
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
-        """One schedule as `why` reads it, a page of its history, its operator log and its
-        backfills (as `tickwork backfills NAME` lists them), in one batch."""
+        """One schedule as `why` reads it (its state, last run and the gaps), a page of its history,
+        its operator log and its backfills (as `tickwork backfills NAME` lists them), in one batch."""
         due, tick, id = before or (NEWEST, NEWEST, "\uffff")
-        state, last, lease, app, gaps, runs, log, backfills = await self.db.batch([
-            (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_LEASE_RUN, (name,)),
-            (SELECT_APP, ()), (SELECT_GAPS, (20,)), (HISTORY_PAGE, (name, due, tick, id, page + 1)),
-            (SELECT_SCHEDULE_LOG, (name, None, 20)), (SELECT_BACKFILLS, (name, 20)),
+        state, last, gaps, runs, log, backfills = await self.db.batch([
+            (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_GAPS, (20,)),
+            (HISTORY_PAGE, (name, due, tick, id, page + 1)), (SELECT_SCHEDULE_LOG, (name, None, 20)),
+            (SELECT_BACKFILLS, (name, 20)),
         ])
-        return OneSchedule(_first(state), _first(last), _first(lease), _first(app), gaps, runs, log, backfills)
+        return OneSchedule(_first(state), _first(last), gaps, runs, log, backfills)
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:

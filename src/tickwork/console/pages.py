@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .. import words
+from ..operator_store import FROM_STATES
 from ..times import NEVER
 from ..words import relative, when
 from .html import Html, join, link, table, tag, text, url, void
@@ -69,6 +70,11 @@ def said(message: str, refused: bool = False) -> Html:
 
 # -- times ------------------------------------------------------------------------------------
 
+def form_of(row: dict) -> str:
+    """A state row's timing as its form says it; a row from before migration 0002 has none: `every` its interval."""
+    return row.get("form") or f"every {int(row['every_ms'])}"
+
+
 def zone_of(form: str | None) -> str | None:
     """A calendar's zone, from the state row's form; None for every other kind, and for UTC."""
     if not form or not form.startswith("calendar "):
@@ -121,11 +127,14 @@ def outcome_noted(run: dict) -> Html:
 
 def button(frame: Frame, action: str, label: str, back: str, **fields) -> Html:
     """A POST to the console's `action` carrying the form token; `back`, the page to return to."""
-    hidden = [void("input", type="hidden", name=key, value=value) for key, value in fields.items()]
-    hidden += [void("input", type="hidden", name="csrf", value=frame.csrf),
-               void("input", type="hidden", name="back", value=back)]
-    return tag("form", *hidden, tag("button", label, type="submit"), method="post",
+    return tag("form", *hidden(frame, back, **fields), tag("button", label, type="submit"), method="post",
                action=frame.href(action), class_="inline")
+
+
+def hidden(frame: Frame, back: str, **fields) -> list[Html]:
+    """What every form of an action posts beside what is typed: its `fields`, the form token, `back`."""
+    return [void("input", type="hidden", name=key, value=value)
+            for key, value in {**fields, "csrf": frame.csrf, "back": back}.items()]
 
 
 def search_form(frame: Frame, page_: str, fields: list[tuple[str, Html]]) -> Html:
@@ -196,7 +205,7 @@ STATES = [("live", "live"), ("paused", "paused"), ("ended", "ended or removed"),
 
 
 def schedule_row(frame: Frame, row: dict) -> list:
-    form = row.get("form") or f"every {int(row['every_ms'])}"
+    form = form_of(row)
     zone = zone_of(form)
     state = "ended (" + row["ended"] + ")" if row.get("ended") else (
         "removed" if row.get("removed_at") is not None else ("paused" if row["paused"] else "live"))
@@ -247,7 +256,7 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
     state = found.state
     if state is None:
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
-    form = state.get("form") or f"every {int(state['every_ms'])}"
+    form = form_of(state)
     zone = zone_of(form)
     overdue = _overdue(state)
     where = (f"handed over at run time: calls {state['action']}" if state.get("action")
@@ -255,8 +264,8 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
     settings = words.settings_of(state, settings)
     attempts = words.attempts_of(settings)
     rule = f"{words.timing(form, overdue)}: {words.rule(form, state, overdue)}"
-    if words.run_settings_words(settings):
-        rule += f"; {words.run_settings_words(settings)}"
+    if run_settings := words.run_settings_words(settings):
+        rule += f"; {run_settings}"
     facts = [("declared", where), ("rule", rule)]
     if state.get("label"):
         facts.append(("label", state["label"]))
@@ -350,9 +359,7 @@ def backfills_table(frame: Frame, rows: list[dict], back: str) -> Html:
 def backfill_form(frame: Frame, name: str, back: str, start: str = "", end: str = "") -> Html:
     """From and to (UTC unless they say otherwise, or epoch ms), as `tickwork backfill NAME --from
     --to` takes them: listed first, or asked for at once."""
-    hidden = [void("input", type="hidden", name=key, value=value)
-              for key, value in (("name", name), ("csrf", frame.csrf), ("back", back))]
-    return tag("form", *hidden,
+    return tag("form", *hidden(frame, back, name=name),
                tag("label", "from ", void("input", type="text", name="from", value=start,
                                            placeholder="2026-02-01T00:00Z", required=True)), " ",
                tag("label", "to ", void("input", type="text", name="to", value=end,
@@ -405,12 +412,10 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
 # -- deliveries and the operator log ----------------------------------------------------------
 
 def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: bool, back: str) -> str:
-    actions = {"retry": ("failed", "outcome_unknown", "pending"), "dismiss": ("failed", "outcome_unknown"),
-               "cancel": ("pending", "outcome_unknown", "failed")}
     listed = []
     for row in rows:
         buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=row["id"])
-                   for verb, states in actions.items() if row["state"] in states]
+                   for verb, states in FROM_STATES.items() if row["state"] in states]
         logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})" for e in log if e["delivery"] == row["id"]]
         listed.append([tag("span", row["id"], class_="id"), row["event_name"], row["queue"], row["state"],
                        row["attempts"], moment(row.get("next_attempt_at"), frame.now),

@@ -2,6 +2,7 @@
 or its action. Pages are GETs and change nothing; actions are POSTs with the form token, each
 one operator change as the command makes it (operator_store.py), logged with who made it."""
 
+import json
 import re
 
 from .. import backfill, words
@@ -140,12 +141,7 @@ def _next_due(state: dict | None, declared) -> list[int]:
     if state is None or state.get("removed_at") is not None:
         return []
     try:
-        if declared is not None:
-            timing = declared.timing
-        else:
-            import json
-
-            timing = timing_of(json.loads(state["timing"]))
+        timing = declared.timing if declared is not None else timing_of(json.loads(state["timing"]))
         due, found = int(state["due_at"]), []
         if state.get("retry_attempt") is not None and state.get("retry_next") is not None:
             found.append(due)  # a pending retry; the due times go on from the one it put aside
