@@ -328,3 +328,27 @@ def test_a_backfilled_run_is_told_as_asked_for_not_as_late_by_the_months_since_i
     [made] = [r for r in runs(app.db, "statement") if r["backfill"]]
     text = what_happened(made, [])
     assert "a backfill asked for by ana" in text and "late" not in text
+
+
+def test_a_backfilled_run_handing_over_in_bulk_leaves_the_statements_its_end_needs_under_the_cap(app, monkeypatch):
+    from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
+
+    from tickwork import items
+    from tickwork.backfill import READS
+    from tickwork.backfill_store import CLAIM_STATEMENTS
+    from tickwork.tick import ENDS, FIRST_READ
+
+    handed = []
+
+    async def enrol():
+        handed.append(await items.every_many(send_statement, customers(200), "1d"))
+
+    enrolling = Schedule("statement", calendar("0 0 1 * *").timing, enrol)
+    app.tick([enrolling], JAN, APRIL)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    small_statements(monkeypatch)
+    before, cap = app.db.statements_run, FIRST_READ + READS + CLAIM_STATEMENTS + ENDS + 6
+    app.tick([enrolling], APRIL + MINUTE, max_statements=cap)
+    spent = app.db.statements_run - before
+    assert [(at, outcome) for at, outcome, _ in backfilled(app)] == [(utc("2026-02-01 00:00"), "succeeded")]
+    assert 0 < len(handed[-1].ids) < 200 and spent <= cap

@@ -6,15 +6,12 @@ lease (never two runs of a schedule at once), so a schedule makes one occurrence
 backfilled run emits is kept with its end and delivered as any run's is.
 """
 
-import asyncio
 import json
 import logging
 from dataclasses import dataclass, replace
 
 from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
 from .context import new_trace
-from .ends import Ends
-from .model import LEASE_GRACE, RUN_LIMIT
 from .schedule_store import Claim, run_id
 from .times import iso
 
@@ -90,19 +87,13 @@ async def _round(tick) -> tuple[list, bool]:
             steps.append(Step(pending.id, name, end + 1, pending.who))  # past its end: done
     if not steps:
         return [], False
-    spent = tick.elapsed()
-    started = tick.wall + spent
-    limit = min(tick.budget - spent, RUN_LIMIT)
-    lease_until = started + limit + LEASE_GRACE
-    won = await store.claim(steps, lease_until, tick.now, started)
+    lease = tick.lease(tick.elapsed())
+    won = await store.claim(steps, lease.until, tick.now, lease.started)
     runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for s in steps if s.run in won]
     for claim in runs:
         log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
                  next(s.who for s in steps if s.run == claim.run))
-    ends = Ends(lambda batch: tick.write_ends(batch, lease_until), len(runs), tick.may_write_now)
-    reports = await asyncio.gather(*(tick.run_one(c, started, limit, ends) for c in runs))
-    await ends.done()
-    return list(reports), bool(won) or any(s.run is None for s in steps)
+    return await lease.run(runs), bool(won) or any(s.run is None for s in steps)
 
 
 def timing_of_row(row: dict):

@@ -157,6 +157,29 @@ def _chunks(count: int) -> int:
     return ceil(count / ROWS_PER_STATEMENT)
 
 
+@dataclass(frozen=True)
+class Lease:
+    """The lease a step's runs are claimed under (the due runs', a backfill round's), and the
+    running of those it won: one place, so that every step keeps the same timing and tells bulk
+    hand-overs (`room_for_run`) the ends it still has to record."""
+
+    tick: "_Tick"
+    started: int
+    limit: int
+
+    @property
+    def until(self) -> int:
+        return self.started + self.limit + LEASE_GRACE
+
+    async def run(self, claims: list[Claim]) -> list[RunReport]:
+        """The runs side by side, their ends recorded as they finish."""
+        tick = self.tick
+        ends = tick.ends = Ends(lambda batch: tick.write_ends(batch, self.until), len(claims), tick.may_write_now)
+        reports = await asyncio.gather(*(tick.run_one(c, self.started, self.limit, ends) for c in claims))
+        await ends.done()
+        return list(reports)
+
+
 class _Tick:
     def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox,
                  retention=RETENTION, settings=None, alerts=None):
@@ -501,13 +524,11 @@ class _Tick:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
             return []
-        started = self.wall + spent
-        limit = min(left, RUN_LIMIT)
-        lease_until = started + limit + LEASE_GRACE
+        lease = self.lease(spent)
         try:
-            claimed = await self.store.claim(claims, lease_until, self.now, started)
+            claimed = await self.store.claim(claims, lease.until, self.now, lease.started)
         except Exception as error:
-            claimed = await self.read_back(claims, error, lease_until)
+            claimed = await self.read_back(claims, error, lease.until)
         reports = [self.skipped(c) for c in claims if c.reason is not None and c.run in claimed.recorded]
         reports += [
             self.skipped(replace(c, reason=Code.COALESCED, detail=COALESCED_DETAIL))
@@ -515,10 +536,11 @@ class _Tick:
         ]
         won = (claimed.leased & claimed.recorded) - claimed.coalesced
         runs = [c for c in claims if c.reason is None and c.run in won]
-        ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease_until), len(runs), self.may_write_now)
-        reports += await asyncio.gather(*(self.run_one(c, started, limit, ends) for c in runs))
-        await ends.done()
-        return reports
+        return reports + await lease.run(runs)
+
+    def lease(self, spent: int) -> "Lease":
+        """The lease for runs starting once `spent` ms of the budget are gone."""
+        return Lease(self, self.wall + spent, min(self.budget - spent, RUN_LIMIT))
 
     async def write_ends(self, batch: list, lease_until: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
