@@ -93,7 +93,7 @@ async def _round(tick) -> tuple[list, bool]:
     for claim in runs:
         log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
                  next(s.who for s in steps if s.run == claim.run))
-    return await lease.run(runs), bool(won) or any(s.run is None for s in steps)
+    return await tick.run_claimed(runs, lease), bool(won) or any(s.run is None for s in steps)
 
 
 def timing_of_row(row: dict):

@@ -159,25 +159,15 @@ def _chunks(count: int) -> int:
 
 @dataclass(frozen=True)
 class Lease:
-    """The lease a step's runs are claimed under (the due runs', a backfill round's), and the
-    running of those it won: one place, so that every step keeps the same timing and tells bulk
-    hand-overs (`room_for_run`) the ends it still has to record."""
+    """The lease a step's runs are claimed under (the due runs', a backfill round's): they start
+    at `started`, may run `limit` ms, and hold their schedules until `until`."""
 
-    tick: "_Tick"
     started: int
     limit: int
 
     @property
     def until(self) -> int:
         return self.started + self.limit + LEASE_GRACE
-
-    async def run(self, claims: list[Claim]) -> list[RunReport]:
-        """The runs side by side, their ends recorded as they finish."""
-        tick = self.tick
-        ends = tick.ends = Ends(lambda batch: tick.write_ends(batch, self.until), len(claims), tick.may_write_now)
-        reports = await asyncio.gather(*(tick.run_one(c, self.started, self.limit, ends) for c in claims))
-        await ends.done()
-        return list(reports)
 
 
 class _Tick:
@@ -536,11 +526,19 @@ class _Tick:
         ]
         won = (claimed.leased & claimed.recorded) - claimed.coalesced
         runs = [c for c in claims if c.reason is None and c.run in won]
-        return reports + await lease.run(runs)
+        return reports + await self.run_claimed(runs, lease)
 
-    def lease(self, spent: int) -> "Lease":
+    def lease(self, spent: int) -> Lease:
         """The lease for runs starting once `spent` ms of the budget are gone."""
-        return Lease(self, self.wall + spent, min(self.budget - spent, RUN_LIMIT))
+        return Lease(self.wall + spent, min(self.budget - spent, RUN_LIMIT))
+
+    async def run_claimed(self, runs: list[Claim], lease: Lease) -> list[RunReport]:
+        """A step's runs side by side, their ends recorded as they finish: the tick's `ends`, which
+        the runs' hand-overs in bulk leave room for (`room_for_run`)."""
+        ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease.until), len(runs), self.may_write_now)
+        reports = await asyncio.gather(*(self.run_one(c, lease.started, lease.limit, ends) for c in runs))
+        await ends.done()
+        return list(reports)
 
     async def write_ends(self, batch: list, lease_until: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
