@@ -8,14 +8,15 @@ import pytest
 from faults import Meanwhile
 from helpers import Inputs, calendar, every, pulse, run, runs, tick_at, ticks
 from test_the_operators_command import App
+from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
 from test_the_outbox import Queue, order_placed, outbox
 
-from tickwork import Schedule, call
-from tickwork.backfill import LOOKAHEAD, ROUNDS
-from tickwork.backfill_store import TAKE_LEASES
+from tickwork import Schedule, call, items
+from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
+from tickwork.backfill_store import CLAIM_STATEMENTS, TAKE_LEASES
 from tickwork.grid import Every
 from tickwork.schedule_store import MARK_TICK
-from tickwork.tick import tick
+from tickwork.tick import ENDS, FIRST_READ, tick
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 def iso_of(ms):
@@ -248,10 +249,6 @@ def test_a_nothing_due_tick_with_no_backfill_pending_stays_two_statements(app):
 
 
 def test_a_backfill_is_made_only_while_the_ticks_statement_cap_lasts(app):
-    from tickwork.backfill import READS
-    from tickwork.backfill_store import CLAIM_STATEMENTS
-    from tickwork.tick import ENDS, FIRST_READ
-
     monthly = statement(app)
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z", now=APRIL + MINUTE)
     one_round = FIRST_READ + READS + CLAIM_STATEMENTS + ENDS
@@ -331,13 +328,6 @@ def test_a_backfilled_run_is_told_as_asked_for_not_as_late_by_the_months_since_i
 
 
 def test_a_backfilled_run_handing_over_in_bulk_leaves_the_statements_its_end_needs_under_the_cap(app, monkeypatch):
-    from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
-
-    from tickwork import items
-    from tickwork.backfill import READS
-    from tickwork.backfill_store import CLAIM_STATEMENTS
-    from tickwork.tick import ENDS, FIRST_READ
-
     handed = []
 
     async def enrol():
@@ -347,7 +337,8 @@ def test_a_backfilled_run_handing_over_in_bulk_leaves_the_statements_its_end_nee
     app.tick([enrolling], JAN, APRIL)
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
     small_statements(monkeypatch)
-    before, cap = app.db.statements_run, FIRST_READ + READS + CLAIM_STATEMENTS + ENDS + 6
+    hand_over = 6  # statements the cap leaves the run's hand-over: too few for 200 items
+    before, cap = app.db.statements_run, FIRST_READ + READS + CLAIM_STATEMENTS + ENDS + hand_over
     app.tick([enrolling], APRIL + MINUTE, max_statements=cap)
     spent = app.db.statements_run - before
     assert [(at, outcome) for at, outcome, _ in backfilled(app)] == [(utc("2026-02-01 00:00"), "succeeded")]
