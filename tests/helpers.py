@@ -19,6 +19,7 @@ from tickwork.pulses import Pulse
 from tickwork.schedule_store import Claim, ScheduleStore
 from tickwork.tick import tick
 from tickwork.times import MINUTE
+from tickwork.timing import Call
 
 ROOT = Path(__file__).resolve().parent.parent
 MIGRATIONS = ROOT / "migrations"
@@ -89,11 +90,26 @@ def last_tick(db, name="census"):
     return asyncio.run(ScheduleStore(db).last_tick(name))
 
 
-def lose_a_run(db, name, due, next_due, until, run_id="lost-run"):
-    """A worker takes the lease and records the start, then vanishes with the run."""
-    claim = Claim(name, due, next_due, run_id)
+def lost_run(tick):
+    """The id of the run `lose_a_run` loses at `tick`: of a tick's run ids' form (run_id)."""
+    return f"z{int(tick):012x}lostrun{'0' * 12}"
+
+
+def lose_a_run(db, name, due, next_due, until, run_id=None, call=Call()):
+    """A worker takes the lease at the tick `due` and records the start, then vanishes with the
+    run; its id."""
+    run_id = run_id or lost_run(due)
+    claim = Claim(name, due, next_due, run_id, call)
     claimed = asyncio.run(ScheduleStore(db).claim([claim], until, tick=due, started=due))
     assert claimed.recorded == {run_id}
+    asyncio.run(db.all(LEASE_REACH, (until - due,)))  # as the worker's tick marked it
+    return run_id
+
+
+LEASE_REACH = """
+UPDATE tickwork_app SET lease_reach = MAX(IFNULL(lease_reach, ?1), ?1), lease_short = MIN(IFNULL(lease_short, ?1), ?1)
+WHERE id = 1
+"""
 
 
 def runs(db, name="census"):

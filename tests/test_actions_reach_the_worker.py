@@ -19,7 +19,7 @@ from tickwork.consumers import Consumer
 from tickwork.context import NotInRun
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome
-from tickwork.schedule_store import FAIL_EXPIRED_RUNS, GIVE_BACK_LEASES, RECORD_ENDS, STILL_RUNNING
+from tickwork.schedule_store import FAIL_EXPIRED_RUNS, RECORD_ENDS, STILL_RUNNING
 from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -171,7 +171,7 @@ def test_what_a_run_writes_on_success_commits_with_its_end_in_the_same_batch():
 
     ticks(db, [every_minute(census)], NINE, NINE_ONE)
     assert chores(db) == [("census", NINE_ONE), ("tally", NINE_ONE)]
-    assert recorded.with_end() == [STILL_RUNNING, CHORE, CHORE, RECORD_ENDS, GIVE_BACK_LEASES]
+    assert recorded.with_end() == [STILL_RUNNING, CHORE, CHORE, RECORD_ENDS]
     assert runs(db)[-1]["outcome"] == Outcome.SUCCEEDED
 
 
@@ -257,7 +257,7 @@ def test_a_run_recorded_lease_expired_meanwhile_commits_none_of_its_writes():
 
     async def census():
         # another tick, past the lease, records the run lost while it still runs
-        await db.all(FAIL_EXPIRED_RUNS, (NINE_ONE + 60 * MINUTE,))
+        await db.all(FAIL_EXPIRED_RUNS, (NINE_ONE + 60 * MINUTE, NINE))
         on_success.write(CHORE, "census", clock.now_ms)
 
     ticks(db, [every_minute(census)], NINE, NINE_ONE)

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 from faults import Faulty, Meanwhile, first_with
-from helpers import lose_a_run, open_store, run, tick_at, ticks
+from helpers import lose_a_run, lost_run, open_store, run, tick_at, ticks
 
 from tickwork import Schedule
 from tickwork.grid import Every
@@ -98,7 +98,7 @@ def test_one_event_when_a_schedule_starts_failing_by_a_run_whose_worker_was_lost
     assert event == "tickwork.schedule_failing"
     assert {k: body[k] for k in ("schedule", "outcome", "code", "since", "at", "run")} == {
         "schedule": "mailer", "outcome": "failed", "code": "lease_expired", "since": "2026-03-02T09:02:00.000Z",
-        "at": "2026-03-02T09:02:00.000Z", "run": "lost-run"}
+        "at": "2026-03-02T09:02:00.000Z", "run": lost_run(NINE)}
     assert body["detail"].startswith("the run held its lease past")
 
 

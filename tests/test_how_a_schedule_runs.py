@@ -11,6 +11,7 @@ from helpers import (
     calendar,
     every,
     lose_a_run,
+    lost_run,
     open_store,
     run,
     runs,
@@ -124,7 +125,7 @@ def test_a_run_found_holding_an_expired_lease_is_recorded_failed_lease_expired(d
     ticks(db, [census], utc("2026-03-02 09:31"))
     first, second = runs(db)
     assert (first["id"], first["outcome"], first["code"], first["kind"]) == (
-        "lost-run",
+        lost_run(utc("2026-03-02 09:15")),
         Outcome.FAILED,
         Code.LEASE_EXPIRED,
         Kind.LOST,
@@ -144,8 +145,8 @@ def test_a_lost_runs_lease_that_outlasts_its_next_due_time_is_recorded_lease_exp
     ticks(db, [schedule], utc("2026-03-02 09:41"))
     lost = runs(db)[0]
     assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
-        "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
-    assert state(db).lease_run != "lost-run"
+        lost_run(utc("2026-03-02 09:15")), Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
+    assert state(db).lease_run != lost_run(utc("2026-03-02 09:15"))
 
 
 def pause(db):
@@ -180,8 +181,8 @@ def test_a_lost_runs_lease_is_recorded_lease_expired_at_the_first_tick_after_it_
     asyncio.run(race())
     lost = runs(db)[0]
     assert (lost["id"], lost["outcome"], lost["code"], lost["ended_at"]) == (
-        "lost-run", Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
-    assert state(db).lease_run != "lost-run"
+        lost_run(utc("2026-03-02 09:15")), Outcome.FAILED, Code.LEASE_EXPIRED, utc("2026-03-02 09:41"))
+    assert state(db).lease_run != lost_run(utc("2026-03-02 09:15"))
 
 
 async def tally():

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from helpers import lose_a_run, run, runs, state, tick_at, ticks
+from helpers import lose_a_run, lost_run, run, runs, state, tick_at, ticks
 from test_how_a_schedule_runs import VirtualTime
 from test_the_operators_command import app  # noqa: F401 (the fixture)
 
@@ -16,7 +16,6 @@ from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome, Retry
 from tickwork.per_item import Items
-from tickwork.schedule_store import Claim, ScheduleStore
 from tickwork.tick import tick
 from tickwork.timing import Call
 from tickwork.times import MINUTE, SECOND, utc
@@ -263,7 +262,7 @@ def test_a_failed_run_with_attempts_left_costs_the_one_statement_more_the_tick_c
     ticks(db, [statement], utc("2026-03-01 12:00"))
     counted = statements_for([Claim("statement", 0, 0, "run", retries=True)])
     # the lease and the start; the end, the retry scheduled and the lease given back
-    assert cost(db, utc("2026-03-02 09:00"), [statement])[0] == FIRST_READ + 2 + 3 == FIRST_READ + counted
+    assert cost(db, utc("2026-03-02 09:00"), [statement])[0] == FIRST_READ + 2 + 2 == FIRST_READ + counted
 
 
 def test_the_manifest_gives_the_worker_each_schedules_retries_and_limit():
@@ -319,8 +318,7 @@ def test_a_killed_attempt_of_a_schedule_handed_over_with_retries_is_tried_again_
     hand = Items(db, lambda: utc("2026-03-01 12:00"))
     id = run(hand.calendar(send_statement, {"customer": "c1"}, "0 9 * * *", retry="2 after 5m"))
     nine = utc("2026-03-02 09:00")
-    lost = Claim(id, nine, utc("2026-03-03 09:00"), "lost-run", Call(at=nine, input={"customer": "c1"}))
-    run(ScheduleStore(db).claim([lost], nine + 2 * MINUTE, tick=nine, started=nine))  # and its worker vanishes
+    lose_a_run(db, id, nine, utc("2026-03-03 09:00"), nine + 2 * MINUTE, call=Call(at=nine, input={"customer": "c1"}))
     ticks(db, [], nine + 2 * MINUTE, nine + 7 * MINUTE)
     assert sorted((r["attempt"], r["outcome"], r["code"]) for r in runs(db, id)) == [
         (1, Outcome.FAILED, Code.LEASE_EXPIRED), (2, Outcome.SUCCEEDED, None)]

@@ -5,13 +5,14 @@ measured on the host by scripts/bench/rows_in_host.mjs."""
 
 import re
 
-from helpers import MIGRATIONS, every, open_store, run, runs, ticks
+from helpers import MIGRATIONS, every, open_store, run, runs, state, ticks
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.console import console_store
-from tickwork.schedule_store import CLEAR_EXPIRED_LEASES, FAIL_EXPIRED_RUNS, HEALTH, MARK_TICK, SELECT_RUNS
-from tickwork.schedule_store import GIVE_BACK_LEASES, RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
+from tickwork import alerts_store
+from tickwork.schedule_store import FAIL_EXPIRED_RUNS, HEALTH, MARK_TICK, SCHEDULE_LAPSED_RETRIES, SELECT_RUNS
+from tickwork.schedule_store import RECORD_ENDS, RECORD_STARTS, SKIP, SKIP_ENDING, TAKE_LEASES, TAKE_LEASES_ENDING
 from tickwork.times import DAY, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -64,10 +65,26 @@ def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go
     assert runs(db) == []
 
 
-def test_a_run_end_and_the_lease_given_back_write_no_index_but_the_leases():
+def test_a_run_end_writes_its_record_alone_and_gives_the_lease_back_with_no_write_of_the_state_row():
     db = open_store()
     assert written(db, RECORD_ENDS) == {"tickwork_runs"}
-    assert written(db, GIVE_BACK_LEASES) == {"tickwork_schedules", "tickwork_schedules_by_lease"}
+
+
+def test_a_lease_writes_the_state_row_and_its_entry_in_the_index_of_due_times_not_an_index_of_leases():
+    db = open_store()
+    indexes = {name for (name,) in db._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "tickwork_schedules_by_lease" not in indexes
+    assert written(db, TAKE_LEASES) - {"tickwork_schedules_by_hand"} == {"tickwork_schedules", "tickwork_schedules_by_due"}
+
+
+def test_a_lease_is_given_back_by_its_runs_end_and_a_run_after_takes_it():
+    db = open_store()
+    census = every(15)
+    ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (0, 15, 30)))
+    [first, second] = runs(db)
+    row = run(db.all("SELECT lease_run FROM tickwork_schedules WHERE name = 'census'"))[0]
+    assert row["lease_run"] == second["id"] and first["outcome"] == second["outcome"] == "succeeded"
+    assert state(db).lease_run is None  # its record ended: no lease held
 
 
 def test_a_lease_that_ends_no_schedule_leaves_the_indexes_of_declared_and_ended_rows_alone():
@@ -130,8 +147,11 @@ def test_what_reads_run_records_by_their_tick_reads_a_ticks_ids_along_the_primar
         assert not scans_of_runs(conn, sql), sql
 
 
-def test_what_finds_lapsed_leases_reads_the_schedules_through_an_index():
+def test_what_finds_lapsed_leases_reads_the_run_records_of_a_window_of_ticks_along_their_key_and_scans_nothing():
     conn = open_store()._conn
-    for sql in (MARK_TICK, FAIL_EXPIRED_RUNS, CLEAR_EXPIRED_LEASES):
+    lapsed = [MARK_TICK, FAIL_EXPIRED_RUNS, SCHEDULE_LAPSED_RETRIES, alerts_store.MARK_LAPSED,
+              alerts_store.RECORD_LAPSED, alerts_store.RECORD_LAPSED_DELIVERIES]
+    for sql in lapsed:
         plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql, unbound(sql))]
-        assert not [step for step in plan if step.startswith("SCAN tickwork_schedules")], (sql, plan)
+        assert any("USING PRIMARY KEY (id>? AND id<?)" in step for step in plan), (sql, plan)
+        assert not [step for step in plan if re.match(r"SCAN (tickwork_(runs|schedules)|r|s)\b", step)], (sql, plan)

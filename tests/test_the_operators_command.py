@@ -9,7 +9,7 @@ import json
 import sqlite3
 
 import pytest
-from helpers import Blocking, calendar, every, lose_a_run, open_store, pulse, run, tick_at, ticks
+from helpers import Blocking, calendar, every, lose_a_run, lost_run, open_store, pulse, run, tick_at, ticks
 from test_the_outbox import Queue, outbox, placing
 
 from tickwork.operator_store import OperatorStore
@@ -103,8 +103,15 @@ def test_schedules_shows_the_last_runs_outcome_and_age_paused_and_a_running_run_
     census, tidy = by_name(answer)["census"], by_name(answer)["tidy"]
     assert census["last_run"]["outcome"] == "succeeded" and census["last_run"]["tick"]["relative"] == "16 min ago"
     assert census["paused"] is True and census["running"] is None
-    assert tidy["running"]["run"] == "lost-run"
+    assert tidy["running"]["run"] == lost_run(NINE + 30 * MINUTE)
     assert tidy["running"]["until"]["relative"] == "in 15 min" and tidy["running"]["expired"] is False
+
+
+def test_schedules_running_are_those_whose_run_goes_on_not_those_whose_last_run_ended(app):
+    app.tick([every(15), every(15, name="tidy")], NINE, NINE + 15 * MINUTE)  # both ran, their leases kept
+    lose_a_run(app.db, "tidy", NINE + 30 * MINUTE, NINE + 45 * MINUTE, until=NINE + 46 * MINUTE)
+    code, answer, _ = app.run("schedules", "--state", "running", now=NINE + 31 * MINUTE)
+    assert (code, sorted(by_name(answer))) == (0, ["tidy"])
 
 
 def test_schedules_lists_those_handed_over_apart_and_marks_removed_ones(app):

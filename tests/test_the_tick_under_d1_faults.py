@@ -6,14 +6,14 @@ import asyncio
 import logging
 
 import pytest
-from faults import Faulty, Killed, KilledAfter, at_call, every_call_with, first_with
+from faults import D1Error, Faulty, Killed, KilledAfter, at_call, every_call_with, first_with
 from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, ticks
 
 from tickwork import Schedule, clock, event
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
 from tickwork.outbox import Outbox
-from tickwork.schedule_store import RECORD_ENDS, SKIP, TAKE_LEASES
+from tickwork.schedule_store import FAIL_EXPIRED_RUNS, RECORD_ENDS, SKIP, TAKE_LEASES
 from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -257,3 +257,17 @@ def test_whichever_call_of_a_tick_that_emits_fails_each_succeeded_run_is_deliver
     delivered = sorted((m["body"]["from"], m["body"]["at"]) for m in queue.sent)
     assert sorted(set(delivered)) == sorted(succeeded)  # each run that succeeded, and only those
     assert run(db.all("SELECT COUNT(*) AS n FROM tickwork_events")) == [{"n": len(succeeded)}]
+
+
+
+def test_a_lost_run_a_tick_found_but_could_not_end_is_ended_by_the_next_though_that_tick_marked_the_app():
+    census = every(15)
+    db = seeded([census])
+    lost = lose_a_run(db, "census", due=NINE + 15 * MINUTE, next_due=NINE + 30 * MINUTE, until=NINE + 30 * MINUTE)
+    run(db.all("UPDATE tickwork_schedules SET paused = 1"))  # so no tick below finds census due
+    with pytest.raises(D1Error):
+        ticks(Faulty(db, first_with(FAIL_EXPIRED_RUNS)), [census], NINE + 50 * MINUTE)  # its mark landed
+    ticks(db, [census], NINE + 51 * MINUTE)
+    [record] = [r for r in runs(db) if r["id"] == lost]
+    assert (record["outcome"], record["code"], record["ended_at"]) == (
+        Outcome.FAILED, Code.LEASE_EXPIRED, NINE + 51 * MINUTE)

@@ -9,6 +9,7 @@ figures are a floor, the host's are D1's.)
 - A nothing-due tick among 1,000 declared schedules: statements and rows; six of them, a quiet
   minute with queues bound (ticks at the 10-second marks), and their statements.
 - Housekeeping deleting run records past the retention: rows written and read per record.
+- Run records ticks read looking for runs whose worker was lost: rows read per record.
 - Storage: bytes a run record and a schedule handed over take, from the database's size.
 - From these, a month of three app shapes, against the Free plan's daily limits and the Paid
   plan's included amounts (developers.cloudflare.com/d1/platform/pricing).
@@ -159,6 +160,27 @@ async def housekeeping_deletes(db: Database, store: str, size) -> list[dict]:
                       "bytes_per_item": round((with_items - with_runs) / RECORDS)}]
 
 
+async def lapse_window(db: Database, store: str) -> dict:
+    """What ticks read of each run record looking for runs whose worker was lost: a record is in
+    the window of the ticks by which its lease may have lapsed, once that may be (LEASE_REACH after
+    its tick). The rows read by the ticks of half an hour after records were made, less those read
+    by the ticks of half an hour with none."""
+    await tick(db, [], T0, started_at=T0)
+    await db.all(OLD_RUNS, (RECORDS, T0))
+
+    async def half_an_hour(start: int) -> int:
+        counters = Counters(db)
+        for minutes in range(1, 31):
+            await tick(db, [], start + minutes * MINUTE, started_at=start + minutes * MINUTE)
+        return counters.taken().get("rows_read", 0)
+
+    within = await half_an_hour(T0)
+    await db.all("DELETE FROM tickwork_runs WHERE tick_at = ?1", (T0,))
+    without = await half_an_hour(T0 + 30 * MINUTE)
+    return {"bench": "lapse_window", "store": store, "records": RECORDS,
+            "rows_read_per_record": round((within - without) / RECORDS, 2)}
+
+
 # The three shapes: declared schedules hourly, items weekly, ticks a minute (six with queues bound).
 SHAPES = [
     {"shape": "10 declared", "declared": 10, "items": 0, "ticks_a_minute": 1},
@@ -171,7 +193,7 @@ def month(results: list[dict]) -> list[dict]:
     """A month of each shape from the measured unit costs; housekeeping deletes each record once."""
     got = {r["bench"]: r for r in results}
     run, idle, minute = got["rows_per_due_run"], got["nothing_due_tick"], got["quiet_minute_with_queues"]
-    deleted, storage = got["housekeeping_deletes"], got["storage"]
+    deleted, storage, window = got["housekeeping_deletes"], got["storage"], got["lapse_window"]
     rows = []
     for shape in SHAPES:
         minutes = MONTH_DAYS * 24 * 60
@@ -181,7 +203,8 @@ def month(results: list[dict]) -> list[dict]:
         else:
             ticks_written, ticks_read = idle["rows_written"] * minutes, idle.get("rows_read", 0) * minutes
         written = ticks_written + runs * (run["rows_per_due_run"] + deleted["rows_written_per_record"])
-        read = ticks_read + runs * (run.get("rows_read_per_due_run", 0) + deleted.get("rows_read_per_record", 0))
+        read = ticks_read + runs * (run.get("rows_read_per_due_run", 0) + deleted.get("rows_read_per_record", 0)
+                                    + window.get("rows_read_per_record", 0))
         kept = runs * storage["bytes_per_run_record"] + shape["items"] * storage["bytes_per_item"]
         rows.append({"bench": "d1_month", "store": run["store"], **shape, "runs": round(runs),
                      "rows_written": round(written), "rows_read": round(read), "storage_bytes": round(kept),
@@ -224,6 +247,7 @@ async def measure(fresh, store: str, ledger, size) -> list[dict]:
     results = [await due_runs(fresh(), store, ledger)]
     results += await nothing_due(fresh(), store)
     results += await housekeeping_deletes(fresh(), store, size)
+    results.append(await lapse_window(fresh(), store))
     return results + month(results)
 
 
@@ -237,7 +261,7 @@ async def main() -> list[dict]:
 
 
 async def host_main(ctx, js_env) -> str:
-    """On the host's Pyodide: `js_env` binds DB_DUE, DB_IDLE and DB_KEPT, empty and migrated."""
+    """On the host's Pyodide: `js_env` binds DB_DUE, DB_IDLE, DB_KEPT and DB_LOST, empty and migrated."""
     import entry
     from tickwork.adapters.workers import D1Database
 
@@ -272,7 +296,7 @@ async def host_main(ctx, js_env) -> str:
         return db.size
 
     env = entry.Default(ctx, js_env).env
-    bindings = iter([env.DB_DUE, env.DB_IDLE, env.DB_KEPT])
+    bindings = iter([env.DB_DUE, env.DB_IDLE, env.DB_KEPT, env.DB_LOST])
     results = await measure(lambda: Ledger(next(bindings)), "host_d1", ledger, size)
     month_rows = [r for r in results if r["bench"] == "d1_month"]
     return json.dumps({"results": results, "missed": missed(results), "table": table(month_rows)})

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tickwork.backfill import DRY_RUN_MOST, Refused
 from tickwork.backfill import plan as plan_backfill
-from tickwork.operator_store import FROM_STATES, OperatorStore
+from tickwork.operator_store import FROM_STATES, OperatorStore, holds_lease
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
 from tickwork.words import attempts_of as _attempts_of
@@ -112,7 +112,7 @@ def _schedule_item(row: dict, now: int, manifest: dict | None) -> dict:
     removed = _number(row.get("removed_at"))
     due = _number(row["due_at"])
     lease = None
-    if row.get("lease_run"):
+    if holds_lease(row):
         lease = {"run": row["lease_run"], "started": _instant(row.get("lease_started"), now),
                  "until": _instant(row.get("lease_until"), now),
                  "expired": _number(row.get("lease_until")) is not None and int(row["lease_until"]) <= now}
@@ -332,7 +332,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
             notes.append("paused: the tick that finds it due skips it (recorded `paused`) and moves it on "
                          "along its grid; `tickwork resume` lets it run again")
     lease_until = _number(state.get("lease_until"))
-    if state.get("lease_run"):
+    if holds_lease(state):
         started = when(_number((lease or {}).get("started_at")))
         if lease_until is not None and lease_until <= now:
             notes.append(f"the run {state['lease_run']} (started {started}) held its lease past "

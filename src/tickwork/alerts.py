@@ -45,10 +45,11 @@ class Alerts:
         event, delivery = _ids(f"gap {tick}")
         return gap_alerted(tick, previous, now, event, delivery, self.queue, sender, now + SEND_WINDOW)
 
-    def lapsed(self, tick: int, now: int, sender: str) -> list:
-        """Statements for the batch that ends the runs whose leases lapsed by `tick`: each with
-        no attempt left that starts its schedule failing keeps one alert, `lease_expired`."""
-        return lapsed(tick, self.queue, sender, now + SEND_WINDOW)
+    def lapsed(self, runs: tuple, now: int, sender: str) -> list:
+        """Statements for the batch that ends the runs whose leases lapsed (`runs`: the store's
+        LAPSED parameters, the tick and the window's first tick): each with no attempt left that starts its schedule
+        failing keeps one alert, `lease_expired`."""
+        return lapsed(runs, self.queue, sender, now + SEND_WINDOW)
 
 
 def deliveries(statements: list, results: list) -> list[Delivery]:

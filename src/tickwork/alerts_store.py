@@ -11,7 +11,7 @@ import json
 from .database import Statement
 from .model import Code, Outcome
 
-from .schedule_store import LAPSED_DETAIL, chunks, json_rows
+from .schedule_store import LAPSED, LAPSED_DETAIL, chunks, json_rows
 
 FAILING = "tickwork.schedule_failing"
 RECOVERED = "tickwork.schedule_recovered"
@@ -110,39 +110,42 @@ ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
 
-# In the batch that ends the runs whose leases lapsed by ?1, after their retries are scheduled
-# and before the runs are ended (while their records are `running` and the rows hold their
-# leases): such a run with no attempt left starts its schedule failing, as a failed end would,
-# at ?1, the end its record is given. ?2 the queue, ?3 the sender, ?4 the
-# deliveries' lease. The ids derive from the run's: a batch written again keeps no second one;
-# of ticks racing, the first batch ends the runs and the others find none. The row is marked with
-# the alert's id, not the run's: should the run's end come after all, it finds no mark of its own.
-LAPSED = "s.lease_until <= ?1 AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1"
+# In the batch that ends the runs whose leases lapsed (schedule_store.LAPSED, ?1 and ?2, ?1 the
+# tick), after their retries are scheduled and before the runs are ended (while their records are
+# `running` and the rows hold their leases): such a run with no attempt left starts its schedule
+# failing, as a failed end would, at ?1, the end its record is given. ?3 the queue, ?4 the sender,
+# ?5 the deliveries' lease. The ids derive from the run's: a batch written again keeps no second
+# one; of ticks racing, the first batch ends the runs and the others find none. The row is marked
+# with the alert's id, not the run's: should the run's end come after all, it finds no mark of its own.
+MARKED_LAPSED = "s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1"
 
 MARK_LAPSED = f"""
+WITH {LAPSED}
 UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || s.lease_run
-WHERE s.lease_until <= ?1 AND s.failing_since IS NULL AND NOT {RETRY_PENDING}
-  AND EXISTS (SELECT 1 FROM tickwork_runs AS r
-              WHERE r.id = s.lease_run AND r.outcome = 'running' AND r.backfill IS NULL)
+FROM lapsed AS x
+WHERE s.name = x.name AND s.lease_run = x.run AND s.failing_since IS NULL AND NOT {RETRY_PENDING}
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = x.run AND r.backfill IS NULL)
 """
 
 RECORD_LAPSED = f"""
+WITH {LAPSED}
 INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
 SELECT s.alert_run, '{FAILING}',
        json_object('schedule', s.name, 'outcome', '{Outcome.FAILED}', 'code', '{Code.LEASE_EXPIRED}',
                    'detail', {LAPSED_DETAIL}, 'since', {iso_sql('?1')}, 'at', {iso_sql('?1')},
                    'run', r.id, 'trace', r.trace),
        NULL, ?1, r.trace
-FROM tickwork_schedules AS s JOIN tickwork_runs AS r ON r.id = s.lease_run
-WHERE {LAPSED} AND r.outcome = 'running'
+FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_runs AS r ON r.id = x.run
+WHERE s.lease_run = x.run AND {MARKED_LAPSED}
 ON CONFLICT (id) DO NOTHING
 """
 
 RECORD_LAPSED_DELIVERIES = f"""
+WITH {LAPSED}
 INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
-SELECT 'lapsed-delivery-' || s.lease_run, e.id, ?2, 'running', 1, ?3, ?4, ?1
-FROM tickwork_schedules AS s JOIN tickwork_events AS e ON e.id = s.alert_run
-WHERE {LAPSED}
+SELECT 'lapsed-delivery-' || s.lease_run, e.id, ?3, 'running', 1, ?4, ?5, ?1
+FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_events AS e ON e.id = s.alert_run
+WHERE s.lease_run = x.run AND {MARKED_LAPSED}
 ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
@@ -170,11 +173,10 @@ def gap_alerted(tick: int, previous: int, now: int, event: str, delivery: str, q
     return [(RECORD_GAP, params[:4]), (RECORD_GAP_ALERT, params[:4]), (RECORD_GAP_DELIVERY, params)]
 
 
-def lapsed(tick: int, queue: str, sender: str, lease_until: int) -> list[Statement]:
+def lapsed(runs: tuple, queue: str, sender: str, lease_until: int) -> list[Statement]:
     """The statements announcing the schedules that runs whose leases lapsed start failing, for
-    the batch that ends those runs, after it schedules their retries."""
-    params = (tick, queue, sender, lease_until)
-    return [(MARK_LAPSED, params[:1]), (RECORD_LAPSED, params[:1]), (RECORD_LAPSED_DELIVERIES, params)]
+    the batch that ends those runs (`runs`: LAPSED's parameters), after it schedules their retries."""
+    return [(MARK_LAPSED, runs), (RECORD_LAPSED, runs), (RECORD_LAPSED_DELIVERIES, (*runs, queue, sender, lease_until))]
 
 
 def returned(statements: list[Statement], results: list[list]) -> list[dict]:

@@ -5,12 +5,12 @@ import json
 from dataclasses import dataclass
 
 from .database import Database, Row
-from .schedule_store import State, chunks, json_rows
+from .schedule_store import LEASE_OPEN, State, chunks, json_rows
 
 # The pending backfills, oldest asked first, each with its schedule's row (the tick's first read
 # said some are pending: otherwise this is never sent). ?1 how many at most.
-PENDING = """
-SELECT s.*, b.id AS backfill_id, b.from_at AS backfill_from, b.to_at AS backfill_to, b.who AS backfill_who,
+PENDING = f"""
+SELECT s.*, {LEASE_OPEN} AS lease_open, b.id AS backfill_id, b.from_at AS backfill_from, b.to_at AS backfill_to, b.who AS backfill_who,
        b.next_at AS backfill_next
 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending
 JOIN tickwork_schedules AS s ON s.name = b.schedule
@@ -42,7 +42,7 @@ TAKE_LEASES = f"""
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2
 FROM j
 WHERE s.name = j.name AND j.run IS NOT NULL AND s.paused = 0 AND s.removed_at IS NULL
-  AND (s.lease_until IS NULL OR s.lease_until <= ?3)
+  AND NOT {LEASE_OPEN}
   AND EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.id = j.backfill AND b.state = 'pending')
   AND NOT ({MADE_RUN})
 RETURNING lease_run AS run
@@ -140,7 +140,7 @@ class BackfillStore:
         starts, and moves the backfills on, in one transaction; the runs it recorded."""
         statements: list = []
         for chunk in map(json.dumps, chunks([step.row() for step in steps])):
-            statements += [(TAKE_LEASES, (chunk, lease_until, tick)), (MARK_MADE, (chunk,)),
+            statements += [(TAKE_LEASES, (chunk, lease_until)), (MARK_MADE, (chunk,)),
                            (RECORD_STARTS, (chunk, tick, started)), (ADVANCE, (chunk, tick))]
         results = await self.db.batch(statements)
         return {row["id"] for (sql, _), rows in zip(statements, results) if sql == RECORD_STARTS for row in rows}

@@ -7,6 +7,7 @@ became of its delivery."""
 from dataclasses import dataclass
 
 from .database import Database
+from .schedule_store import LEASE_OPEN
 
 ROWS_A_DELETE = 1000
 
@@ -85,11 +86,12 @@ DELETE FROM tickwork_operator_log WHERE id IN (
     ORDER BY l.at LIMIT 1000)
 """
 
-# Schedules handed over that ended (cancelled, expired, done, action gone) past the retention.
-ENDED_ITEMS = """
+# Schedules handed over that ended (cancelled, expired, done, action gone) past the retention, no
+# run of theirs going on.
+ENDED_ITEMS = f"""
 DELETE FROM tickwork_schedules WHERE name IN (
-    SELECT name FROM tickwork_schedules
-    WHERE action IS NOT NULL AND removed_at IS NOT NULL AND removed_at < ?1 AND lease_run IS NULL
+    SELECT name FROM tickwork_schedules AS s
+    WHERE action IS NOT NULL AND removed_at IS NOT NULL AND removed_at < ?1 AND NOT {LEASE_OPEN}
     ORDER BY removed_at LIMIT 1000)
 """
 

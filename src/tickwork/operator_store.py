@@ -12,23 +12,31 @@ import uuid
 from dataclasses import dataclass
 
 from .database import Database, Row
-from .schedule_store import ITEM_CANCELLABLE
+from .schedule_store import ITEM_CANCELLABLE, LEASE_OPEN
 
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
 
 # Schedules with their last run (the latest due time a tick dealt with, through the runs' index
-# on (schedule, due_at)) and the run holding its lease.
+# on (schedule, due_at)) and the run holding its lease, while it does (its record running).
 SCHEDULES_WITH_RUNS = """
 SELECT s.*,
        r.id AS last_run, r.outcome AS last_outcome, r.code AS last_code, r.due_at AS last_due,
        r.tick_at AS last_tick_at, r.started_at AS last_started, r.ended_at AS last_ended,
        r.by_hand AS last_by_hand,
-       l.started_at AS lease_started
+       l.started_at AS lease_started, l.id IS NOT NULL AS lease_open
 FROM tickwork_schedules AS s
 LEFT JOIN tickwork_runs AS r ON r.id = (
     SELECT id FROM tickwork_runs WHERE schedule = s.name ORDER BY due_at DESC, tick_at DESC LIMIT 1)
-LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run"""
+LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run AND l.outcome = 'running'"""
+
+
+
+def holds_lease(row: Row) -> bool:
+    """Whether a schedule's row, as SCHEDULES_WITH_RUNS or SELECT_SCHEDULE read it, has a run
+    going on under its lease: the row keeps its last lease after the run's end gives it back."""
+    return bool(row.get("lease_run")) and bool(row.get("lease_open"))
+
 
 # A page of schedules, declared and handed over, in name order after the cursor ?1 (the last name
 # of the page before; '' for the first), through the primary key's index: a million handed over
@@ -41,7 +49,7 @@ WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDUL
   AND CASE ?4
       WHEN 'active' THEN s.removed_at IS NULL
       WHEN 'paused' THEN s.paused = 1 AND s.removed_at IS NULL
-      WHEN 'running' THEN s.lease_run IS NOT NULL
+      WHEN 'running' THEN l.id IS NOT NULL
       WHEN 'removed' THEN s.removed_at IS NOT NULL
       WHEN 'failing' THEN r.outcome = 'failed'
       WHEN 'declared' THEN s.action IS NULL
@@ -90,7 +98,7 @@ ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 # the console, on Pyodide, binds a float of its own: console_store.NEWEST).
 PAST_EVERY_RUN = (2**53, "")
 
-SELECT_SCHEDULE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
+SELECT_SCHEDULE = f"SELECT s.*, {LEASE_OPEN} AS lease_open FROM tickwork_schedules AS s WHERE s.name = ?1"
 
 # A schedule's runs and skips, newest due first: ?2 the earliest tick (or NULL), ?3 1 for failed
 # runs only, ?4 how many at most. (D1 binds every number as a REAL: a LIMIT is cast back.)

@@ -13,17 +13,71 @@ from .model import Code, Kind
 from .times import NEVER
 from .timing import Call, Covered
 
+# A run's lease is the state row's `lease_run` and `lease_until` while the run's record is still
+# `running`: the end that records the run gives its lease back, and no write of the state row does.
+# (D1 bills each row written, and the row and the index of leases took two more a run.)
+LEASE_OPEN = "EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running')"
+LEASE_HELD = f"(s.lease_until > {{now}} AND {LEASE_OPEN})"  # live: its run goes on, within its lease
+
+
+def lease_held(now: str) -> str:
+    """The SQL that holds where the state row `s` has a live lease at `now` (a parameter)."""
+    return LEASE_HELD.format(now=now)
+
+
+# Runs whose worker was lost are found along the records' primary key, whose ids begin with their
+# tick (run_id). A tick's leases last from its invocation's start the tick's budget and a minute,
+# at least the run limit's part of it: the app's row keeps the longest and the shortest any tick has
+# given (`lease_reach`, `lease_short`, ms after the tick), and the tick by which every lapsed lease
+# was dealt with (`lapse_clear`). A run whose lease lapsed since then was made after `lease_reach`
+# before it and by `lease_short` before the tick: only those records are read, each by about one
+# tick (as many as fall between those two reaches).
+# All three are written with the tick's mark, no row more; a tick that finds no lapsed lease there
+# moves `lapse_clear` to itself, and one that found some moves it when their runs are ended.
+def running_made(since: str, until: str) -> str:
+    """A subquery: the runs still `running` made from the tick `since` to the tick `until` (SQL),
+    each with its name and lease, read along the primary key, and those of ids of no tick's form
+    (made before migration 0017) through the index by tick, which holds only them."""
+    return f"""(
+    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    WHERE r.id >= 'z' || printf('%012x', {since}) AND r.id < 'z' || printf('%012x', {until} + 1)
+      AND r.outcome = 'running'
+    UNION ALL
+    SELECT r.id, r.schedule, s.lease_until FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    WHERE r.id < 'z' AND r.tick_at >= {since} AND r.tick_at <= {until} AND r.outcome = 'running')"""
+
+
+# ?1 the tick, ?2 the window's first tick (as the tick's mark answers it): the runs still
+# `running` whose lease lapsed by the tick, as a CTE `lapsed`.
+LAPSED = f"""lapsed AS (
+    SELECT run, name FROM {running_made('CAST(?2 AS INTEGER)', 'CAST(?1 AS INTEGER)')} WHERE lease_until <= ?1)"""
+
+# The window as the app's row held it before this tick's mark: ?1 the tick, ?2 and ?3 the
+# longest and shortest its leases may last past it. (A new app's row has dealt with no lease.)
+WINDOW_FROM = ("(SELECT MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, ?2) + 1 AS INTEGER), 0)"
+               " FROM tickwork_app WHERE id = 1)")
+WINDOW_TO = "(SELECT CAST(?1 - IFNULL(lease_short, ?3) AS INTEGER) FROM tickwork_app WHERE id = 1)"
+
+# The lapsed leases dealt with, in the batch that ends their runs: by ?1 there are none left.
+LAPSES_CLEARED = "UPDATE tickwork_app SET lapse_clear = MAX(IFNULL(lapse_clear, ?1), ?1) WHERE id = 1"
+
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
-# also answers the declared set the rows were last reconciled with, and the earliest lease any
-# row holds, declared or removed, so runs whose worker was lost end whoever held them.
-MARK_TICK = """
-UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1)
+# (?2 and ?3 the longest and shortest the leases the tick gives may last past it) also answers
+# the declared set the rows were last reconciled with, and whether a run's lease lapsed, declared
+# or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
+MARK_TICK = f"""
+UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
+    lapse_clear = CASE WHEN EXISTS (SELECT 1 FROM {running_made(WINDOW_FROM, WINDOW_TO)} WHERE lease_until <= ?1)
+                       THEN lapse_clear ELSE MAX(IFNULL(lapse_clear, ?1), ?1) END,
+    lease_reach = MAX(IFNULL(lease_reach, ?2), ?2), lease_short = MIN(IFNULL(lease_short, ?3), ?3)
 WHERE id = 1
-RETURNING fingerprint, prev_tick,
+RETURNING fingerprint, prev_tick, IFNULL(lapse_clear < ?1, 1) AS lapsed,
+  MAX(CAST(IFNULL(lapse_clear, 0) - lease_reach + 1 AS INTEGER), 0) AS lapse_from,
   (housekeeping_owner IS NULL OR housekeeping_until <= ?1)
       AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?1 - 3600000) AS housekeeping_due,
-  (SELECT MIN(lease_until) FROM tickwork_schedules WHERE lease_until IS NOT NULL) AS earliest_lease,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
@@ -35,18 +89,22 @@ RETURNING fingerprint, prev_tick,
 # Runs asked for by hand are read beside them, through an index of their own: those of schedules
 # still there, as only those can be made (a request left on a removed row is never read again).
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
-SELECT_DUE = """
-SELECT * FROM (
+# Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
+SELECT_DUE = f"""
+SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
     SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
     UNION ALL
     SELECT * FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
     WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND due_at > ?1
-) ORDER BY due_at LIMIT CAST(?2 AS INTEGER)
+) AS s ORDER BY s.due_at LIMIT CAST(?2 AS INTEGER)
 """
 
 # Reconciling, only when a deploy changed the declared set: first the rows of the declared names
 # (?1 a JSON list), and the rows of every other name marked removed at this tick.
-SELECT_NAMED = "SELECT * FROM tickwork_schedules WHERE name IN (SELECT value FROM json_each(?1))"
+SELECT_NAMED = f"""
+SELECT s.*, {LEASE_OPEN} AS lease_open FROM tickwork_schedules AS s
+WHERE s.name IN (SELECT value FROM json_each(?1))
+"""
 
 # The app's previous tick is the last that reached a schedule this tick finds removed. Through the
 # index of declared rows: a million handed-over schedules are not read.
@@ -154,7 +212,8 @@ RETRY_CLAIMED = "(s.retry_attempt IS j.retrying)"
 RETRY_TAKEN = "retry_attempt = CASE WHEN j.next_due = s.due_at THEN s.retry_attempt END"
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
-# live lease. Taking it also moves the due time on, so a second tick with the same due time finds
+# live lease: none open, as a lapsed one is no longer once the tick has recorded its run lost (it
+# does so first), so no run's record is left `running` with its lease taken. Taking it also moves the due time on, so a second tick with the same due time finds
 # nothing to take. A run asked for by hand moves no due time, so a claim answering a request also
 # needs that request still there, and consumes it: one request, one run. The runs it returns are
 # the leases this tick won. A schedule handed over that never comes due again (a one-off moment)
@@ -169,7 +228,7 @@ UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at =
     run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END{ending}
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
-  AND (s.lease_until IS NULL OR s.lease_until <= ?3)
+  AND NOT {LEASE_OPEN}
   AND (j.requested IS NULL OR s.run_requested_at = j.requested) AND {RETRY_CLAIMED}
 RETURNING lease_run AS run
 """
@@ -241,9 +300,9 @@ WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND {RETRY_C
     WHEN '{Code.EXPIRED}' THEN 1
     WHEN '{Code.ACTION_GONE}' THEN 1
     WHEN '{Code.PAUSED}' THEN s.paused = 1
-    WHEN '{Code.RUNNING}' THEN s.paused = 0 AND s.lease_until > ?2
-    WHEN '{Code.SUPERSEDED}' THEN s.lease_until IS NULL OR s.lease_until <= ?2
-    ELSE s.paused = 0 AND (s.lease_until IS NULL OR s.lease_until <= ?2)
+    WHEN '{Code.RUNNING}' THEN s.paused = 0 AND {lease_held('?2')}
+    WHEN '{Code.SUPERSEDED}' THEN NOT {lease_held('?2')}
+    ELSE s.paused = 0 AND NOT {lease_held('?2')}
 END
 """
 
@@ -314,41 +373,35 @@ FROM j WHERE r.id = j.run AND r.outcome = 'running'
 # tick recorded it lease_expired. So they commit once, and never with a failed run.
 STILL_RUNNING = "UPDATE tickwork_runs SET outcome = NULL WHERE id = ?1 AND outcome <> 'running'"
 
-# In the end's batch, before the lease is given back: a failed run with attempts left makes its
-# retry the row's due time, unless the next due time comes first, and keeps that one aside. Only
-# while the run still holds the lease: an end written again, or one whose lease lapsed, schedules
-# nothing more.
+# In the end's batch, before the end is recorded (which gives the lease back): a failed run with
+# attempts left makes its retry the row's due time, unless the next due time comes first, and
+# keeps that one aside. Only while the run still holds the lease, its record running: an end
+# written again, or one whose lease lapsed, schedules nothing more.
 SCHEDULE_RETRIES = f"""
 {ENDS}
 UPDATE tickwork_schedules AS s
 SET retry_next = s.due_at, due_at = MIN(s.due_at, j.retry), retry_attempt = j.attempt, retry_due = j.for_due,
     retry_at = j.at, retry_n = j.n, retry_i = j.i, retry_dst = j.dst
 FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND s.removed_at IS NULL
-"""
-
-# ?1 holds rows that begin with the schedule's name and the run: ENDS rows, or [name, run].
-GIVE_BACK_LEASES = """
-WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run FROM json_each(?1))
-UPDATE tickwork_schedules AS s SET lease_run = NULL, lease_until = NULL
-FROM j WHERE s.name = j.name AND s.lease_run = j.run
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.outcome = 'running')
 """
 
 # Before a lapsed lease's run is ended `lease_expired`: where its schedule declares attempts left
-# (?2: JSON {name: [attempts, pause]} of the declared; a handed-over one's own, in its timing),
+# (?3: JSON {name: [attempts, pause]} of the declared; a handed-over one's own, in its timing),
 # its retry is scheduled as a failed end schedules it, the pause counted from this tick. A run by
 # hand or a backfilled one is not retried, as when it fails otherwise: a backfill makes each
-# occurrence once, and the row's due time and pending retry are its schedule's own.
-SCHEDULE_LAPSED_RETRIES = """
-WITH d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts, json_extract(value, '$[1]') AS pause
-           FROM json_each(?2))
+# occurrence once, and the row's due time and pending retry are its schedule's own. The runs are
+# those of LAPSED (?1, ?2), here and in every statement of the batch that ends them.
+SCHEDULE_LAPSED_RETRIES = f"""
+WITH {LAPSED}, d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts, json_extract(value, '$[1]') AS pause
+           FROM json_each(?3))
 UPDATE tickwork_schedules AS s
 SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due = r.due_at,
     retry_at = r.at, retry_n = r.n, retry_i = r.i, retry_dst = r.dst,
     due_at = MIN(s.due_at, ?1 + IFNULL(d.pause, json_extract(s.timing, '$.retry_pause_ms'))
                                * (1 << (IFNULL(r.attempt, 1) - 1)))
-FROM tickwork_runs AS r LEFT JOIN d ON d.name = r.schedule
-WHERE s.lease_until <= ?1 AND r.id = s.lease_run AND r.outcome = 'running' AND r.by_hand IS NULL
-  AND r.backfill IS NULL AND s.removed_at IS NULL
+FROM lapsed AS x JOIN tickwork_runs AS r ON r.id = x.run LEFT JOIN d ON d.name = r.schedule
+WHERE s.name = x.name AND s.lease_run = x.run AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
   AND IFNULL(r.attempt, 1) <= IFNULL(d.attempts, IFNULL(json_extract(s.timing, '$.retry_attempts'), 0))
 """
 
@@ -356,17 +409,13 @@ WHERE s.lease_until <= ?1 AND r.id = s.lease_run AND r.outcome = 'running' AND r
 LAPSED_DETAIL = ("'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: '"
                  " || 'its worker was lost, or could not reach D1 to record the end'")
 
+# Last in that batch: the record that ends the run gives its lease back, as an end does.
 FAIL_EXPIRED_RUNS = f"""
+WITH {LAPSED}
 UPDATE tickwork_runs
 SET outcome = 'failed', code = '{Code.LEASE_EXPIRED}', kind = '{Kind.LOST}', ended_at = ?1,
     detail = {LAPSED_DETAIL}
-WHERE outcome = 'running'
-  AND id IN (SELECT lease_run FROM tickwork_schedules WHERE lease_until <= ?1)
-"""
-
-CLEAR_EXPIRED_LEASES = """
-UPDATE tickwork_schedules SET lease_run = NULL, lease_until = NULL
-WHERE lease_until <= ?1
+WHERE id IN (SELECT run FROM lapsed) AND outcome = 'running'
 """
 
 # A tick that found the app's previous tick too long ago: the gap, once.
@@ -389,7 +438,7 @@ SELECT a.last_tick, (
 FROM tickwork_app AS a WHERE a.id = 1
 """
 
-SELECT_STATE = "SELECT * FROM tickwork_schedules WHERE name = ?1"
+SELECT_STATE = f"SELECT s.*, {LEASE_OPEN} AS lease_open FROM tickwork_schedules AS s WHERE s.name = ?1"
 
 # A declared schedule was reached by the app's last tick; a removed one keeps its own.
 LAST_TICK = """
@@ -406,7 +455,7 @@ class State:
     every: int
     due_at: int
     paused: bool
-    lease_run: str | None
+    lease_run: str | None  # the lease while it is open (its run's record running), else None
     lease_until: int | None
     first_tick: int
     last_tick: int
@@ -431,8 +480,8 @@ class State:
             every=int(row["every_ms"]),
             due_at=int(row["due_at"]),
             paused=bool(row["paused"]),
-            lease_run=row["lease_run"],
-            lease_until=number(row["lease_until"]),
+            lease_run=row["lease_run"] if row["lease_open"] else None,
+            lease_until=number(row["lease_until"]) if row["lease_open"] else None,
             first_tick=int(row["first_tick"]),
             last_tick=int(row["last_tick"]),
             form=row.get("form") or f"every {int(row['every_ms'])}",
@@ -460,15 +509,16 @@ class State:
 @dataclass(frozen=True)
 class Reached:
     """What a tick's first read found: the rows due, the declared set they were reconciled with,
-    and the earliest lease any row holds."""
+    and whether a lease lapsed, with the window of ticks whose runs it was of."""
 
     due: list[State]
     fingerprint: str | None
-    earliest_lease: int | None
+    lapsed: bool
     sweep_at: int | None = None  # the earliest delivery the outbox's sweep has to send
     prev_tick: int | None = None  # the app's tick before this one
     housekeeping_due: bool = False  # an hour since the last pass completed, and none under way
     backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
+    lapse_from: int = 0  # the first tick of the window of runs whose leases lapsed
 
 
 def _number(value) -> int | None:
@@ -608,15 +658,16 @@ class ScheduleStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def reach(self, tick: int, most: int | None = None) -> "Reached":
-        """Marks the app's tick and reads the rows due by `tick`, at most `most`, in one batch."""
+    async def reach(self, tick: int, leases: tuple[int, int], most: int | None = None) -> "Reached":
+        """Marks the app's tick, whose leases last past it at most and at least `leases`, and reads
+        the rows due by `tick`, at most `most`, in one batch."""
         [mark], rows = await self.db.batch(
-            [(MARK_TICK, (tick,)), (SELECT_DUE, (tick, -1 if most is None else most))]
+            [(MARK_TICK, (tick, *leases)), (SELECT_DUE, (tick, -1 if most is None else most))]
         )
         return Reached(
-            [State.from_row(row) for row in rows], mark["fingerprint"], _number(mark["earliest_lease"]),
+            [State.from_row(row) for row in rows], mark["fingerprint"], bool(mark["lapsed"]),
             _number(mark["sweep_at"]), _number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
-            bool(mark["backfill_pending"]),
+            bool(mark["backfill_pending"]), int(mark["lapse_from"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:
@@ -654,13 +705,13 @@ class ScheduleStore:
         if statements:
             await self.db.batch(statements)
 
-    async def expire_leases(self, tick: int, retries: str = "{}", alerts: list | None = None) -> list[list[Row]]:
-        """Ends every run whose lease lapsed before `tick` as `failed`/`lease_expired`, scheduling
-        the retries of those with attempts left (`retries`: JSON {name: [attempts, pause]}), then
-        `alerts`, the statements announcing the schedules they start failing, in one transaction;
-        what each of `alerts` returned."""
-        results = await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (tick, retries)), *(alerts or []),
-                                       (FAIL_EXPIRED_RUNS, (tick,)), (CLEAR_EXPIRED_LEASES, (tick,))])
+    async def expire_leases(self, lapsed: tuple, retries: str = "{}", alerts: list | None = None) -> list[list[Row]]:
+        """Ends every run whose lease lapsed as `failed`/`lease_expired` (`lapsed`: LAPSED's
+        parameters, the tick and the window's first tick), scheduling the retries of those with attempts left
+        (`retries`: JSON {name: [attempts, pause]}), then `alerts`, the statements announcing the
+        schedules they start failing, in one transaction; what each of `alerts` returned."""
+        results = await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (*lapsed, retries)), *(alerts or []),
+                                       (FAIL_EXPIRED_RUNS, lapsed), (LAPSES_CLEARED, lapsed[:1])])
         return results[1:1 + len(alerts or [])]
 
     async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
@@ -677,7 +728,7 @@ class ScheduleStore:
         for rows in chunks(leases):
             chunk = json.dumps(rows)
             take = TAKE_LEASES_ENDING if any(row[2] >= NEVER for row in rows) else TAKE_LEASES
-            statements.append((take, (chunk, lease_until, tick)))
+            statements.append((take, (chunk, lease_until, tick) if take is TAKE_LEASES_ENDING else (chunk, lease_until)))
             moments = any(row[8] is not None for row in rows)  # calendars sharing an action
             if moments:
                 statements.append((CLAIM_MOMENTS, (chunk,)))
@@ -713,13 +764,13 @@ class ScheduleStore:
 
     @staticmethod
     def ending(ends: list["End"]) -> list:
-        """The statements that record how runs ended and give their leases back, for a batch,
+        """The statements that record how runs ended, which gives their leases back, for a batch,
         each run's own writes first, behind the check that its record is still running."""
         statements: list = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
         for part in chunks(ends):
             chunk = json.dumps([end.row() for end in part])
             retries = [(SCHEDULE_RETRIES, (chunk,))] if any(end.retry is not None for end in part) else []
-            statements += [(RECORD_ENDS, (chunk,)), *retries, (GIVE_BACK_LEASES, (chunk,))]
+            statements += [*retries, (RECORD_ENDS, (chunk,))]
         return statements
 
     async def hand_over(

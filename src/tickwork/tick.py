@@ -131,10 +131,11 @@ FIRST_READ = 2
 EXPIRE = 3
 RECONCILE = 7
 # The sweep: its claim, and what the sends came to. Ends with events: the events and
-# deliveries, and what their sends came to, beside the two statements of the ends.
+# deliveries, and what their sends came to, beside the statement of the ends (which gives their
+# leases back).
 SWEEP = 2
-ENDS = 2
-ENDS_WITH_EVENTS = 5
+ENDS = 1
+ENDS_WITH_EVENTS = 4
 
 
 def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
@@ -194,6 +195,7 @@ class _Tick:
         self.flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if self.alerts else 0)
         self.sender = os.urandom(16).hex()  # who claims the deliveries this tick sends
         self.sweep_at: int | None = None
+        self.lapse_from = 0  # the first tick of the window of runs whose leases may have lapsed
         self.housekeeping_due = False
         self.backfill_pending = False
         self.retention = retention
@@ -231,8 +233,8 @@ class _Tick:
         most = None
         if self.cap is not None:  # no more rows than the statements left could claim
             most = max(self.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
-        states, earliest_lease = await self.due_states(most)
-        if earliest_lease is not None and earliest_lease <= self.now and self.fits(self.expire_cost()):
+        states, lapsed = await self.due_states(most)
+        if lapsed and self.fits(self.expire_cost()):
             await self.expire_leases()
             states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
@@ -255,14 +257,21 @@ class _Tick:
             self.room, self.clock_ms, self.retention,
         )
 
+    def lease_reach(self) -> tuple[int, int]:
+        """The longest and shortest the tick's leases may last past it (its `now`): a lease ends a
+        minute after the run's limit or the tick's budget, whichever is first (run_due)."""
+        late = self.wall - self.now
+        return late + self.budget + LEASE_GRACE, late + min(self.budget, RUN_LIMIT) + LEASE_GRACE
+
     def expire_cost(self) -> int:
         """The statements ending the runs whose leases lapsed take, with their alerts and sends."""
         return EXPIRE + (alerting.LAPSED_ALERTS + 1 if self.alerts else 0)
 
     async def expire_leases(self) -> None:
         """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
-        alerts = self.alerts.lapsed(self.now, self.wall, self.sender) if self.alerts else []
-        results = await self.store.expire_leases(self.now, self.declared_retries(), alerts)
+        lapsed = (self.now, self.lapse_from)
+        alerts = self.alerts.lapsed(lapsed, self.wall, self.sender) if self.alerts else []
+        results = await self.store.expire_leases(lapsed, self.declared_retries(), alerts)
         await self.send(alerting.deliveries(alerts, results), "the lapsed runs' alerts")
 
     def declared_retries(self) -> str:
@@ -328,24 +337,25 @@ class _Tick:
         timing, retry, limit = self.timings[state.timing]
         return Schedule(state.name, timing, action_of(state.action), "handed over", retry, limit)
 
-    async def due_states(self, most: int | None) -> tuple[list[State], int | None]:
-        """The rows due now, oldest first, and the earliest lease any row holds. Only when the
+    async def due_states(self, most: int | None) -> tuple[list[State], bool]:
+        """The rows due now, oldest first, and whether a run's lease lapsed. Only when the
         declared set changed since the rows were last reconciled with it are they reconciled."""
-        reached = await self.store.reach(self.now, most)
+        reached = await self.store.reach(self.now, self.lease_reach(), most)
         self.sweep_at = reached.sweep_at
+        self.lapse_from = reached.lapse_from
         self.housekeeping_due = reached.housekeeping_due
         self.backfill_pending = reached.backfill_pending
         await self.note_gap(reached.prev_tick)
         fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
-            return reached.due, reached.earliest_lease
+            return reached.due, reached.lapsed
         room = self.room()
         if room is not None and room < len(json_chunks(self.declared.names)) + RECONCILE:
             log.warning("the declared schedules changed, and reconciling them takes more statements "
                         "than this tick has left; a later tick does it")
-            return [], reached.earliest_lease
+            return [], reached.lapsed
         await self.reconcile(fingerprint)
-        return await self.store.due(self.now, most), reached.earliest_lease
+        return await self.store.due(self.now, most), reached.lapsed
 
     async def note_gap(self, previous: int | None) -> None:
         """Ticks stopped: the app's tick before this one is longer ago than the threshold."""

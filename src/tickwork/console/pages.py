@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .. import words
-from ..operator_store import FROM_STATES
+from ..operator_store import FROM_STATES, holds_lease
 from ..times import NEVER
 from ..words import relative, when
 from .html import Html, join, link, table, tag, text, url, void
@@ -282,7 +282,7 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
             facts.append(("why then", words.due_reason(form, next_due[0], found.last is not None)))
     if state["paused"]:
         facts.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
-    if state.get("lease_run"):
+    if holds_lease(state):
         facts.append(("running", join([tag("span", state["lease_run"], class_="id"), ", lease until ",
                                        moment(state.get("lease_until"), frame.now)])))
     if state.get("run_requested_at") is not None:
