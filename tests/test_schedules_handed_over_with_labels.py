@@ -90,7 +90,7 @@ def test_a_labelled_schedule_runs_as_one_without_a_label(db):
 
 
 @pytest.mark.parametrize("label", [7, b"ada", "", "x" * (LONGEST_LABEL + 1), "ada\x1b[2J", "ada\nking", "\ud800",
-                                   "ada\u202eking", "ada\x85", "ada\u061cking", "ada\u2066king"])
+                                   "ada\u202eking", "ada\x85", "ada\u061cking", "ada\u2066king", "   ", "\u3000\u00a0"])
 def test_a_label_that_is_not_a_short_line_of_printable_text_is_label_invalid_and_nothing_is_written(db, label):
     with pytest.raises(ScheduleError) as raised:
         run(handed(db).calendar(send_statement, {"customer": 7}, "0 9 * * 1", label=label))

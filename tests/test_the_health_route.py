@@ -6,7 +6,8 @@ from helpers import every, open_store, run, ticks
 from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.health import health
-from tickwork.times import MINUTE, utc
+from tickwork.model import Retry
+from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
 
@@ -23,6 +24,15 @@ def test_while_ticks_come_it_answers_200_with_the_last_tick_and_the_failing_sche
     assert status == 200
     assert body == {"ok": True, "last_tick": "2026-03-02T09:01:00.000Z", "last_tick_age_s": 30,
                     "threshold_s": 180, "failing": ["mailer"]}
+
+
+def test_a_schedule_whose_failed_run_has_a_retry_pending_is_not_failing_until_its_attempts_are_used_up():
+    db = open_store()
+    mailer = Schedule("mailer", Every(HOUR), broken, retry=Retry(1, MINUTE))
+    ticks(db, [mailer], NINE, NINE + HOUR)  # the run of 10:00 failed; its retry is due at 10:01
+    assert run(health(db, NINE + HOUR + 30_000))[1]["failing"] == []
+    ticks(db, [mailer], NINE + HOUR + MINUTE)  # the retry failed too: no attempt left
+    assert run(health(db, NINE + HOUR + MINUTE + 30_000))[1]["failing"] == ["mailer"]
 
 
 def test_once_ticks_stopped_past_the_threshold_it_answers_503():

@@ -344,7 +344,8 @@ def _input(value: object) -> str:
 
 
 def _label(label: object) -> str | None:
-    """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text."""
+    """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text, not
+    all spaces."""
     if label is None:
         return None
     mend = (f"label it with a string of 1 to {LONGEST_LABEL} characters (code points) on one line, with no control "
@@ -353,6 +354,8 @@ def _label(label: object) -> str | None:
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is not a string", mend)
     if not label or len(label) > LONGEST_LABEL:
         raise ScheduleError("schedule.label_invalid", f"the label is {len(label)} characters long", mend)
+    if label.isspace():
+        raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is only spaces", mend)
     if not is_text(label) or _UNSHOWN.search(label):
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} holds a control "
                             "character, a line break, a bidirectional mark or a lone surrogate", mend)

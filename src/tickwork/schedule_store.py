@@ -426,11 +426,13 @@ ON CONFLICT (to_tick) DO NOTHING
 
 # What the health route tells: the app's last tick, and the declared schedules whose latest run
 # failed (through the index of declared rows: those handed over are not read). A backfilled run
-# is of an old occurrence: it tells nothing of whether the schedule works now.
+# is of an old occurrence: it tells nothing of whether the schedule works now. A schedule whose
+# failed run has a retry pending is not failing yet, as its alert says: not till its attempts are
+# used up.
 HEALTH = """
 SELECT a.last_tick, (
     SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
-    WHERE s.action IS NULL AND s.removed_at IS NULL AND (
+    WHERE s.action IS NULL AND s.removed_at IS NULL AND s.retry_attempt IS NULL AND (
         SELECT r.outcome FROM tickwork_runs AS r
         WHERE r.schedule = s.name AND r.outcome IN ('succeeded', 'failed') AND r.backfill IS NULL
         ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1) = 'failed'
