@@ -90,12 +90,19 @@ def test_a_labelled_schedule_runs_as_one_without_a_label(db):
 
 
 @pytest.mark.parametrize("label", [7, b"ada", "", "x" * (LONGEST_LABEL + 1), "ada\x1b[2J", "ada\nking", "\ud800",
-                                   "ada\u202eking", "ada\x85", "ada\u061cking", "ada\u2066king", "   ", "\u3000\u00a0"])
+                                   "ada\u202eking", "ada\x85", "ada\u061cking", "ada\u2066king", "   ", "\u3000\u00a0",
+                                   "\u200b", " \u2060\ufeff "])
 def test_a_label_that_is_not_a_short_line_of_printable_text_is_label_invalid_and_nothing_is_written(db, label):
     with pytest.raises(ScheduleError) as raised:
         run(handed(db).calendar(send_statement, {"customer": 7}, "0 9 * * 1", label=label))
     assert raised.value.code == "schedule.label_invalid"
     assert labels(db) == {}
+
+
+def test_a_label_of_line_breaks_only_is_told_it_holds_a_line_break_not_that_it_is_blank(db):
+    with pytest.raises(ScheduleError) as raised:
+        run(handed(db).calendar(send_statement, {"customer": 7}, "0 9 * * 1", label="\n\n"))
+    assert "line break" in raised.value.message
 
 
 def test_a_bad_label_in_bulk_says_which_item_and_writes_none(db):

@@ -35,6 +35,31 @@ def test_a_schedule_whose_failed_run_has_a_retry_pending_is_not_failing_until_it
     assert run(health(db, NINE + HOUR + MINUTE + 30_000))[1]["failing"] == ["mailer"]
 
 
+def test_a_failing_schedule_whose_next_run_failed_with_a_retry_pending_stays_failing():
+    db = open_store()
+    mailer = Schedule("mailer", Every(HOUR), broken, retry=Retry(1, MINUTE))
+    ticks(db, [mailer], NINE, NINE + HOUR, NINE + HOUR + MINUTE)  # 10:00's attempts are used up
+    ticks(db, [mailer], NINE + 2 * HOUR)  # 11:00 failed too; its retry is due at 11:01
+    assert run(health(db, NINE + 2 * HOUR + 30_000))[1]["failing"] == ["mailer"]
+
+
+def test_a_failed_run_whose_retry_would_come_no_sooner_than_the_next_due_time_is_failing_at_once():
+    db = open_store()
+    mailer = Schedule("mailer", Every(HOUR), broken, retry=Retry(1, 2 * HOUR))
+    ticks(db, [mailer], NINE, NINE + HOUR)  # its retry, at 12:00, is superseded by 11:00
+    assert run(health(db, NINE + HOUR + 30_000))[1]["failing"] == ["mailer"]
+
+
+def test_a_run_by_hand_that_fails_while_a_retry_is_pending_is_failing():
+    db = open_store()
+    mailer = Schedule("mailer", Every(HOUR), broken, retry=Retry(1, 10 * MINUTE))
+    ticks(db, [mailer], NINE, NINE + HOUR)  # 10:00 failed; its retry is due at 10:10
+    run(db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada' WHERE name = 'mailer'",
+               (NINE + HOUR + MINUTE,)))
+    ticks(db, [mailer], NINE + HOUR + 2 * MINUTE)  # the run by hand fails: it has no retry
+    assert run(health(db, NINE + HOUR + 2 * MINUTE + 30_000))[1]["failing"] == ["mailer"]
+
+
 def test_once_ticks_stopped_past_the_threshold_it_answers_503():
     db = open_store()
     ticks(db, [every(1)], NINE)

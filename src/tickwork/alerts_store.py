@@ -11,7 +11,7 @@ import json
 from .database import Statement
 from .model import Code, Outcome
 
-from .schedule_store import LAPSED, LAPSED_DETAIL, chunks, json_rows
+from .schedule_store import LAPSED, LAPSED_DETAIL, RETRY_PENDING, chunks, json_rows
 
 FAILING = "tickwork.schedule_failing"
 RECOVERED = "tickwork.schedule_recovered"
@@ -26,17 +26,12 @@ def iso_sql(ms: str) -> str:
 ALERT_ENDS = json_rows("name", "run", "outcome", "code", "detail", "ended", "trace", "event", "delivery",
                        "queue", "sender", "lease_until", "retry")
 
-# A due time's attempts are used up where the row holds no retry still to be made: none was
-# scheduled (no retries declared, the last declared attempt, a run by hand), or the retry comes
-# no sooner than the next due time it put aside, which supersedes it. Read after the retries
-# are scheduled, in the same batch.
-RETRY_PENDING = "(s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next))"
-
 # After the ends are recorded, in their batch: a schedule whose end landed (its record says so)
 # and is of the other outcome than the row's is marked with that run. Failing begins at the end
 # of the first failed run whose due time has no attempt left: a failed attempt with a retry to
 # come changes nothing, and a retry that succeeds announces nothing; each later failure finds the
-# row failing already. So a recovery follows only an announced failure. A backfilled run (an
+# row failing already (RETRY_PENDING, read after the retries are scheduled, in the
+# same batch). So a recovery follows only an announced failure. A backfilled run (an
 # old occurrence an operator asked for) changes nothing: alerts follow the schedule's own runs,
 # as the health route does.
 MARK_TURNS = f"""

@@ -31,6 +31,7 @@ not fit is handed back as `left_over`, unwritten, rather than failing the run.
 import json
 import re
 import reprlib
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from types import FunctionType
@@ -344,21 +345,22 @@ def _input(value: object) -> str:
 
 
 def _label(label: object) -> str | None:
-    """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text, not
-    all spaces."""
+    """A label as kept: None, or a line of 1 to LONGEST_LABEL characters of Unicode text that
+    shows something: not only spaces and zero-width characters."""
     if label is None:
         return None
     mend = (f"label it with a string of 1 to {LONGEST_LABEL} characters (code points) on one line, with no control "
-            "characters or bidirectional marks, e.g. the customer's name")
+            "characters or bidirectional marks, and not only spaces, e.g. the customer's name")
     if not isinstance(label, str):
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is not a string", mend)
     if not label or len(label) > LONGEST_LABEL:
         raise ScheduleError("schedule.label_invalid", f"the label is {len(label)} characters long", mend)
-    if label.isspace():
-        raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is only spaces", mend)
     if not is_text(label) or _UNSHOWN.search(label):
         raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} holds a control "
                             "character, a line break, a bidirectional mark or a lone surrogate", mend)
+    if all(c.isspace() or unicodedata.category(c) == "Cf" for c in label):
+        raise ScheduleError("schedule.label_invalid", f"the label {reprlib.repr(label)} is only spaces and "
+                            "zero-width characters: it would show as nothing", mend)
     return label
 
 

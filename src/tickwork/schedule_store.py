@@ -424,17 +424,23 @@ INSERT INTO tickwork_gaps (to_tick, from_tick, recorded_at) VALUES (?1, ?2, ?3)
 ON CONFLICT (to_tick) DO NOTHING
 """
 
+# A due time's attempts are used up where the row holds no retry still to be made: none was
+# scheduled (no retries declared, the last declared attempt, a run by hand), or the retry comes
+# no sooner than the next due time it put aside, which supersedes it.
+RETRY_PENDING = "(s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next))"
+
 # What the health route tells: the app's last tick, and the declared schedules whose latest run
 # failed (through the index of declared rows: those handed over are not read). A backfilled run
-# is of an old occurrence: it tells nothing of whether the schedule works now. A schedule whose
-# failed run has a retry pending is not failing yet, as its alert says: not till its attempts are
-# used up.
-HEALTH = """
+# is of an old occurrence: it tells nothing of whether the schedule works now. Nor does a failed
+# attempt whose retry is still to be made, as its alert says: the runs of that due time are
+# passed over till its attempts are used up, and the run before them tells.
+HEALTH = f"""
 SELECT a.last_tick, (
     SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
-    WHERE s.action IS NULL AND s.removed_at IS NULL AND s.retry_attempt IS NULL AND (
+    WHERE s.action IS NULL AND s.removed_at IS NULL AND (
         SELECT r.outcome FROM tickwork_runs AS r
         WHERE r.schedule = s.name AND r.outcome IN ('succeeded', 'failed') AND r.backfill IS NULL
+          AND NOT ({RETRY_PENDING} AND r.due_at IS s.retry_due AND r.by_hand IS NULL)
         ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1) = 'failed'
 ) AS failing
 FROM tickwork_app AS a WHERE a.id = 1

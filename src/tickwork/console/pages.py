@@ -165,9 +165,9 @@ def overview(frame: Frame, found, since: int) -> str:
     gaps = table(["FROM", "TO", "NO TICK FOR"],
                  [[moment(g["from_tick"], frame.now), moment(g["to_tick"], frame.now),
                    words.short(int(g["to_tick"]) - int(g["from_tick"]))] for g in found.gaps], "no gaps")
-    declared = table(["DECLARED SCHEDULE WHOSE LATEST RUN FAILED"],
+    declared = table(["DECLARED SCHEDULE FAILING"],
                      [[link(frame.href("/schedule", name=name), name)] for name in found.declared_failing],
-                     "no declared schedule's latest run failed")
+                     "no declared schedule is failing")
     failed = table(["SCHEDULE", "FAILED RUNS", "LAST FAILED"],
                    [[link(frame.href("/schedule", name=row["schedule"]), row["schedule"]), row["failures"],
                      moment(row["last_failed"], frame.now)] for row in found.failed_recently],
