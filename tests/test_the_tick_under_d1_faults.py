@@ -3,17 +3,18 @@ write landed). Whatever fails, a run's record says what happened, each due slot 
 most once, and no tick skips a schedule as `running` while nothing runs."""
 
 import asyncio
+import contextlib
 import logging
 
 import pytest
-from faults import D1Error, Faulty, Killed, KilledAfter, at_call, every_call_with, first_with
-from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, ticks
+from faults import D1Error, Faulty, Killed, KilledAfter, Meanwhile, at_call, every_call_with, first_with
+from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, tick_at, ticks
 
 from tickwork import Schedule, clock, event
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
 from tickwork.outbox import Outbox
-from tickwork.schedule_store import FAIL_EXPIRED_RUNS, RECORD_ENDS, SKIP, TAKE_LEASES
+from tickwork.schedule_store import FAIL_EXPIRED_RUNS, RECORD_ENDS, SCHEDULE_LAPSED_RETRIES, SKIP, TAKE_LEASES
 from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -271,3 +272,50 @@ def test_a_lost_run_a_tick_found_but_could_not_end_is_ended_by_the_next_though_t
     [record] = [r for r in runs(db) if r["id"] == lost]
     assert (record["outcome"], record["code"], record["ended_at"]) == (
         Outcome.FAILED, Code.LEASE_EXPIRED, NINE + 51 * MINUTE)
+
+
+class Vanishing(Calls):
+    """An action whose call in the tick at `tick` never ends: its worker is lost with it."""
+
+    def __init__(self, tick):
+        super().__init__()
+        self.tick = tick
+
+    async def __call__(self):
+        if clock.now_ms == self.tick:
+            raise Killed("the worker was lost during the run")
+        await super().__call__()
+
+
+def test_a_lease_that_would_lapse_by_a_later_ticks_mark_is_not_taken_so_no_run_is_left_running_unseen():
+    census = every(15, action=Vanishing(NINE + 15 * MINUTE))
+    db = seeded([census])
+
+    async def later():  # a tick at 09:45, its statements spent on its first read, marks the app
+        await tick_at(db, [census], NINE + 45 * MINUTE, max_statements=2)
+
+    # the 09:15 tick would take a lease to 09:30 after that mark, and its worker be lost
+    with contextlib.suppress(Killed):
+        ticks(Meanwhile(db, TAKE_LEASES, later), [census], NINE + 15 * MINUTE)
+    ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (46, 60, 75)))
+    assert [r for r in runs(db) if r["outcome"] == Outcome.RUNNING] == []
+    assert census.action.at == [NINE + minutes * MINUTE for minutes in (46, 60, 75)]
+
+
+def test_lapses_are_not_cleared_past_a_lease_taken_meanwhile_by_a_tick_of_a_longer_reach():
+    census, tidy = every(15), every(15, name="tidy", action=Vanishing(NINE + 15 * MINUTE))
+    db = seeded([census, tidy])  # both due at 09:15
+    run(tick_at(db, [census, tidy], NINE + 60 * MINUTE, max_statements=2))  # 10:00 marked, nothing run
+    run(db.all("UPDATE tickwork_schedules SET due_at = ?1 WHERE name = 'census'", (NINE + 50 * MINUTE,)))
+    lose_a_run(db, "census", due=NINE + 50 * MINUTE, next_due=NINE + 65 * MINUTE, until=NINE + 65 * MINUTE)
+
+    async def late():  # the 09:15 tick, begun at 09:46, leases tidy to 10:01 and is lost
+        with contextlib.suppress(Killed):
+            await tick_at(db, [census, tidy], NINE + 15 * MINUTE, started_at=NINE + 46 * MINUTE)
+
+    # the 10:30 tick finds census's lease lapsed, and the late one leases tidy before it ends it
+    ticks(Meanwhile(db, SCHEDULE_LAPSED_RETRIES, late), [census, tidy], NINE + 90 * MINUTE)
+    ticks(db, [census, tidy], *(NINE + minutes * MINUTE for minutes in (91, 105, 120)))
+    assert [(r["schedule"], r["due_at"]) for r in runs(db) + runs(db, "tidy") if r["outcome"] == Outcome.RUNNING] == []
+    assert [(r["due_at"], r["code"]) for r in runs(db, "tidy")][:1] == [(NINE + 15 * MINUTE, Code.LEASE_EXPIRED)]
+    assert tidy.action.at[-2:] == [NINE + minutes * MINUTE for minutes in (105, 120)]

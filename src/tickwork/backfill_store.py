@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass
 
 from .database import Database, Row
-from .schedule_store import LEASE_OPEN, State, chunks, json_rows
+from .schedule_store import LEASE_AFTER_LAPSES, LEASE_OPEN, State, chunks, json_rows
 
 # The pending backfills, oldest asked first, each with its schedule's row (the tick's first read
 # said some are pending: otherwise this is never sent). ?1 how many at most.
@@ -42,7 +42,7 @@ TAKE_LEASES = f"""
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2
 FROM j
 WHERE s.name = j.name AND j.run IS NOT NULL AND s.paused = 0 AND s.removed_at IS NULL
-  AND NOT {LEASE_OPEN}
+  AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
   AND EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.id = j.backfill AND b.state = 'pending')
   AND NOT ({MADE_RUN})
 RETURNING lease_run AS run

@@ -60,8 +60,17 @@ WINDOW_FROM = ("(SELECT MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, ?2
                " FROM tickwork_app WHERE id = 1)")
 WINDOW_TO = "(SELECT CAST(?1 - IFNULL(lease_short, ?3) AS INTEGER) FROM tickwork_app WHERE id = 1)"
 
-# The lapsed leases dealt with, in the batch that ends their runs: by ?1 there are none left.
-LAPSES_CLEARED = "UPDATE tickwork_app SET lapse_clear = MAX(IFNULL(lapse_clear, ?1), ?1) WHERE id = 1"
+# The lapsed leases dealt with, in the batch that ends their runs: by ?1 there are none left. Only
+# while the window reaches back as far as the one read (?2): a tick that marked meanwhile with a
+# longer reach may have taken a lease lapsing by ?1 among records before it.
+LAPSES_CLEARED = """
+UPDATE tickwork_app SET lapse_clear = MAX(IFNULL(lapse_clear, ?1), ?1)
+WHERE id = 1 AND MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, 0) + 1 AS INTEGER), 0) >= ?2
+"""
+
+# A lease is taken only to lapse after every lapse dealt with (?2 its end): one already lapsed by
+# then (its tick's time behind another's) would lie outside every window a tick reads.
+LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND lapse_clear >= ?2)"
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
@@ -228,7 +237,7 @@ UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at =
     run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END{ending}
 FROM j
 WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
-  AND NOT {LEASE_OPEN}
+  AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
   AND (j.requested IS NULL OR s.run_requested_at = j.requested) AND {RETRY_CLAIMED}
 RETURNING lease_run AS run
 """
@@ -719,7 +728,7 @@ class ScheduleStore:
         (`retries`: JSON {name: [attempts, pause]}), then `alerts`, the statements announcing the
         schedules they start failing, in one transaction; what each of `alerts` returned."""
         results = await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (*lapsed, retries)), *(alerts or []),
-                                       (FAIL_EXPIRED_RUNS, lapsed), (LAPSES_CLEARED, lapsed[:1])])
+                                       (FAIL_EXPIRED_RUNS, lapsed), (LAPSES_CLEARED, lapsed)])
         return results[1:1 + len(alerts or [])]
 
     async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
