@@ -161,14 +161,17 @@ def _chunks(count: int) -> int:
 @dataclass(frozen=True)
 class Lease:
     """The lease a step's runs are claimed under (the due runs', a backfill round's): they start
-    at `started`, may run `limit` ms, and hold their schedules until `until`."""
+    at `started`, may run `limit` ms, and hold their schedules until `until`. Ticks compare a
+    lease with their own time: one whose invocation began before its tick's time (a tick by hand
+    for a time ahead) is timed from that time, `ticked`, not given already lapsed."""
 
     started: int
     limit: int
+    ticked: int
 
     @property
     def until(self) -> int:
-        return self.started + self.limit + LEASE_GRACE
+        return max(self.started, self.ticked) + self.limit + LEASE_GRACE
 
 
 class _Tick:
@@ -260,7 +263,7 @@ class _Tick:
     def lease_reach(self) -> tuple[int, int]:
         """The longest and shortest the tick's leases may last past it (its `now`): a lease ends a
         minute after the run's limit or the tick's budget, whichever is first (run_due)."""
-        late = self.wall - self.now
+        late = max(self.wall - self.now, 0)
         return late + self.budget + LEASE_GRACE, late + min(self.budget, RUN_LIMIT) + LEASE_GRACE
 
     def expire_cost(self) -> int:
@@ -540,7 +543,7 @@ class _Tick:
 
     def lease(self, spent: int) -> Lease:
         """The lease for runs starting once `spent` ms of the budget are gone."""
-        return Lease(self.wall + spent, min(self.budget - spent, RUN_LIMIT))
+        return Lease(self.wall + spent, min(self.budget - spent, RUN_LIMIT), self.now + spent)
 
     async def run_claimed(self, runs: list[Claim], lease: Lease) -> list[RunReport]:
         """A step's runs side by side, their ends recorded as they finish: the tick's `ends`, which
