@@ -203,7 +203,8 @@ def test_whichever_call_of_a_tick_fails_no_slot_is_called_twice_or_left_running(
     assert succeeded == sum(len(calls) for name, calls in made.items() if name != "b")
 
 
-def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after():
+@pytest.mark.parametrize("began", [0, -HOUR, 5 * MINUTE], ids=["on time", "by hand for a time ahead", "late"])
+def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after(began):
     census = every(15)
     db = seeded([census])
     elapsed = [0.0]
@@ -212,7 +213,8 @@ def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after():
         elapsed[0] += seconds  # the pauses pass on the tick's clock, not in the test
 
     faulty = Faulty(db, every_call_with(RECORD_ENDS))
-    ticks(faulty, [census], NINE + 15 * MINUTE, budget=5 * MINUTE, monotonic=lambda: elapsed[0], sleep=pause)
+    ticks(faulty, [census], NINE + 15 * MINUTE, budget=5 * MINUTE, monotonic=lambda: elapsed[0], sleep=pause,
+          started_at=NINE + 15 * MINUTE + began)
     lease = 5 * MINUTE + MINUTE  # the budget left at the start, plus a minute
     assert lease - 30_000 <= elapsed[0] * 1000 < lease
     assert runs(db)[0]["outcome"] == Outcome.RUNNING  # lost: it ends lease_expired when the lease lapses

@@ -26,12 +26,12 @@ def lease_held(now: str) -> str:
 
 
 # Runs whose worker was lost are found along the records' primary key, whose ids begin with their
-# tick (run_id). A tick's leases last from its invocation's start the tick's budget and a minute,
-# at least the run limit's part of it: the app's row keeps the longest and the shortest any tick has
-# given (`lease_reach`, `lease_short`, ms after the tick), and the tick by which every lapsed lease
-# was dealt with (`lapse_clear`). A run whose lease lapsed since then was made after `lease_reach`
-# before it and by `lease_short` before the tick: only those records are read, each by about one
-# tick (as many as fall between those two reaches).
+# tick (run_id). A tick's leases last from its invocation's start (its time, if later) the tick's
+# budget and a minute, at least the run limit's part of it: the app's row keeps the longest and the
+# shortest any tick has given (`lease_reach`, `lease_short`, ms after the tick), and the tick by
+# which every lapsed lease was dealt with (`lapse_clear`). A run whose lease lapsed since then was
+# made after `lease_reach` before it and by `lease_short` before the tick: only those records are
+# read, each by about one tick (as many as fall between those two reaches).
 # All three are written with the tick's mark, no row more; a tick that finds no lapsed lease there
 # moves `lapse_clear` to itself, and one that found some moves it when their runs are ended.
 def running_made(since: str, until: str) -> str:

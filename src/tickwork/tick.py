@@ -161,17 +161,21 @@ def _chunks(count: int) -> int:
 @dataclass(frozen=True)
 class Lease:
     """The lease a step's runs are claimed under (the due runs', a backfill round's): they start
-    at `started`, may run `limit` ms, and hold their schedules until `until`. Ticks compare a
-    lease with their own time: one whose invocation began before its tick's time (a tick by hand
-    for a time ahead) is timed from that time, `ticked`, not given already lapsed."""
+    at `started`, may run `limit` ms, and their ends must land by `ends_by`, on the invocation's
+    clock. Ticks compare the lease's end, `until`, with their own time: where the invocation began
+    before its tick's time, `ticked` (a tick by hand for a time ahead), it ends that much later."""
 
     started: int
     limit: int
     ticked: int
 
     @property
+    def ends_by(self) -> int:
+        return self.started + self.limit + LEASE_GRACE
+
+    @property
     def until(self) -> int:
-        return max(self.started, self.ticked) + self.limit + LEASE_GRACE
+        return self.ends_by + max(self.ticked - self.started, 0)
 
 
 class _Tick:
@@ -262,7 +266,8 @@ class _Tick:
 
     def lease_reach(self) -> tuple[int, int]:
         """The longest and shortest the tick's leases may last past it (its `now`): a lease ends a
-        minute after the run's limit or the tick's budget, whichever is first (run_due)."""
+        minute after the run's limit or the tick's budget, whichever is first (run_due), counted
+        from the later of the invocation's start and `now` (Lease)."""
         late = max(self.wall - self.now, 0)
         return late + self.budget + LEASE_GRACE, late + min(self.budget, RUN_LIMIT) + LEASE_GRACE
 
@@ -531,7 +536,7 @@ class _Tick:
         try:
             claimed = await self.store.claim(claims, lease.until, self.now, lease.started)
         except Exception as error:
-            claimed = await self.read_back(claims, error, lease.until)
+            claimed = await self.read_back(claims, error, lease)
         reports = [self.skipped(c) for c in claims if c.reason is not None and c.run in claimed.recorded]
         reports += [
             self.skipped(replace(c, reason=Code.COALESCED, detail=COALESCED_DETAIL))
@@ -548,12 +553,12 @@ class _Tick:
     async def run_claimed(self, runs: list[Claim], lease: Lease) -> list[RunReport]:
         """A step's runs side by side, their ends recorded as they finish: the tick's `ends`, which
         the runs' hand-overs in bulk leave room for (`room_for_run`)."""
-        ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease.until), len(runs), self.may_write_now)
+        ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease.ends_by), len(runs), self.may_write_now)
         reports = await asyncio.gather(*(self.run_one(c, lease.started, lease.limit, ends) for c in runs))
         await ends.done()
         return list(reports)
 
-    async def write_ends(self, batch: list, lease_until: int) -> None:
+    async def write_ends(self, batch: list, ends_by: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
         ends = [end for end, _ in batch]
 
@@ -566,7 +571,7 @@ class _Tick:
         cost = self.ends_cost(batch)
         if room is not None and cost > room:  # ends must be kept: past the cap, said so
             log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends), cost, cost - room)
-        kept = await self.must_land(_names(ends), "ends", lease_until, write)
+        kept = await self.must_land(_names(ends), "ends", ends_by, write)
         await self.send(kept, f"what {_names(ends)} emitted")
 
     async def send(self, deliveries: list, what: str) -> None:
@@ -672,27 +677,28 @@ class _Tick:
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
         )
 
-    async def read_back(self, claims: list[Claim], error: Exception, until: int) -> Claimed:
+    async def read_back(self, claims: list[Claim], error: Exception, lease: Lease) -> Claimed:
         """After the claim batch answered an error: whether it landed, read back by run id.
         Unknown after the retries: treated as lost, which it is unless the batch landed."""
         names = _names(claims)
         try:
-            claimed = await self.must_land(names, "read-back of the claims", until,
+            claimed = await self.must_land(names, "read-back of the claims", lease.ends_by,
                                            lambda late: self.store.read_back(claims))
         except Exception:
             log.error(
                 "%s: D1 answered an error (%s) to the batch that claims them, and whether it "
                 "landed could not be read back: if it did not, they stay due; if it did, their "
-                "runs' records end lease_expired at %s", names, error, iso(until),
+                "runs' records end lease_expired at %s", names, error, iso(lease.until),
             )
             return Claimed(set(), set(), set())
         landed = "landed; the tick goes on" if claimed.leased | claimed.recorded else "did not land; they stay due"
         log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed)
         return claimed
 
-    async def must_land(self, names: str, what: str, until: int, write: Callable):
-        """Runs `write(late)` until D1 takes it, while the leases last: `late` is None on the
-        first attempt, then says what failed. Raises the last error when the leases are up."""
+    async def must_land(self, names: str, what: str, by: int, write: Callable):
+        """Runs `write(late)` until D1 takes it, while the leases last (to `by`, on the invocation's
+        clock): `late` is None on the first attempt, then says what failed. Raises the last error
+        when the leases are up."""
         late, attempt = None, 1
         while True:
             try:
@@ -700,9 +706,9 @@ class _Tick:
             except Exception as error:
                 pause = RETRY_PAUSES[min(attempt - 1, len(RETRY_PAUSES) - 1)]
                 attempt += 1
-                if self.clock_ms() + pause * 1000 >= until:
+                if self.clock_ms() + pause * 1000 >= by:
                     log.error("%s: the %s could not be recorded before the leases lapse at %s: %s",
-                              names, what, iso(until), error)
+                              names, what, iso(by), error)
                     raise
                 log.warning("%s: the %s were not recorded (%s); trying again", names, what, error)
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
