@@ -39,6 +39,7 @@ from tickwork.tick import tick  # noqa: E402
 from tickwork.times import DAY, HOUR, MINUTE, SECOND, utc  # noqa: E402
 
 T0 = utc("2026-03-03 12:00")
+LEASE = 15 * MINUTE  # how long past its tick a lease may last, as MARK_TICK is told
 QUEUE = "OUTBOX"  # the producer binding the benchmark's events go out through
 EMITS = (1, 100, 1000)
 DELIVERED = (1_000, 10_000, 100_000)
@@ -257,7 +258,7 @@ async def sweeps(dbs: dict[int, Database], bindings: dict[int, object], store: s
 async def plans(db: Database, store: str) -> dict:
     """How SQLite runs the sweep's claim and MARK_TICK's look at the outbox."""
     found = {}
-    for name, sql, params in (("SWEEP", SWEEP, (T0, "x", T0, 100)), ("MARK_TICK", MARK_TICK, (T0,))):
+    for name, sql, params in (("SWEEP", SWEEP, (T0, "x", T0, 100)), ("MARK_TICK", MARK_TICK, (T0, LEASE, LEASE))):
         rows = await db.all("EXPLAIN QUERY PLAN " + sql, params)
         found[name] = [row["detail"] for row in rows]
     return {"bench": "query_plans", "store": store, **found}
