@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from helpers import lose_a_run, lost_run, run, runs, state, tick_at, ticks
+from helpers import lose_a_run, run, runs, state, tick_at, ticks
 from test_how_a_schedule_runs import VirtualTime
 from test_the_operators_command import app  # noqa: F401 (the fixture)
 
@@ -261,7 +261,7 @@ def test_a_failed_run_with_attempts_left_costs_the_one_statement_more_the_tick_c
     statement = daily(Failing())
     ticks(db, [statement], utc("2026-03-01 12:00"))
     counted = statements_for([Claim("statement", 0, 0, "run", retries=True)])
-    # the lease and the start; the end, the retry scheduled and the lease given back
+    # the lease and the start; the retry scheduled and the end, which gives the lease back
     assert cost(db, utc("2026-03-02 09:00"), [statement])[0] == FIRST_READ + 2 + 2 == FIRST_READ + counted
 
 

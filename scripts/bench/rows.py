@@ -162,7 +162,7 @@ async def housekeeping_deletes(db: Database, store: str, size) -> list[dict]:
 
 async def lapse_window(db: Database, store: str) -> dict:
     """What ticks read of each run record looking for runs whose worker was lost: a record is in
-    the window of the ticks by which its lease may have lapsed, once that may be (LEASE_REACH after
+    the window of the ticks by which its lease may have lapsed, once that may be (`lease_short` after
     its tick). The rows read by the ticks of half an hour after records were made, less those read
     by the ticks of half an hour with none."""
     await tick(db, [], T0, started_at=T0)
