@@ -31,7 +31,6 @@ LEFT JOIN tickwork_runs AS r ON r.id = (
 LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run AND l.outcome = 'running'"""
 
 
-
 def holds_lease(row: Row) -> bool:
     """Whether a schedule's row, as SCHEDULES_WITH_RUNS or SELECT_SCHEDULE read it, has a run
     going on under its lease: the row keeps its last lease after the run's end gives it back."""

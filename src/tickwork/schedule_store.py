@@ -222,9 +222,10 @@ RETRY_TAKEN = "retry_attempt = CASE WHEN j.next_due = s.due_at THEN s.retry_atte
 
 # The lease, row by row as the schedules document states it: due time unchanged, not paused, no
 # live lease: none open, as a lapsed one is no longer once the tick has recorded its run lost (it
-# does so first), so no run's record is left `running` with its lease taken. Taking it also moves the due time on, so a second tick with the same due time finds
-# nothing to take. A run asked for by hand moves no due time, so a claim answering a request also
-# needs that request still there, and consumes it: one request, one run. The runs it returns are
+# does so first), so no run's record is left `running` with its lease taken. Taking it also moves
+# the due time on, so a second tick with the same due time finds nothing to take. A run asked for
+# by hand moves no due time, so a claim answering a request also needs that request still there,
+# and consumes it: one request, one run. The runs it returns are
 # the leases this tick won. A schedule handed over that never comes due again (a one-off moment)
 # is `done` with its last call. A column set, even to its own value, rewrites every index that
 # names it, and D1 bills each: `removed_at` (in the declared rows' index) is set only by the
