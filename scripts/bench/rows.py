@@ -33,7 +33,7 @@ from tickwork.database import Database  # noqa: E402
 from tickwork.grid import Every  # noqa: E402
 from tickwork.housekeeping_store import RUNS as DELETE_RUNS  # noqa: E402
 from tickwork.outbox import Outbox  # noqa: E402
-from tickwork.tick import tick  # noqa: E402
+from tickwork.tick import WORKER_TICK_BUDGET, tick  # noqa: E402
 from tickwork.times import DAY, MINUTE, SECOND, utc  # noqa: E402
 
 T0 = utc("2026-03-03 12:00")
@@ -160,24 +160,28 @@ async def housekeeping_deletes(db: Database, store: str, size) -> list[dict]:
                       "bytes_per_item": round((with_items - with_runs) / RECORDS)}]
 
 
-async def lapse_window(db: Database, store: str) -> dict:
+async def lapse_window(db: Database, store: str, ticks_a_minute: int) -> dict:
     """What ticks read of each run record looking for runs whose worker was lost: a record is in
     the window of the ticks by which its lease may have lapsed, once that may be (`lease_short` after
     its tick). The rows read by the ticks of half an hour after records were made, less those read
-    by the ticks of half an hour with none."""
+    by the ticks of half an hour with none. With queues bound a Worker ticks at each 10-second mark
+    too, each with what is left of the invocation's budget (invocation.py): its leases' ends spread
+    over 50 s, and a record is read by the marks' ticks that span."""
     await tick(db, [], T0, started_at=T0)
     await db.all(OLD_RUNS, (RECORDS, T0))
 
     async def half_an_hour(start: int) -> int:
         counters = Counters(db)
         for minutes in range(1, 31):
-            await tick(db, [], start + minutes * MINUTE, started_at=start + minutes * MINUTE)
+            for mark in range(ticks_a_minute):
+                at = start + minutes * MINUTE + mark * 10 * SECOND
+                await tick(db, [], at, started_at=at, budget=WORKER_TICK_BUDGET - mark * 10 * SECOND)
         return counters.taken().get("rows_read", 0)
 
     within = await half_an_hour(T0)
     await db.all("DELETE FROM tickwork_runs WHERE tick_at = ?1", (T0,))
     without = await half_an_hour(T0 + 30 * MINUTE)
-    return {"bench": "lapse_window", "store": store, "records": RECORDS,
+    return {"bench": "lapse_window", "store": store, "records": RECORDS, "ticks_a_minute": ticks_a_minute,
             "rows_read_per_record": round((within - without) / RECORDS, 2)}
 
 
@@ -193,7 +197,8 @@ def month(results: list[dict]) -> list[dict]:
     """A month of each shape from the measured unit costs; housekeeping deletes each record once."""
     got = {r["bench"]: r for r in results}
     run, idle, minute = got["rows_per_due_run"], got["nothing_due_tick"], got["quiet_minute_with_queues"]
-    deleted, storage, window = got["housekeeping_deletes"], got["storage"], got["lapse_window"]
+    deleted, storage = got["housekeeping_deletes"], got["storage"]
+    windows = {r["ticks_a_minute"]: r for r in results if r["bench"] == "lapse_window"}
     rows = []
     for shape in SHAPES:
         minutes = MONTH_DAYS * 24 * 60
@@ -203,8 +208,8 @@ def month(results: list[dict]) -> list[dict]:
         else:
             ticks_written, ticks_read = idle["rows_written"] * minutes, idle.get("rows_read", 0) * minutes
         written = ticks_written + runs * (run["rows_per_due_run"] + deleted["rows_written_per_record"])
-        read = ticks_read + runs * (run.get("rows_read_per_due_run", 0) + deleted.get("rows_read_per_record", 0)
-                                    + window.get("rows_read_per_record", 0))
+        looked = windows[shape["ticks_a_minute"]].get("rows_read_per_record", 0)
+        read = ticks_read + runs * (run.get("rows_read_per_due_run", 0) + deleted.get("rows_read_per_record", 0) + looked)
         kept = runs * storage["bytes_per_run_record"] + shape["items"] * storage["bytes_per_item"]
         rows.append({"bench": "d1_month", "store": run["store"], **shape, "runs": round(runs),
                      "rows_written": round(written), "rows_read": round(read), "storage_bytes": round(kept),
@@ -247,7 +252,7 @@ async def measure(fresh, store: str, ledger, size) -> list[dict]:
     results = [await due_runs(fresh(), store, ledger)]
     results += await nothing_due(fresh(), store)
     results += await housekeeping_deletes(fresh(), store, size)
-    results.append(await lapse_window(fresh(), store))
+    results += [await lapse_window(fresh(), store, 1), await lapse_window(fresh(), store, 6)]
     return results + month(results)
 
 
@@ -261,7 +266,8 @@ async def main() -> list[dict]:
 
 
 async def host_main(ctx, js_env) -> str:
-    """On the host's Pyodide: `js_env` binds DB_DUE, DB_IDLE, DB_KEPT and DB_LOST, empty and migrated."""
+    """On the host's Pyodide: `js_env` binds DB_DUE, DB_IDLE, DB_KEPT, DB_LOST and DB_LOST_MARKS, empty
+    and migrated."""
     import entry
     from tickwork.adapters.workers import D1Database
 
@@ -296,7 +302,7 @@ async def host_main(ctx, js_env) -> str:
         return db.size
 
     env = entry.Default(ctx, js_env).env
-    bindings = iter([env.DB_DUE, env.DB_IDLE, env.DB_KEPT, env.DB_LOST])
+    bindings = iter([env.DB_DUE, env.DB_IDLE, env.DB_KEPT, env.DB_LOST, env.DB_LOST_MARKS])
     results = await measure(lambda: Ledger(next(bindings)), "host_d1", ledger, size)
     month_rows = [r for r in results if r["bench"] == "d1_month"]
     return json.dumps({"results": results, "missed": missed(results), "table": table(month_rows)})

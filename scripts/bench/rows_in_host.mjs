@@ -12,7 +12,7 @@ const { bundle } = benchOptions();
 
 await report('rows_written', () =>
   withHost(
-    { bundle, toml: wranglerToml('tickwork-bench-rows', ['DB_DUE', 'DB_IDLE', 'DB_KEPT', 'DB_LOST']), script: 'rows.py' },
+    { bundle, toml: wranglerToml('tickwork-bench-rows', ['DB_DUE', 'DB_IDLE', 'DB_KEPT', 'DB_LOST', 'DB_LOST_MARKS']), script: 'rows.py' },
     async ({ platform, bench }) => {
       const outcome = JSON.parse(await bench.host_main(new ExecutionContext(), platform.env));
       console.log(outcome.table);
