@@ -165,8 +165,9 @@ async def lapse_window(db: Database, store: str, ticks_a_minute: int) -> dict:
     the window of the ticks by which its lease may have lapsed, once that may be (`lease_short` after
     its tick). The rows read by the ticks of half an hour after records were made, less those read
     by the ticks of half an hour with none. With queues bound a Worker ticks at each 10-second mark
-    too, each with what is left of the invocation's budget (invocation.py): its leases' ends spread
-    over 50 s, and a record is read by the marks' ticks that span."""
+    too, each with what is left of the invocation's budget (invocation.py): its leases all end with
+    the invocation's, so they last past their tick from 15 minutes (:00) down to 50 s less (:50), and
+    a record is read by the marks' ticks in those 50 s."""
     await tick(db, [], T0, started_at=T0)
     await db.all(OLD_RUNS, (RECORDS, T0))
 
