@@ -31,6 +31,23 @@ def open_store(path=":memory:") -> SQLiteDatabase:
     return db
 
 
+def migrated_before(version: str) -> SQLiteDatabase:
+    """A store as a release before migration `version` left it: the migrations before that one."""
+    db = SQLiteDatabase()
+    for script in sorted(MIGRATIONS.glob("*.sql")):
+        if script.name < version:
+            db._conn.executescript(script.read_text())
+    return db
+
+
+def migrate_from(db: SQLiteDatabase, version: str) -> SQLiteDatabase:
+    """The upgrade of a store `migrated_before(version)`: that migration and those after it."""
+    for script in sorted(MIGRATIONS.glob("*.sql")):
+        if script.name >= version:
+            db._conn.executescript(script.read_text())
+    return db
+
+
 def run(coroutine):
     return asyncio.run(coroutine)
 

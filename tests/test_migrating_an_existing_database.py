@@ -1,7 +1,7 @@
 """A D1 database written by the tick of migrations 0001 to 0003 (every declared row marked at each
 tick) keeps its grids, owes no run more or less, and knows which schedules were removed."""
 
-from helpers import MIGRATIONS, calendar, every, last_tick, run, runs, state, ticks
+from helpers import MIGRATIONS, calendar, every, last_tick, migrate_from, migrated_before, run, runs, state, ticks
 
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.times import utc
@@ -76,16 +76,11 @@ RUN, OLD = "7f3a" * 8, "0c1d" * 8
 
 
 def migrated_holding_a_lease():
-    db = SQLiteDatabase()
-    scripts = sorted(MIGRATIONS.glob("0*.sql"))
-    for script in [s for s in scripts if s.name < "0017"]:
-        db._conn.executescript(script.read_text())
+    db = migrated_before("0017")
     db._conn.executescript(HELD.format(
         next_due=utc("2026-03-02 09:30"), first=utc("2026-03-01 09:00"), tick=utc("2026-03-02 09:15"),
         until=utc("2026-03-02 09:40"), run=RUN, old=OLD, month=utc("2026-01-30 09:15")))
-    for script in [s for s in scripts if s.name >= "0017"]:
-        db._conn.executescript(script.read_text())
-    return db
+    return migrate_from(db, "0017")
 
 
 def test_a_lease_held_across_migration_0017_is_recorded_lease_expired_at_the_first_tick_after_it_lapses():

@@ -5,7 +5,7 @@ measured on the host by scripts/bench/rows_in_host.mjs."""
 
 import re
 
-from helpers import MIGRATIONS, every, open_store, run, runs, state, ticks
+from helpers import every, migrate_from, migrated_before, open_store, run, runs, state, ticks
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.adapters.sqlite import SQLiteDatabase
@@ -51,13 +51,9 @@ def test_a_ticks_run_records_take_no_entry_in_the_index_by_tick_their_ids_keep_t
 
 
 def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go_30_days_old():
-    db = SQLiteDatabase()
-    scripts = sorted(MIGRATIONS.glob("*.sql"))
-    for script in [s for s in scripts if s.name < "0017"]:
-        db._conn.executescript(script.read_text())
+    db = migrated_before("0017")
     db._conn.execute(OLD_RECORD, (NINE,))
-    for script in [s for s in scripts if s.name >= "0017"]:
-        db._conn.executescript(script.read_text())
+    migrate_from(db, "0017")
     rows = run(db.all("SELECT id FROM tickwork_runs INDEXED BY tickwork_runs_by_tick WHERE id < 'z' AND tick_at <= ?1",
                       (NINE,)))
     assert [r["id"] for r in rows] == ["old-run"]
@@ -108,14 +104,10 @@ VALUES ('old-run', 'census', ?1, ?1, ?1, ?1 + 5, 'failed', 'boom', 'raised', 'it
 
 
 def test_run_records_made_before_migration_0012_are_kept_whole_and_read_by_schedule():
-    db = SQLiteDatabase()
-    scripts = sorted(MIGRATIONS.glob("*.sql"))
-    for script in [s for s in scripts if s.name < "0012"]:
-        db._conn.executescript(script.read_text())
+    db = migrated_before("0012")
     db._conn.execute(OLD_RECORD, (NINE,))
     before = runs(db)
-    for script in [s for s in scripts if s.name >= "0012"]:
-        db._conn.executescript(script.read_text())
+    migrate_from(db, "0012")
     kept = [{column: run[column] for column in before[0]} for run in runs(db)]  # later migrations add columns
     assert kept == before and before[0]["detail"] == "it said so"
     census = every(15)

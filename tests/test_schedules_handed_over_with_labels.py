@@ -3,7 +3,7 @@ says it (`items.calendar(..., label="ada")`), kept on its row for the operator, 
 other argument (`schedule.label_invalid`, nothing written), and no part of its id."""
 
 import pytest
-from helpers import run, ticks
+from helpers import migrate_from, migrated_before, run, ticks
 
 from tickwork import ScheduleError, call
 from tickwork.per_item import LONGEST_LABEL, Items
@@ -127,20 +127,12 @@ def test_a_label_of_the_longest_length_is_kept(db):
 
 
 def test_a_schedule_handed_over_before_migration_0016_keeps_its_row_and_has_no_label():
-    from helpers import MIGRATIONS
-
-    from tickwork.adapters.sqlite import SQLiteDatabase
-
-    db = SQLiteDatabase()
-    scripts = sorted(MIGRATIONS.glob("*.sql"))
-    for script in (s for s in scripts if s.name < "0016"):
-        db._conn.executescript(script.read_text())
+    db = migrated_before("0016")
     db._conn.execute(
         "INSERT INTO tickwork_schedules (name, action, timing, input, form, every_ms, due_at, first_tick, last_tick)"
         " VALUES ('send_statement@aa', 'app:send_statement', '{}', '{\"customer\": 7}', 'every 3600000', 3600000,"
         f" {MONDAY_NINE}, {SUNDAY}, {SUNDAY})")
-    for script in (s for s in scripts if s.name >= "0016"):
-        db._conn.executescript(script.read_text())
+    migrate_from(db, "0016")
     [row] = run(db.all("SELECT name, input, due_at, label FROM tickwork_schedules"))
     assert row == {"name": "send_statement@aa", "input": '{"customer": 7}', "due_at": MONDAY_NINE, "label": None}
 
