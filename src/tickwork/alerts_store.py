@@ -11,6 +11,7 @@ import json
 from .database import Statement
 from .model import Code, Outcome
 
+from .outbox_store import new_deliveries
 from .schedule_store import LAPSED, LAPSED_DETAIL, RETRY_PENDING, chunks, json_rows
 
 FAILING = "tickwork.schedule_failing"
@@ -72,8 +73,7 @@ RETURNING id, queue, (SELECT name FROM tickwork_events WHERE id = event) AS name
 
 RECORD_TURN_DELIVERIES = f"""
 {ALERT_ENDS}
-INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
-SELECT j.delivery, j.event, j.queue, 'running', 1, j.sender, j.lease_until, j.ended
+{new_deliveries("j.delivery", "j.event", "j.queue", "j.sender", "j.lease_until", "j.ended")}
 FROM j JOIN tickwork_events AS e ON e.id = j.event
 WHERE true
 ON CONFLICT (id) DO NOTHING
@@ -99,8 +99,7 @@ ON CONFLICT (id) DO NOTHING
 """
 
 RECORD_GAP_DELIVERY = f"""
-INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
-SELECT ?5, e.id, ?6, 'running', 1, ?7, ?8, ?3 FROM tickwork_events AS e WHERE e.id = ?4
+{new_deliveries("?5", "e.id", "?6", "?7", "?8", "?3")} FROM tickwork_events AS e WHERE e.id = ?4
 ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
@@ -137,8 +136,7 @@ ON CONFLICT (id) DO NOTHING
 
 RECORD_LAPSED_DELIVERIES = f"""
 WITH {LAPSED}
-INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
-SELECT 'lapsed-delivery-' || s.lease_run, e.id, ?3, 'running', 1, ?4, ?5, ?1
+{new_deliveries("'lapsed-delivery-' || s.lease_run", "e.id", "?3", "?4", "?5", "?1")}
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_events AS e ON e.id = s.alert_run
 WHERE s.lease_run = x.run AND {MARKED_LAPSED}
 ON CONFLICT (id) DO NOTHING

@@ -12,6 +12,15 @@ from .schedule_store import json_chunks, json_rows
 
 SET_ASIDE_STATES = "('dismissed', 'cancelled')"
 
+
+
+def new_deliveries(id: str, event: str, queue: str, sender: str, lease_until: str, at: str) -> str:
+    """The head of a statement keeping deliveries (each value SQL): each begins `running`, its
+    first attempt leased to the sender that sends it next, as the sweep would lease it."""
+    return (f"INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)\n"
+            f"SELECT {id}, {event}, {queue}, 'running', 1, {sender}, {lease_until}, {at}")
+
+
 EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at", "trace")
 
 # With a run's end, in its batch: only where that end landed as `succeeded`. Outside a run
@@ -26,8 +35,7 @@ ON CONFLICT (id) DO NOTHING
 
 RECORD_DELIVERIES = f"""
 {EMITTED}
-INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
-SELECT j.delivery, j.id, j.queue, 'running', 1, j.sender, j.lease_until, j.at
+{new_deliveries("j.delivery", "j.id", "j.queue", "j.sender", "j.lease_until", "j.at")}
 FROM j JOIN tickwork_events AS e ON e.id = j.id
 WHERE true
 ON CONFLICT (id) DO NOTHING
