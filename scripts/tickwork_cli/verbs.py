@@ -9,7 +9,8 @@ from pathlib import Path
 
 from tickwork.backfill import DRY_RUN_MOST, Refused
 from tickwork.backfill import plan as plan_backfill
-from tickwork.operator_store import FROM_STATES, OperatorStore, holds_lease
+from tickwork.operator_store import FROM_STATES, OperatorStore
+from tickwork.schedule_store import holds_lease
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
 from tickwork.words import attempts_of as _attempts_of

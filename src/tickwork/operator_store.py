@@ -31,12 +31,6 @@ LEFT JOIN tickwork_runs AS r ON r.id = (
 LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run AND l.outcome = 'running'"""
 
 
-def holds_lease(row: Row) -> bool:
-    """Whether a schedule's row, as SCHEDULES_WITH_RUNS or SELECT_SCHEDULE read it, has a run
-    going on under its lease: the row keeps its last lease after the run's end gives it back."""
-    return bool(row.get("lease_run")) and bool(row.get("lease_open"))
-
-
 # A page of schedules, declared and handed over, in name order after the cursor ?1 (the last name
 # of the page before; '' for the first), through the primary key's index: a million handed over
 # cost a page what a hundred do. ?2 a GLOB on the name, ?3 a kind (every, calendar, pulse, once),

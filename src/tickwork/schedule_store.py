@@ -17,12 +17,18 @@ from .timing import Call, Covered
 # `running`: the end that records the run gives its lease back, and no write of the state row does.
 # (D1 bills each row written, and the row and the index of leases took two more a run.)
 LEASE_OPEN = "EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running')"
-LEASE_HELD = f"(s.lease_until > {{now}} AND {LEASE_OPEN})"  # live: its run goes on, within its lease
 
 
 def lease_held(now: str) -> str:
-    """The SQL that holds where the state row `s` has a live lease at `now` (a parameter)."""
-    return LEASE_HELD.format(now=now)
+    """The SQL that holds where the state row `s` has a live lease at `now` (a parameter): its
+    run goes on, within its lease."""
+    return f"(s.lease_until > {now} AND {LEASE_OPEN})"
+
+
+def holds_lease(row: Row) -> bool:
+    """Whether a schedule's row, read with LEASE_OPEN as `lease_open`, has a run going on under
+    its lease: the row keeps its last lease after the run's end gives it back."""
+    return bool(row.get("lease_run")) and bool(row.get("lease_open"))
 
 
 # Runs whose worker was lost are found along the records' primary key, whose ids begin with their
@@ -492,14 +498,14 @@ class State:
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
-        number = _number
+        number, held = _number, holds_lease(row)
         return cls(
             name=row["name"],
             every=int(row["every_ms"]),
             due_at=int(row["due_at"]),
             paused=bool(row["paused"]),
-            lease_run=row["lease_run"] if row["lease_open"] else None,
-            lease_until=number(row["lease_until"]) if row["lease_open"] else None,
+            lease_run=row["lease_run"] if held else None,
+            lease_until=number(row["lease_until"]) if held else None,
             first_tick=int(row["first_tick"]),
             last_tick=int(row["last_tick"]),
             form=row.get("form") or f"every {int(row['every_ms'])}",

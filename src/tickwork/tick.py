@@ -265,11 +265,10 @@ class _Tick:
         )
 
     def lease_reach(self) -> tuple[int, int]:
-        """The longest and shortest the tick's leases may last past it (its `now`): a lease ends a
-        minute after the run's limit or the tick's budget, whichever is first (run_due), counted
-        from the later of the invocation's start and `now` (Lease)."""
-        late = max(self.wall - self.now, 0)
-        return late + self.budget + LEASE_GRACE, late + min(self.budget, RUN_LIMIT) + LEASE_GRACE
+        """The longest and shortest the tick's leases may last past it (its `now`): a lease given
+        later in the budget lasts longer, till the run limit no longer cuts it short (Lease)."""
+        longest = self.lease(max(self.budget - RUN_LIMIT, 0)).until
+        return longest - self.now, self.lease(0).until - self.now
 
     def expire_cost(self) -> int:
         """The statements ending the runs whose leases lapsed take, with their alerts and sends."""

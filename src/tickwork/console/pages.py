@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .. import words
-from ..operator_store import FROM_STATES, holds_lease
+from ..operator_store import FROM_STATES
+from ..schedule_store import holds_lease
 from ..times import NEVER
 from ..words import relative, when
 from .html import Html, join, link, table, tag, text, url, void
