@@ -13,7 +13,6 @@ from .schedule_store import json_chunks, json_rows
 SET_ASIDE_STATES = "('dismissed', 'cancelled')"
 
 
-
 def new_deliveries(id: str, event: str, queue: str, sender: str, lease_until: str, at: str) -> str:
     """The head of a statement keeping deliveries (each value SQL): each begins `running`, its
     first attempt leased to the sender that sends it next, as the sweep would lease it."""
