@@ -251,6 +251,10 @@ def test_no_page_holds_a_script_or_an_inline_style(db):
     pytest.param("/runs?since=3d", id="a period the page offers none of"),
     pytest.param("/schedules?state=asleep", id="a state there is none of"),
     pytest.param("/schedules?q=x&in=colour", id="a field that is not searched"),
+    pytest.param("/runs?name=" + "a" * 50_001, id="a name pattern past SQLite's longest GLOB"),
+    pytest.param("/schedules?q=" + "a*" * 25_001, id="a search past SQLite's longest GLOB"),
+    pytest.param("/schedules?in=input&q=" + "a" * 50_001, id="an input search as long"),
+    pytest.param("/schedules?after=" + "a" * 50_001, id="a page's bound as long"),
 ])
 def test_a_query_value_the_console_never_writes_is_a_400_saying_which(db, query):
     answer = ask(db, "GET", PREFIX + query)
