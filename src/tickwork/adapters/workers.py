@@ -77,9 +77,11 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
             settings=settings_of(app, env),
         )
+    from ..words import printable  # an app's own code may hold a terminal escape
+
     for report in reports:
         for run in report.runs:
-            print(describe(run))
+            print(printable(describe(run)))
     return reports
 
 
