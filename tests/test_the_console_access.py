@@ -2,12 +2,16 @@
 the team's key and within its times, or the bearer token kept as a Worker secret. Without
 credentials 401, with bad ones 403, and either way nothing changes."""
 
+import asyncio
+from types import SimpleNamespace
+
 import pytest
 from console_fixtures import (
     AUD, NOW, PREFIX, TEAM, TOKEN, AccessTeam, CPythonVerifier, access_of, ask, filled_store, logged, paused, post,
     token_access,
 )
 
+from tickwork.adapters.workers import KEYS_TIMEOUT_S, WebCryptoVerifier
 from tickwork.console.access import CERTS, LOCAL, Checked
 from tickwork.times import HOUR
 
@@ -137,3 +141,66 @@ def b64(text: str) -> str:
     import base64
 
     return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()
+
+
+# -- the team's keys as the Worker fetches them ------------------------------------------------------
+
+class FetchingVerifier(WebCryptoVerifier):
+    """The Worker's verifier, its keys fetched by the `fetch` given; RS256 on CPython."""
+
+    rs256 = CPythonVerifier.rs256
+
+
+@pytest.fixture
+def no_keys_held():
+    WebCryptoVerifier._keys.clear()
+    WebCryptoVerifier._tried.clear()
+    yield
+    WebCryptoVerifier._keys.clear()
+    WebCryptoVerifier._tried.clear()
+
+
+def answering(body):
+    """A fetch whose response is `body` as JSON."""
+
+    async def fetch(url):
+        async def json():
+            return body
+
+        return SimpleNamespace(ok=True, json=json)
+
+    return fetch
+
+
+async def never(url):
+    await asyncio.get_running_loop().create_future()  # the certs URL hangs
+
+
+@pytest.mark.parametrize("body", [{"keys": None}, {"keys": 7}, {"keys": "x"}, [7], None])
+def test_access_keys_answered_as_no_list_of_keys_are_403_not_an_error(db, no_keys_held, body):
+    answer = ask(db, "GET", PREFIX, access_of(FetchingVerifier(answering(body))),
+                 headers={"cf-access-jwt-assertion": TEAM_KEY.jwt()})
+    assert answer.status == 403
+
+
+def test_keys_a_verifier_gives_as_no_list_are_403_not_an_error(db):
+    class Seven(CPythonVerifier):
+        async def keys(self, url, fresh=False):
+            return 7
+
+    answer = ask(db, "GET", PREFIX, access_of(Seven()), headers={"cf-access-jwt-assertion": TEAM_KEY.jwt()})
+    assert answer.status == 403
+
+
+def test_the_keys_fetch_is_bounded_and_one_that_timed_out_is_not_kept(db, no_keys_held):
+    jwt = {"cf-access-jwt-assertion": TEAM_KEY.jwt()}
+    timed_out = ask(db, "GET", PREFIX, access_of(FetchingVerifier(never, timeout_s=0.01)), headers=jwt)
+    afterwards = ask(db, "GET", PREFIX, access_of(FetchingVerifier(answering({"keys": [TEAM_KEY.jwk()]}))),
+                     headers=jwt)
+
+    assert timed_out.status == 503 and "could not be fetched" in timed_out.body
+    assert afterwards.status == 200
+
+
+def test_the_keys_fetch_is_bounded_by_default():
+    assert 1 <= FetchingVerifier(never).timeout_s <= KEYS_TIMEOUT_S <= 5

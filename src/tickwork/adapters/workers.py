@@ -276,6 +276,7 @@ def console_first(app: App):
 
 KEYS_KEPT_MS = 3_600_000  # how long an isolate keeps an Access team's keys
 KEYS_REFRESHED_MS = 60_000  # at most one fetch of them a minute, however many unknown keys come
+KEYS_TIMEOUT_S = 3.0  # how long a request waits for them: a hung certs URL refuses it (503), not holds it
 
 
 class WebCryptoVerifier:
@@ -283,27 +284,40 @@ class WebCryptoVerifier:
     keys fetched once an isolate (again after an hour, or when a token names a key not held)."""
 
     _keys: dict[str, tuple[int, list[dict]]] = {}  # certs URL: (fetched at, keys), per isolate
-    _tried: dict[str, int] = {}  # certs URL: when it was last fetched, or tried
+    _tried: dict[str, int] = {}  # certs URL: when it last answered
 
-    async def keys(self, url: str, fresh: bool = False) -> list[dict]:
-        from js import fetch
+    def __init__(self, fetch=None, timeout_s: float = KEYS_TIMEOUT_S):
+        self.fetch = fetch  # the runtime's own `fetch` where None
+        self.timeout_s = timeout_s
 
+    async def keys(self, url: str, fresh: bool = False) -> list[dict] | None:
         now = _now()
         held = self._keys.get(url)
         kept = held is not None and not fresh and now - held[0] < KEYS_KEPT_MS
         if kept or now - self._tried.get(url, -KEYS_REFRESHED_MS) < KEYS_REFRESHED_MS:
             return held[1] if held else []
-        WebCryptoVerifier._tried[url] = now
         try:
-            response = await fetch(url)
-            body = (await response.json()).to_py() if response.ok else None
-        except Exception:  # the team's keys out of reach: the keys held, if any, still check
-            body = None
-        if not isinstance(body, dict):
+            body = await asyncio.wait_for(self._fetched(url), self.timeout_s)
+        except Exception:  # out of reach or too slow: kept for nothing, so the next request tries again
+            return held[1] if held else None
+        WebCryptoVerifier._tried[url] = now
+        found = body.get("keys") if isinstance(body, dict) else None
+        if not isinstance(found, list):  # no JWKS: the keys held, if any, still check
             return held[1] if held else []
-        keys = [dict(key) for key in body.get("keys", []) if isinstance(key, dict)]
+        keys = [dict(key) for key in found if isinstance(key, dict)]
         WebCryptoVerifier._keys[url] = (now, keys)
         return keys
+
+    async def _fetched(self, url: str):
+        """The JSON the certs URL answers; raises where it answers no 2xx."""
+        if self.fetch is None:
+            from js import fetch
+        else:
+            fetch = self.fetch
+        response = await fetch(url)
+        if not response.ok:
+            raise ConnectionError(f"{url} answered {getattr(response, 'status', 'not 2xx')}")
+        return _setting(await response.json())
 
     async def rs256(self, jwk: dict, data: bytes, signature: bytes) -> bool:
         import json
