@@ -239,6 +239,8 @@ async def console(app: App, env, request):
 async def serve_console(app: App, env, request, access):
     """The console's answer to the Workers `request` with `access`: `Checked` on Cloudflare;
     `tickwork.console.access.LOCAL` from the local host's bridge only (no login)."""
+    from dataclasses import replace
+
     from workers import Response
 
     from ..console.http import Request
@@ -248,10 +250,33 @@ async def serve_console(app: App, env, request, access):
         return Response("the console reads the app's D1 database, and the app binds none\n", status=503,
                         headers={"content-type": "text/plain; charset=utf-8"})
     method = str(getattr(request.method, "value", request.method)).upper()
-    body = b"" if method in ("GET", "HEAD") else await request.bytes()
-    plain = Request.of(method, request.url, dict(request.headers.items()), body)
+    plain = Request.of(method, request.url, dict(request.headers.items()))
+    if method not in ("GET", "HEAD"):
+        plain = replace(plain, read=_body_reader(request))
     answer = await serve(D1Database(getattr(env, app.store)), app, plain, _now(), access)
     return Response(answer.body, status=answer.status, headers=answer.headers)
+
+
+def _body_reader(request):
+    """The console's reader of a Workers request's body: its stream read only when the console
+    asks (once the request is let in), and no further than `most` bytes (None past them)."""
+
+    async def read(most: int) -> bytes | None:
+        stream = getattr(request, "body", None)
+        if not hasattr(stream, "getReader"):  # no body (JavaScript's null)
+            return b""
+        reader, chunks, size = stream.getReader(), [], 0
+        while True:
+            chunk = await reader.read()
+            if chunk.done:
+                return b"".join(chunks)
+            chunks.append(bytes(chunk.value.to_bytes()))
+            size += len(chunks[-1])
+            if size > most:
+                await reader.cancel()
+                return None
+
+    return read
 
 
 def console_first(app: App):

@@ -4,6 +4,7 @@ one operator change as the command makes it (operator_store.py), logged with who
 
 import json
 import re
+from dataclasses import replace
 
 from .. import backfill, words
 from ..app import App, timing_of
@@ -14,7 +15,7 @@ from ..times import DAY, HOUR, NEVER, instant
 from . import csrf, pages
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
-from .http import Request, Response
+from .http import BODY_MOST, Request, Response
 
 PAGE = 50  # rows a page of schedules, runs or log
 NEXT_DUE = 5  # due times shown ahead
@@ -72,8 +73,12 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now)
     route = rest.rstrip("/")
     if request.method == "POST":
+        body = await request.body_within(BODY_MOST)
+        if body is None:
+            return respond(413, f"a console form is at most {BODY_MOST} bytes; nothing changed\n",
+                           "text/plain; charset=utf-8")
         foreign = csrf.foreign(request, request.origin)
-        form = request.form()
+        form = replace(request, body=body, read=None).form()
         if foreign or not csrf.good(identity, form.get("csrf"), now):
             why = foreign or "its form token is missing or stale: reload the page and try again"
             return respond(403, pages.answer(frame, "Refused", f"Nothing changed: {why}.", frame.href(""), True))
