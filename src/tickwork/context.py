@@ -44,7 +44,10 @@ def printable_lines(record: logging.LogRecord) -> bool:
     def lines(text: str) -> str:
         return "\n".join(printable(line) for line in text.split("\n"))
 
-    record.msg, record.args = lines(record.getMessage()), ()
+    try:
+        record.msg, record.args = lines(record.getMessage()), ()
+    except Exception:  # a line whose arguments do not fit: the handler reports it, never the caller
+        return True
     if record.exc_info and not record.exc_text:
         record.exc_text = lines(logging.Formatter().formatException(record.exc_info))
     return True
