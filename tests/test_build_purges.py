@@ -370,3 +370,14 @@ def test_a_setting_after_reads_is_taken_as_the_run_reads_it_so_quotes_inside_it_
 
     assert codes(app(tmp_path, purge_with(after="vars.TODOS_KEPT"), databases=databases)) == [
         ("purge.after_invalid", "todos", 5)]
+
+
+def test_a_python_purge_whose_after_cannot_be_written_as_text_is_after_invalid(tmp_path):
+    unwritable = "class Unwritable:\n    def __str__(self):\n        raise RuntimeError('no text')\n\n\n"
+    source = PYTHON_PURGE.replace("from tickwork import purge\n", "from tickwork import purge\n" + unwritable)
+    source = source.replace('after="30d")', "after=Unwritable())")
+    found = problems(app(tmp_path, {}, actions=source))
+
+    assert [(p.code, p.file, p.line) for p in found] == [
+        ("purge.after_invalid", "src/app/domains/planning/__init__.py", 17)]
+    assert "Unwritable" in found[0].message

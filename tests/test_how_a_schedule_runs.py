@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import re
 import selectors
 
 import pytest
@@ -304,6 +305,26 @@ def test_a_failed_run_is_recorded_with_its_code_and_kind_and_logged(db, caplog):
     assert "census: run failed: internal_fault" in caplog.text
     assert "Traceback" in caplog.text
     assert state(db).lease_run is None
+
+
+HOSTILE = "\x1b]0;owned\x07\x1b[2J\u202egone\r"  # a window title, a screen clear, a reversal
+
+
+def test_the_log_lines_of_a_failed_run_show_the_control_characters_of_its_error_as_escapes(db, caplog):
+    async def hostile():
+        raise ValueError(HOSTILE)
+
+    with caplog.at_level(logging.ERROR, logger="tickwork"):
+        ticks(db, [Schedule("census", Every(15 * MINUTE), hostile)], utc("2026-03-02 09:00"), utc("2026-03-02 09:15"))
+        try:
+            raise ValueError(HOSTILE)
+        except ValueError:
+            logging.getLogger("tickwork").exception("housekeeping failed: %s", HOSTILE)
+
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202e]", caplog.text)
+    assert "census: run failed: internal_fault: ValueError: \\x1b]0;owned\\x07\\x1b[2J\\u202egone\\x0d" in caplog.text
+    assert "housekeeping failed: \\x1b]0;owned" in caplog.text
+    assert caplog.text.count("Traceback") == 2 and "\n" in caplog.records[-1].exc_text  # its lines kept
 
 
 def test_an_action_can_name_the_code_its_failure_is_recorded_with(db):

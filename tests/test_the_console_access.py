@@ -2,13 +2,21 @@
 the team's key and within its times, or the bearer token kept as a Worker secret. Without
 credentials 401, with bad ones 403, and either way nothing changes."""
 
+import asyncio
+from types import SimpleNamespace
+from urllib.parse import urlencode
+
 import pytest
 from console_fixtures import (
-    AUD, NOW, PREFIX, TEAM, TOKEN, AccessTeam, CPythonVerifier, access_of, ask, filled_store, logged, paused, post,
-    token_access,
+    APP, AUD, NOW, ORIGIN, PREFIX, TEAM, TOKEN, AccessTeam, CPythonVerifier, access_of, ask, csrf_of, filled_store,
+    logged, paused, post, token_access,
 )
+from helpers import run
 
+from tickwork.adapters.workers import KEYS_TIMEOUT_S, WebCryptoVerifier
 from tickwork.console.access import CERTS, LOCAL, Checked
+from tickwork.console.http import BODY_MOST, Request
+from tickwork.console.routes import serve
 from tickwork.times import HOUR
 
 TEAM_KEY = AccessTeam()
@@ -137,3 +145,109 @@ def b64(text: str) -> str:
     import base64
 
     return base64.urlsafe_b64encode(text.encode()).rstrip(b"=").decode()
+
+
+# -- the team's keys as the Worker fetches them ------------------------------------------------------
+
+class FetchingVerifier(WebCryptoVerifier):
+    """The Worker's verifier, its keys fetched by the `fetch` given; RS256 on CPython."""
+
+    rs256 = CPythonVerifier.rs256
+
+
+@pytest.fixture
+def no_keys_held():
+    WebCryptoVerifier._keys.clear()
+    WebCryptoVerifier._tried.clear()
+    yield
+    WebCryptoVerifier._keys.clear()
+    WebCryptoVerifier._tried.clear()
+
+
+def answering(body):
+    """A fetch whose response is `body` as JSON."""
+
+    async def fetch(url):
+        async def json():
+            return body
+
+        return SimpleNamespace(ok=True, json=json)
+
+    return fetch
+
+
+async def never(url):
+    await asyncio.get_running_loop().create_future()  # the certs URL hangs
+
+
+@pytest.mark.parametrize("body", [{"keys": None}, {"keys": 7}, {"keys": "x"}, [7], None])
+def test_access_keys_answered_as_no_list_of_keys_are_403_not_an_error(db, no_keys_held, body):
+    answer = ask(db, "GET", PREFIX, access_of(FetchingVerifier(answering(body))),
+                 headers={"cf-access-jwt-assertion": TEAM_KEY.jwt()})
+    assert answer.status == 403
+
+
+def test_keys_a_verifier_gives_as_no_list_are_403_not_an_error(db):
+    class Seven(CPythonVerifier):
+        async def keys(self, url, fresh=False):
+            return 7
+
+    answer = ask(db, "GET", PREFIX, access_of(Seven()), headers={"cf-access-jwt-assertion": TEAM_KEY.jwt()})
+    assert answer.status == 403
+
+
+def test_the_keys_fetch_is_bounded_and_one_that_timed_out_is_not_kept(db, no_keys_held):
+    jwt = {"cf-access-jwt-assertion": TEAM_KEY.jwt()}
+    timed_out = ask(db, "GET", PREFIX, access_of(FetchingVerifier(never, timeout_s=0.01)), headers=jwt)
+    afterwards = ask(db, "GET", PREFIX, access_of(FetchingVerifier(answering({"keys": [TEAM_KEY.jwk()]}))),
+                     headers=jwt)
+
+    assert timed_out.status == 503 and "could not be fetched" in timed_out.body
+    assert afterwards.status == 200
+
+
+def test_the_keys_fetch_is_bounded_by_default():
+    assert 1 <= FetchingVerifier(never).timeout_s <= KEYS_TIMEOUT_S <= 5
+
+
+# -- the body of a request: read only once let in, and a few KB at most ------------------------------
+
+def reading(db, access, headers, body: bytes):
+    """A POST whose body is read through the host's reader, and what the reader was asked for."""
+    asked = []
+
+    async def read(most):
+        asked.append(most)
+        return body if len(body) <= most else None
+
+    request = Request("POST", f"{PREFIX}/schedule/pause", {}, {"origin": ORIGIN, **headers}, b"", ORIGIN, read)
+    return run(serve(db, APP, request, NOW, access)), asked
+
+
+def test_a_post_without_credentials_or_with_bad_ones_is_refused_before_its_body_is_read(db):
+    body = b"name=census&csrf=x&" + b"x" * 64 * 1024 * 1024
+    without, asked_without = reading(db, token_access(), {}, body)
+    wrong, asked_wrong = reading(db, token_access(), bearer("guess"), body)
+
+    assert (without.status, wrong.status) == (401, 403)
+    assert asked_without == asked_wrong == []
+
+
+def test_a_form_past_the_console_s_few_kb_is_413_and_changes_nothing(db):
+    padded = post(db, f"{PREFIX}/schedule/pause", {"name": "census", "pad": "x" * BODY_MOST}, token_access(),
+                  headers=bearer(TOKEN))
+    answer, asked = reading(db, token_access(), bearer(TOKEN), b"name=census&pad=" + b"x" * BODY_MOST)
+    declared = ask(db, "POST", f"{PREFIX}/schedule/pause", token_access(),
+                   headers={**bearer(TOKEN), "content-length": str(64 * 1024 * 1024)}, form={"name": "census"})
+
+    assert padded.status == answer.status == declared.status == 413
+    assert asked == [BODY_MOST]
+    assert f"at most {BODY_MOST} bytes" in padded.body
+    assert not paused(db, "census") and logged(db) == []
+
+
+def test_a_form_within_the_console_s_few_kb_is_read_through_the_host_s_reader(db):
+    token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=census", token_access(), headers=bearer(TOKEN)).body)
+    answer, asked = reading(db, token_access(), bearer(TOKEN), urlencode({"name": "census", "csrf": token}).encode())
+
+    assert answer.status == 200 and paused(db, "census")

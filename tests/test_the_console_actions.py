@@ -195,6 +195,7 @@ def test_a_backfill_listed_first_shows_the_occurrences_and_changes_nothing(month
     (MARCH, FEB, "from 2026-03-01T00:00:00.000Z is after to 2026-02-01T00:00:00.000Z"),
     (FEB, "2026-05-01T00:00Z", "to 2026-05-01T00:00:00.000Z is after now"),
     ("May 5", FEB, "from: `May 5` is no time"),
+    ("2026-02-01T00:00Z\x00", FEB, "is no time"),  # Python's fromisoformat stops at the NUL
     (FEB, "", "a backfill needs both from and to"),
 ])
 def test_a_bad_range_is_a_400_with_its_code_and_asks_for_nothing(monthly, start, end, says):

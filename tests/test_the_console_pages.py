@@ -251,6 +251,10 @@ def test_no_page_holds_a_script_or_an_inline_style(db):
     pytest.param("/runs?since=3d", id="a period the page offers none of"),
     pytest.param("/schedules?state=asleep", id="a state there is none of"),
     pytest.param("/schedules?q=x&in=colour", id="a field that is not searched"),
+    pytest.param("/runs?name=" + "a" * 50_001, id="a name pattern past SQLite's longest GLOB"),
+    pytest.param("/schedules?q=" + "a*" * 25_001, id="a search past SQLite's longest GLOB"),
+    pytest.param("/schedules?in=input&q=" + "a" * 50_001, id="an input search as long"),
+    pytest.param("/schedules?after=" + "a" * 50_001, id="a page's bound as long"),
 ])
 def test_a_query_value_the_console_never_writes_is_a_400_saying_which(db, query):
     answer = ask(db, "GET", PREFIX + query)
@@ -358,3 +362,22 @@ def test_runs_across_schedules_show_who_asked_for_a_backfill_and_the_occurrences
     page = shown(backfilling_page(backfilled_by_ana(), "/runs", now=APRIL + 2 * MINUTE))
     assert "succeeded backfill: ana at 2026-02-01 00:00 UTC" in page
     assert "succeeded 3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in page
+
+
+REVERSING = "\u202egnitset\u202c \u202a\u202b\u202d\u2066\u2067\u2068\u2069\u200e\u200f"  # every bidi control
+
+
+async def reversing():
+    raise RuntimeError(f"the service said {REVERSING}")
+
+
+def test_the_bidirectional_controls_in_errors_and_inputs_are_shown_as_their_escapes():
+    db = open_store()
+    run(Items(db, lambda: NINE).calendar(remember, {"note": REVERSING}, "0 9 * * 1"))
+    ticks(db, [every(1, "reversed", reversing)], NINE, NINE + MINUTE, NINE + 2 * MINUTE)
+
+    pages = [ask(db, "GET", PREFIX + path, now=NINE + 3 * MINUTE).body for path in (
+        "", "/runs", "/schedule?name=reversed", "/schedules?in=input&q=note", "/schedules?state=all")]
+
+    assert not [page for page in pages if re.search("[\u202a-\u202e\u2066-\u2069\u200e\u200f]", page)]
+    assert "\\u202egnitset\\u202c" in pages[1] and "\\u202egnitset\\u202c" in pages[2]

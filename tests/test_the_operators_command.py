@@ -6,6 +6,7 @@ dismiss, cancel and status, each with --json; every change logged in its own bat
 
 import asyncio
 import json
+import os
 import sqlite3
 
 import pytest
@@ -296,6 +297,22 @@ def test_why_a_run_made_on_time_by_the_tick_that_ended_a_gap_is_not_called_late(
 def test_why_of_an_unknown_name_is_one_clear_line(app):
     code, _, err = app.run("why", "nope", now=NINE)
     assert code == 1 and err.count("\n") == 1 and "no schedule named `nope`" in err
+
+
+NOT_UTF_8 = os.fsdecode(b"\xff")  # a byte no UTF-8 text holds, as Python hands it over in argv
+
+
+@pytest.mark.parametrize("argv", [
+    ("why", NOT_UTF_8), ("history", NOT_UTF_8), ("pause", NOT_UTF_8), ("history", "--name", NOT_UTF_8),
+    ("backfill", NOT_UTF_8, "--from", "2026-03-01T00:00Z", "--to", "2026-03-02T00:00Z"),
+    ("resume", "census", "--who", NOT_UTF_8),
+], ids=["why", "history", "pause", "history --name", "backfill", "--who"])
+def test_an_argument_that_is_not_utf_8_is_one_clear_line(app, argv):
+    app.tick([every(15)], NINE)
+    code, _, err = app.run(*argv, now=NINE + MINUTE, json_=False)
+    assert code == 1 and err.count("\n") == 1
+    assert err == f"tickwork {argv[0]}: `\\xff` is not UTF-8 text, as every name and id in the app's D1 is\n"
+    assert app.rows("SELECT * FROM tickwork_operator_log") == []
 
 
 # -- pause, resume, run ------------------------------------------------------------------------

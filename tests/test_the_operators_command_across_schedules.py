@@ -4,13 +4,14 @@ name for the runs across schedules, and `schedules` a page at a time, each page 
 itself through an index."""
 
 import pytest
-from helpers import every, kept_from_before_0017, run
+from helpers import MIGRATIONS, every, kept_from_before_0017, run, ticks
 from test_the_operators_command import App, by_name, failing
 
 from tickwork import call
-from tickwork.operator_store import SELECT_RECENT_RUNS, SELECT_SCHEDULES_PAGE, PAST_EVERY_RUN
+from tickwork.adapters.sqlite import SQLiteDatabase
+from tickwork.operator_store import SELECT_RECENT_RUNS, SELECT_SCHEDULES_PAGE, PAST_EVERY_RUN, OperatorStore
 from tickwork.per_item import Items
-from tickwork.times import HOUR, MINUTE, utc
+from tickwork.times import HOUR, MINUTE, NEVER, utc
 from tickwork_cli.cli import main
 
 NINE = utc("2026-03-02 09:00")
@@ -306,3 +307,21 @@ def test_the_label_column_lines_up_for_wide_characters_and_escaped_controls(app)
 def test_input_without_a_schedules_name_is_refused_not_ignored(app):
     code, _, err = app.run("history", "--input", now=NINE)
     assert code == 1 and err.count("\n") == 1 and "--input" in err
+
+
+class BindsAsTheWorkerDoes(SQLiteDatabase):
+    """The CPython store, refusing what the Workers runtime cannot bind for D1: an integer past
+    2**53 - 1 crosses to JavaScript as a BigInt, which D1 refuses."""
+
+    async def all(self, sql, params=()):
+        past = [value for value in params if isinstance(value, int) and abs(value) > NEVER]
+        if past:
+            raise TypeError(f"D1_TYPE_ERROR: Type 'bigint' not supported for value '{past[0]}'")
+        return await super().all(sql, params)
+
+
+def test_the_runs_across_schedules_from_the_newest_bind_only_numbers_d1_takes(tmp_path):
+    db = BindsAsTheWorkerDoes(tmp_path / "d1.sqlite")
+    db.apply_migrations(MIGRATIONS)
+    ticks(db, [every(15)], NINE, NINE + 15 * MINUTE, NINE + 30 * MINUTE)  # the first tick only seeds
+    assert [r["tick_at"] for r in run(OperatorStore(db).recent_runs())] == [NINE + 30 * MINUTE, NINE + 15 * MINUTE]

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from helpers import MIGRATIONS, ROOT, run
 from tickwork_build.build import build
 
-from tickwork import Schedule
+from tickwork import ActionError, Schedule
 from tickwork.adapters.workers import D1Database, run_cron_tick
 from tickwork.app import App
 from tickwork.grid import Every
@@ -164,3 +164,23 @@ def test_the_adapter_binds_none_as_null_and_reads_rows_as_dicts(tmp_path):
     assert rows == [{"empty": None, "number": 2**53 - 1}]
     assert run(db.batch([("SELECT 1 AS one", ()), ("SELECT 2 AS two", ())])) == [[{"one": 1}], [{"two": 2}]]
     assert db.statements_run == 3
+
+
+def test_the_worker_s_line_for_a_run_shows_the_control_characters_of_its_code_as_escapes(tmp_path, capsys):
+    database = tmp_path / "d1.sqlite"
+    setup = sqlite3.connect(database)
+    for script in sorted(MIGRATIONS.glob("*.sql")):
+        setup.executescript(script.read_text())
+    setup.close()
+
+    async def refused():
+        raise ActionError("\x1b[2Jrefused\u202e", "the bank said no")
+
+    app = App(store="DB", schedules=(Schedule("census", Every(MINUTE), refused),))
+    env = SimpleNamespace(DB=D1Shaped(database))
+    for moment in (utc("2026-03-02 09:00"), utc("2026-03-02 09:01")):
+        run(run_cron_tick(app, env, SimpleNamespace(cron="* * * * *", scheduledTime=moment)))
+
+    out = capsys.readouterr().out
+    assert "tickwork: census due 2026-03-02T09:01:00.000Z: failed (\\x1b[2Jrefused\\u202e)" in out
+    assert "\x1b" not in out and "\u202e" not in out

@@ -204,8 +204,10 @@ def _written(value: object) -> str:
     """A decorator's argument as a `.jadpo` file would write it."""
     try:
         return str(value)
-    except ValueError:  # an int past the 4,300 digits Python prints: as long as any it reads
-        return "1" + "0" * 4300
+    except Exception:
+        if isinstance(value, int):  # past the 4,300 digits Python prints: as long as any it reads
+            return "1" + "0" * 4300
+        return f"<{type(value).__name__}>"  # its own __str__ raised: no item takes this, and its check says so
 
 
 @contextmanager

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.database import Database
+from tickwork.json_values import is_text
 from tickwork.operator_store import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
@@ -276,6 +277,18 @@ async def _across(args, store: OperatorStore, now: int, since: int | None) -> ve
     return await across.recent(store, now, since, outcome, args.name_glob, before, args.limit)
 
 
+def _all_text(args) -> None:
+    """Refuses a name, id or `--who` that is not UTF-8 (argv hands a byte such as 0xff over as a lone
+    surrogate): no row of the app's D1 could match it, and SQLite cannot bind it. Paths may be."""
+    for value in vars(args).values():
+        if isinstance(value, str) and not is_text(value):
+            try:
+                shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            except UnicodeEncodeError:  # a surrogate no byte of argv makes
+                shown = value.encode("utf-8", "backslashreplace").decode()
+            raise OperatorError(f"`{shown}` is not UTF-8 text, as every name and id in the app's D1 is")
+
+
 def _user() -> str:
     try:
         return getpass.getuser()
@@ -292,6 +305,7 @@ def main(argv: list[str] | None = None, now: int | None = None, stdout=None, std
     now = _system_now() if now is None else now
     db = None
     try:
+        _all_text(args)
         db, project = connect(args)
         answer = asyncio.run(_run(args, db, project, now))
     except OperatorError as error:

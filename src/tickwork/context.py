@@ -35,6 +35,27 @@ if TYPE_CHECKING:
 log = logging.getLogger("tickwork")
 
 
+def printable_lines(record: logging.LogRecord) -> bool:
+    """tickwork's log lines (what `wrangler tail` and `tickwork dev` show) with the control
+    characters of what they quote (an action's error, its traceback) escaped line by line, as the
+    command prints text: no terminal escape in an error reaches an operator's screen."""
+    from .words import printable  # at the first line logged, not at a cold start
+
+    def lines(text: str) -> str:
+        return "\n".join(printable(line) for line in text.split("\n"))
+
+    try:
+        record.msg, record.args = lines(record.getMessage()), ()
+    except Exception:  # a line whose arguments do not fit: the handler reports it, never the caller
+        return True
+    if record.exc_info and not record.exc_text:
+        record.exc_text = lines(logging.Formatter().formatException(record.exc_info))
+    return True
+
+
+log.addFilter(printable_lines)
+
+
 class NotInRun(RuntimeError):
     pass
 

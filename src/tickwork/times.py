@@ -62,6 +62,8 @@ def instant(text: str) -> int | None:
     otherwise: `2026-01-05T09:15Z`, `2026-01-05T09:15`); None where it is neither."""
     if re.fullmatch(r"[0-9]{10,16}", text):
         return int(text)
+    if not (text.isascii() and text.isprintable()):  # fromisoformat reads `...Z\x00junk` as `...Z`
+        return None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00") if text.endswith("Z") else text)
         return from_datetime(moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc))

@@ -17,11 +17,22 @@ _UNITS = ((DAY, "day"), (HOUR, "hour"), (MINUTE, "minute"), (SECOND, "second"))
 # line. Text from the database (a run's detail, an error, a `--who`) may hold any of them.
 _CONTROLS = re.compile(f"[\x00-\x1f\x7f-\x9f{BIDI_CONTROLS}]")
 _JSON_RAW = re.compile(f"[\x7f-\x9f{BIDI_CONTROLS}]")  # json.dumps escapes C0 itself
+_BIDI = re.compile(f"[{BIDI_CONTROLS}]")  # what a web page reorders (it shows the others, or nothing)
 
 
 def printable(text: str) -> str:
     """`text` with each control character written as its escape (`\\x1b`, `\\u202e`)."""
-    return _CONTROLS.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+    return _CONTROLS.sub(_escape, text)
+
+
+def unreordered(text: str) -> str:
+    """`text` with each bidirectional control written as its escape (`\\u202e`), as `printable`
+    writes it: a console cell reads as stored, its line breaks kept."""
+    return _BIDI.sub(_escape, text)
+
+
+def _escape(match: re.Match) -> str:
+    return f"\\x{ord(match[0]):02x}" if ord(match[0]) < 0x100 else f"\\u{ord(match[0]):04x}"
 
 
 def columns(text: str) -> int:

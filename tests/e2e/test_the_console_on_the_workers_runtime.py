@@ -68,6 +68,19 @@ def test_the_token_from_the_worker_s_secrets_pauses_and_the_log_says_token(host)
         {"who": "token", "verb": "pause", "schedule": "always_fails"}]
 
 
+def test_a_form_past_8_kb_is_refused_unread_without_credentials_and_413_with_them(host):
+    seeded(host)
+    big = urllib.parse.urlencode({"name": "always_fails", "pad": "x" * 64 * 1024}).encode()
+    headers = {"content-type": "application/x-www-form-urlencoded", "origin": host.url}
+
+    without = host.fetch("/ops/schedule/pause", "POST", big, headers)
+    declared = host.fetch("/ops/schedule/pause", "POST", big, {**headers, **BEARER})
+    chunked = host.fetch("/ops/schedule/pause", "POST", iter([big[:32_768], big[32_768:]]), {**headers, **BEARER})
+
+    assert (without.status, declared.status, chunked.status) == (401, 413, 413), chunked.text
+    assert not is_paused(host)
+
+
 def test_an_access_jwt_is_checked_with_web_crypto_against_the_team_s_keys(host):
     from console_fixtures import AccessTeam
 

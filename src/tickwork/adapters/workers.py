@@ -77,9 +77,11 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
             settings=settings_of(app, env),
         )
+    from ..words import printable  # an app's own code may hold a terminal escape
+
     for report in reports:
         for run in report.runs:
-            print(describe(run))
+            print(printable(describe(run)))
     return reports
 
 
@@ -237,6 +239,8 @@ async def console(app: App, env, request):
 async def serve_console(app: App, env, request, access):
     """The console's answer to the Workers `request` with `access`: `Checked` on Cloudflare;
     `tickwork.console.access.LOCAL` from the local host's bridge only (no login)."""
+    from dataclasses import replace
+
     from workers import Response
 
     from ..console.http import Request
@@ -246,10 +250,33 @@ async def serve_console(app: App, env, request, access):
         return Response("the console reads the app's D1 database, and the app binds none\n", status=503,
                         headers={"content-type": "text/plain; charset=utf-8"})
     method = str(getattr(request.method, "value", request.method)).upper()
-    body = b"" if method in ("GET", "HEAD") else await request.bytes()
-    plain = Request.of(method, request.url, dict(request.headers.items()), body)
+    plain = Request.of(method, request.url, dict(request.headers.items()))
+    if method not in ("GET", "HEAD"):
+        plain = replace(plain, read=_body_reader(request))
     answer = await serve(D1Database(getattr(env, app.store)), app, plain, _now(), access)
     return Response(answer.body, status=answer.status, headers=answer.headers)
+
+
+def _body_reader(request):
+    """The console's reader of a Workers request's body: its stream read only when the console
+    asks (once the request is let in), and no further than `most` bytes (None past them)."""
+
+    async def read(most: int) -> bytes | None:
+        stream = getattr(request, "body", None)
+        if not hasattr(stream, "getReader"):  # no body (JavaScript's null)
+            return b""
+        reader, chunks, size = stream.getReader(), [], 0
+        while True:
+            chunk = await reader.read()
+            if chunk.done:
+                return b"".join(chunks)
+            chunks.append(bytes(chunk.value.to_bytes()))
+            size += len(chunks[-1])
+            if size > most:
+                await reader.cancel()
+                return None
+
+    return read
 
 
 def console_first(app: App):
@@ -274,6 +301,7 @@ def console_first(app: App):
 
 KEYS_KEPT_MS = 3_600_000  # how long an isolate keeps an Access team's keys
 KEYS_REFRESHED_MS = 60_000  # at most one fetch of them a minute, however many unknown keys come
+KEYS_TIMEOUT_S = 3.0  # how long a request waits for them: a hung certs URL refuses it (503), not holds it
 
 
 class WebCryptoVerifier:
@@ -281,27 +309,40 @@ class WebCryptoVerifier:
     keys fetched once an isolate (again after an hour, or when a token names a key not held)."""
 
     _keys: dict[str, tuple[int, list[dict]]] = {}  # certs URL: (fetched at, keys), per isolate
-    _tried: dict[str, int] = {}  # certs URL: when it was last fetched, or tried
+    _tried: dict[str, int] = {}  # certs URL: when it last answered
 
-    async def keys(self, url: str, fresh: bool = False) -> list[dict]:
-        from js import fetch
+    def __init__(self, fetch=None, timeout_s: float = KEYS_TIMEOUT_S):
+        self.fetch = fetch  # the runtime's own `fetch` where None
+        self.timeout_s = timeout_s
 
+    async def keys(self, url: str, fresh: bool = False) -> list[dict] | None:
         now = _now()
         held = self._keys.get(url)
         kept = held is not None and not fresh and now - held[0] < KEYS_KEPT_MS
         if kept or now - self._tried.get(url, -KEYS_REFRESHED_MS) < KEYS_REFRESHED_MS:
             return held[1] if held else []
-        WebCryptoVerifier._tried[url] = now
         try:
-            response = await fetch(url)
-            body = (await response.json()).to_py() if response.ok else None
-        except Exception:  # the team's keys out of reach: the keys held, if any, still check
-            body = None
-        if not isinstance(body, dict):
+            body = await asyncio.wait_for(self._fetched(url), self.timeout_s)
+        except Exception:  # out of reach or too slow: kept for nothing, so the next request tries again
+            return held[1] if held else None
+        WebCryptoVerifier._tried[url] = now
+        found = body.get("keys") if isinstance(body, dict) else None
+        if not isinstance(found, list):  # no JWKS: the keys held, if any, still check
             return held[1] if held else []
-        keys = [dict(key) for key in body.get("keys", []) if isinstance(key, dict)]
+        keys = [dict(key) for key in found if isinstance(key, dict)]
         WebCryptoVerifier._keys[url] = (now, keys)
         return keys
+
+    async def _fetched(self, url: str):
+        """The JSON the certs URL answers; raises where it answers no 2xx."""
+        if self.fetch is None:
+            from js import fetch
+        else:
+            fetch = self.fetch
+        response = await fetch(url)
+        if not response.ok:
+            raise ConnectionError(f"{url} answered {getattr(response, 'status', 'not 2xx')}")
+        return _setting(await response.json())
 
     async def rs256(self, jwk: dict, data: bytes, signature: bytes) -> bool:
         import json

@@ -25,8 +25,9 @@ class Verifier(Protocol):
     """What checking an Access JWT needs from the host: the team's keys and RS256 (Web Crypto
     on the Workers runtime, through its adapter)."""
 
-    async def keys(self, url: str, fresh: bool = False) -> list[dict]:
-        """The JSON Web Keys at `url` (an Access team's certs); cached unless `fresh`."""
+    async def keys(self, url: str, fresh: bool = False) -> list[dict] | None:
+        """The JSON Web Keys at `url` (an Access team's certs); cached unless `fresh`. None where
+        they could not be fetched (in time) and none are held."""
 
     async def rs256(self, jwk: dict, data: bytes, signature: bytes) -> bool:
         """Whether `signature` is an RSASSA-PKCS1-v1_5 SHA-256 signature of `data` by `jwk`."""
@@ -40,7 +41,7 @@ class Identity:
 
 @dataclass(frozen=True)
 class Refused:
-    status: int  # 401 without credentials, 403 with bad ones
+    status: int  # 401 without credentials, 403 with bad ones, 503 while they cannot be checked
     why: str
 
 
@@ -85,6 +86,8 @@ async def identify(request: Request, access: "Checked | Local", now: int) -> Ide
     who = await _access_identity(jwt, access, now)
     if who is None:
         return Refused(403, "the Cloudflare Access token is not valid for this console")
+    if isinstance(who, Refused):
+        return who
     return Identity(who, b"access|" + jwt.encode())
 
 
@@ -97,9 +100,9 @@ def b64url(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-async def _access_identity(jwt: str, access: Checked, now: int) -> str | None:
+async def _access_identity(jwt: str, access: Checked, now: int) -> str | Refused | None:
     """The email (or a service token's common name) of a JWT signed by the team's key for the
-    app's AUD, within its times; None for any other."""
+    app's AUD, within its times; None for any other; Refused while the team's keys are out of reach."""
     try:
         head, body, signature = jwt.split(".")
         header, claims = json.loads(b64url(head)), json.loads(b64url(body))
@@ -109,7 +112,11 @@ async def _access_identity(jwt: str, access: Checked, now: int) -> str | None:
     if not isinstance(header, dict) or not isinstance(claims, dict) or header.get("alg") != "RS256":
         return None
     url = CERTS.format(team=access.team)
-    key = _key(await access.verifier.keys(url), header.get("kid"))
+    keys = await access.verifier.keys(url)
+    if keys is None:
+        return Refused(503, "the Cloudflare Access team's keys could not be fetched to check the token: "
+                            "nothing was read; try again in a moment")
+    key = _key(keys, header.get("kid"))
     if key is None:  # the team rotated its keys since they were cached
         key = _key(await access.verifier.keys(url, fresh=True), header.get("kid"))
     if key is None or not await access.verifier.rs256(key, f"{head}.{body}".encode(), signed):
@@ -126,8 +133,8 @@ async def _access_identity(jwt: str, access: Checked, now: int) -> str | None:
     return who if isinstance(who, str) and who else None
 
 
-def _key(keys: list[dict], kid) -> dict | None:
-    for key in keys or ():
+def _key(keys: list[dict] | None, kid) -> dict | None:
+    for key in keys if isinstance(keys, list) else ():
         if isinstance(key, dict) and key.get("kid") == kid and key.get("kty") == "RSA":
             return key
     return None

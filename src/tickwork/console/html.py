@@ -3,14 +3,19 @@
 from html import escape
 from urllib.parse import urlencode
 
+from ..words import unreordered
+
 
 class Html(str):
     """Markup already safe to send: made only by the helpers below."""
 
 
 def text(value: object) -> Html:
-    """Any value as escaped text (names, labels, inputs and errors are the app's users' data)."""
-    return value if isinstance(value, Html) else Html(escape("" if value is None else str(value), quote=True))
+    """Any value as escaped text (names, labels, inputs and errors are the app's users' data),
+    its bidirectional controls shown as escapes, so no cell reads reversed."""
+    if isinstance(value, Html):
+        return value
+    return Html(escape(unreordered("" if value is None else str(value)), quote=True))
 
 
 def join(parts, sep: str = "") -> Html:

@@ -4,6 +4,7 @@ one operator change as the command makes it (operator_store.py), logged with who
 
 import json
 import re
+from dataclasses import replace
 
 from .. import backfill, words
 from ..app import App, timing_of
@@ -14,7 +15,7 @@ from ..times import DAY, HOUR, NEVER, instant
 from . import csrf, pages
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
-from .http import Request, Response
+from .http import BODY_MOST, Request, Response
 
 PAGE = 50  # rows a page of schedules, runs or log
 NEXT_DUE = 5  # due times shown ahead
@@ -38,6 +39,7 @@ SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
 SEARCHED_IN = ("name", "action", "label", "input")
 STATES = ("live", "paused", "ended", "all")
 CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
+LONGEST_TEXT = 1000  # characters of a search, a name or a page's bound; SQLite refuses a GLOB past 50,000
 
 
 class Unwritten(ValueError):
@@ -71,8 +73,12 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now)
     route = rest.rstrip("/")
     if request.method == "POST":
+        body = await request.body_within(BODY_MOST)
+        if body is None:
+            return respond(413, f"a console form is at most {BODY_MOST} bytes; nothing changed\n",
+                           "text/plain; charset=utf-8")
         foreign = csrf.foreign(request, request.origin)
-        form = request.form()
+        form = replace(request, body=body, read=None).form()
         if foreign or not csrf.good(identity, form.get("csrf"), now):
             why = foreign or "its form token is missing or stale: reload the page and try again"
             return respond(403, pages.answer(frame, "Refused", f"Nothing changed: {why}.", frame.href(""), True))
@@ -99,12 +105,12 @@ async def _overview(db, app, frame, query):
 
 
 async def _schedules(db, app, frame, query):
-    look_for = query.get("q") or None
+    look_for = _text(query, "q")
     searched_in = _one_of(query, "in", SEARCHED_IN, "name")
     field = searched_in if look_for else None
     pattern = _glob(look_for) if field in ("name", "action", "label") else look_for
     state = _one_of(query, "state", STATES, "live")
-    declared, handed = await ConsoleStore(db).schedules(field, pattern, state, query.get("after"), PAGE)
+    declared, handed = await ConsoleStore(db).schedules(field, pattern, state, _text(query, "after"), PAGE)
     shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
     return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown)
 
@@ -115,7 +121,7 @@ def _glob(text: str) -> str:
 
 
 async def _schedule(db, app, frame, query):
-    name = query.get("name") or ""
+    name = _text(query, "name") or ""
     before = _keys(query, "before", int, int, str)
     found = await ConsoleStore(db).schedule(name, before, PAGE)
     declared = next((s for s in app.schedules if s.name == name), None)
@@ -159,7 +165,7 @@ async def _runs(db, app, frame, query):
     since_key = _one_of(query, "since", (*SINCE, "all"), "24h")
     since = 0 if since_key == "all" else frame.now - SINCE[since_key]
     outcome = _one_of(query, "outcome", tuple(Outcome), None)
-    name = query.get("name") or None
+    name = _text(query, "name")
     rows = await ConsoleStore(db).runs(_keys(query, "before", int, str), since, outcome,
                                        _glob(name) if name else None, PAGE)
     shown = {key: value for key, value in query.items() if key in ("since", "outcome", "name")}
@@ -188,6 +194,14 @@ def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str |
         return default
     if value not in values:
         raise Unwritten(name, value, "one of " + ", ".join(values))
+    return value
+
+
+def _text(query: dict, name: str) -> str | None:
+    """The query's `name`, text typed or a name; None where it is not given (or empty)."""
+    value = query.get(name) or None
+    if value is not None and len(value) > LONGEST_TEXT:
+        raise Unwritten(name, value[:40] + "...", f"at most {LONGEST_TEXT} characters long")
     return value
 
 
