@@ -87,6 +87,16 @@ def test_racing_ticks_superseding_a_retry_announce_its_failure_once():
     assert len(failing_alerts(db)) == 1
 
 
+def test_retries_superseded_at_once_announce_within_the_ticks_cap():
+    db, queue, clock = open_store(), Queue(), Clock()
+    many = [Schedule(f"s{n:03}", Every(2 * MINUTE), Scripted(clock=clock, takes=20 * SECOND), retry=Retry(1, MINUTE))
+            for n in range(300)]
+    ticks(db, many, NINE - 2 * MINUTE, NINE, NINE + MINUTE, monotonic=clock, **alerting(db, queue))
+    before = db.statements_run
+    ticks(db, many, NINE + 2 * MINUTE, monotonic=clock, max_statements=40, **alerting(db, queue))
+    assert db.statements_run - before <= 40 and failing_alerts(db)
+
+
 def test_a_due_time_whose_retry_is_skipped_paused_announces_failing():
     db, queue = open_store(), Queue()
     schedules = [Schedule("mailer", Every(15 * MINUTE), Scripted(), retry=Retry(2, MINUTE))]
