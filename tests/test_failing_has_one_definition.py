@@ -234,3 +234,20 @@ def test_the_alerts_last_said_the_schedule_is_failing_as_health_does(made):
     db, failing = made
     turns = [name for name, _ in kept(db) if name != "tickwork.ticks_stopped"]
     assert ["mailer"] * (turns[-1:] == ["tickwork.schedule_failing"]) == failing
+
+
+def test_the_skip_alerts_read_only_the_skips_that_drop_a_retry():
+    """The claim batch's alert statements are handed the skips that drop a pending retry, not the
+    others of their chunk: a tick skipping many paused schedules reads no more for one retry."""
+    handed = []
+
+    def alerts(chunk):
+        handed.extend(row[0] for row in json.loads(chunk))
+        return []
+
+    claims = [Claim("mailer", NINE + MINUTE, NINE + 15 * MINUTE, "z-retry", reason="paused", for_due=NINE, attempt=2,
+                    retrying=2)]
+    claims += [Claim(f"quiet{n}", NINE, NINE + 15 * MINUTE, f"z-quiet{n}", reason="paused") for n in range(3)]
+    run(ScheduleStore(open_store()).claim(claims, NINE + 2 * MINUTE, tick=NINE + MINUTE, started=NINE + MINUTE,
+                                          alerts=alerts))
+    assert handed == ["mailer"]

@@ -769,8 +769,9 @@ class ScheduleStore:
         def skipped(rows: list, skip: str) -> None:
             chunk = json.dumps(rows)
             statements.extend([(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))])
-            if alerts is not None and any(row[16] is not None for row in rows):  # retries dropped
-                made = alerts(chunk)
+            dropping = [row for row in rows if row[16] is not None]  # only these can start a streak
+            if alerts is not None and dropping:
+                made = alerts(json.dumps(dropping))
                 announcing.extend(made)
                 statements.extend(made)
 
