@@ -18,7 +18,7 @@ Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "bo
 
 from dataclasses import dataclass
 
-from .alerts_store import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, turning
+from .alerts_store import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, skips_turning, turning
 from .outbox import SEND_WINDOW
 from .outbox_store import Delivery
 from .schedule_store import digest
@@ -45,6 +45,12 @@ class Alerts:
         event, delivery = _ids(f"gap {tick}")
         return gap_alerted(tick, previous, now, event, delivery, self.queue, sender, now + SEND_WINDOW)
 
+    def skipping(self, tick: int, now: int, sender: str, stopped_after: int):
+        """For the claim batch: the statements, for a chunk of skips (JSON), keeping the alerts of
+        the schedules whose skipped retries start them failing (`stopped_after`: a retry superseded
+        this long after it was due, the ticks having stopped, is not announced)."""
+        return lambda chunk: skips_turning(chunk, tick, self.queue, sender, now + SEND_WINDOW, stopped_after)
+
     def lapsed(self, runs: tuple, now: int, sender: str) -> list:
         """Statements for the batch that ends the runs whose leases lapsed (`runs`: the store's
         LAPSED parameters, the tick and the window's first tick): each with no attempt left that starts its schedule
@@ -54,8 +60,12 @@ class Alerts:
 
 def deliveries(statements: list, results: list) -> list[Delivery]:
     """The alert deliveries a batch kept, to send."""
-    return [Delivery(r["id"], r["queue"], r["name"], r["body"], trace=r["trace"])
-            for r in returned(statements, results)]
+    return sendable(returned(statements, results))
+
+
+def sendable(rows: list) -> list[Delivery]:
+    """The alert deliveries of the rows their statements returned."""
+    return [Delivery(r["id"], r["queue"], r["name"], r["body"], trace=r["trace"]) for r in rows]
 
 
 def _ids(key: str) -> tuple[str, str]:

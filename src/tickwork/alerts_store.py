@@ -12,7 +12,7 @@ from .database import Statement
 from .model import Code, Outcome
 
 from .outbox_store import new_deliveries
-from .schedule_store import LAPSED, LAPSED_DETAIL, RETRY_PENDING, chunks, json_rows
+from .schedule_store import CLAIMS, IS_FAILING, LAPSED, LAPSED_DETAIL, LATEST_TELLING, RETRY_PENDING, chunks, json_rows
 
 FAILING = "tickwork.schedule_failing"
 RECOVERED = "tickwork.schedule_recovered"
@@ -28,13 +28,13 @@ ALERT_ENDS = json_rows("name", "run", "outcome", "code", "detail", "ended", "tra
                        "queue", "sender", "lease_until", "retry")
 
 # After the ends are recorded, in their batch: a schedule whose end landed (its record says so)
-# and is of the other outcome than the row's is marked with that run. Failing begins at the end
-# of the first failed run whose due time has no attempt left: a failed attempt with a retry to
-# come changes nothing, and a retry that succeeds announces nothing; each later failure finds the
-# row failing already (RETRY_PENDING, read after the retries are scheduled, in the
-# same batch). So a recovery follows only an announced failure. A backfilled run (an
-# old occurrence an operator asked for) changes nothing: alerts follow the schedule's own runs,
-# as the health route does.
+# and is of the other outcome than the row's is marked with that run, where the one definition of
+# failing (schedule_store.IS_FAILING) then agrees with the end. Failing begins at the end of the
+# first failed run whose due time has no attempt left: a failed attempt with a retry to come
+# changes nothing, and a retry that succeeds announces nothing; each later failure finds the row
+# failing already (RETRY_PENDING, read after the retries are scheduled, in the same batch). So a
+# recovery follows only an announced failure. A backfilled run (an old occurrence an operator
+# asked for) changes nothing: alerts follow the schedule's own runs, as the health route does.
 MARK_TURNS = f"""
 {ALERT_ENDS}
 UPDATE tickwork_schedules AS s
@@ -44,6 +44,7 @@ SET failing_since = CASE WHEN j.outcome = '{Outcome.FAILED}' THEN j.ended END,
 FROM j
 WHERE s.name = j.name AND (j.outcome = '{Outcome.FAILED}') = (s.failing_since IS NULL)
   AND (j.outcome <> '{Outcome.FAILED}' OR j.retry IS NULL OR NOT {RETRY_PENDING})
+  AND {IS_FAILING} = (j.outcome = '{Outcome.FAILED}')
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r
               WHERE r.id = j.run AND r.outcome = j.outcome AND r.ended_at = j.ended AND r.backfill IS NULL)
 """
@@ -106,8 +107,9 @@ ON CONFLICT (id) DO NOTHING
 
 # In the batch that ends the runs whose leases lapsed (schedule_store.LAPSED, ?1 and ?2, ?1 the
 # tick), after their retries are scheduled and before the runs are ended (while their records are
-# `running` and the rows hold their leases): such a run with no attempt left starts its schedule
-# failing, as a failed end would, at ?1, the end its record is given. ?3 the queue, ?4 the sender,
+# `running` and the rows hold their leases): such a run with no attempt left (a run by hand has
+# none, a retry pending or not) starts its schedule failing, as a failed end would, at ?1, the
+# end its record is given. ?3 the queue, ?4 the sender,
 # ?5 the deliveries' lease. The ids derive from the run's: a batch written again keeps no second
 # one; of ticks racing, the first batch ends the runs and the others find none. The row is marked
 # with the alert's id, not the run's: should the run's end come after all, it finds no mark of its own.
@@ -117,8 +119,9 @@ MARK_LAPSED = f"""
 WITH {LAPSED}
 UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || s.lease_run
 FROM lapsed AS x
-WHERE s.name = x.name AND s.lease_run = x.run AND s.failing_since IS NULL AND NOT {RETRY_PENDING}
-  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = x.run AND r.backfill IS NULL)
+WHERE s.name = x.name AND s.lease_run = x.run AND s.failing_since IS NULL
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = x.run AND r.backfill IS NULL
+              AND NOT ({RETRY_PENDING} AND r.by_hand IS NULL))
 """
 
 RECORD_LAPSED = f"""
@@ -139,6 +142,48 @@ WITH {LAPSED}
 {new_deliveries("'lapsed-delivery-' || s.lease_run", "e.id", "?3", "?4", "?5", "?1")}
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_events AS e ON e.id = s.alert_run
 WHERE s.lease_run = x.run AND {MARKED_LAPSED}
+ON CONFLICT (id) DO NOTHING
+{DELIVERY_COLUMNS}
+"""
+
+# In the claim batch, after a chunk of skips: a skip that dropped a pending retry (the next due
+# time superseded it, or the schedule was paused) used up its due time's attempts, so the schedule
+# may be failing now by the one definition (IS_FAILING); where it is and the row was not, the row is
+# marked with the skip and keeps the alert of the failed attempt that tells. Only the skip the
+# batch won marks (the row's `skip_run` is its own): of ticks racing, one. ?2 the tick; a retry
+# superseded only because the ticks stopped past it (the tick came more than ?6 after the retry
+# was due) is not announced: the gap's alert is. ?3 the queue, ?4 the sender, ?5 the deliveries' lease.
+SKIP_ALERT = "'skipped-' || j.run"
+
+MARK_SKIP_TURNS = f"""
+{CLAIMS}
+UPDATE tickwork_schedules AS s
+SET failing_since = (SELECT ended_at FROM tickwork_runs WHERE id = {LATEST_TELLING}),
+    alert_since = (SELECT ended_at FROM tickwork_runs WHERE id = {LATEST_TELLING}), alert_run = {SKIP_ALERT}
+FROM j
+WHERE s.name = j.name AND s.skip_run = j.run AND j.retrying IS NOT NULL AND s.failing_since IS NULL
+  AND (j.reason <> '{Code.SUPERSEDED}' OR ?2 - j.due <= ?6) AND {IS_FAILING}
+"""
+
+RECORD_SKIP_TURNS = f"""
+{CLAIMS}
+INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
+SELECT s.alert_run, '{FAILING}',
+       json_object('schedule', s.name, 'outcome', f.outcome, 'code', f.code, 'detail', f.detail,
+                   'since', {iso_sql('s.alert_since')}, 'at', {iso_sql('s.alert_since')},
+                   'run', f.id, 'trace', f.trace),
+       NULL, ?2, f.trace
+FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.alert_run = {SKIP_ALERT}
+  JOIN tickwork_runs AS f ON f.id = {LATEST_TELLING}
+WHERE true
+ON CONFLICT (id) DO NOTHING
+"""
+
+RECORD_SKIP_DELIVERIES = f"""
+{CLAIMS}
+{new_deliveries("'skipped-delivery-' || j.run", "e.id", "?3", "?4", "?5", "?2")}
+FROM j JOIN tickwork_events AS e ON e.id = {SKIP_ALERT}
+WHERE true
 ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """
@@ -172,7 +217,15 @@ def lapsed(runs: tuple, queue: str, sender: str, lease_until: int) -> list[State
     return [(MARK_LAPSED, runs), (RECORD_LAPSED, runs), (RECORD_LAPSED_DELIVERIES, (*runs, queue, sender, lease_until))]
 
 
+def skips_turning(chunk: str, tick: int, queue: str, sender: str, lease_until: int,
+                  stopped_after: int) -> list[Statement]:
+    """The statements announcing the schedules a chunk of skips (CLAIMS rows, JSON) starts
+    failing, for the claim batch, after the skips' own."""
+    params = (chunk, tick, queue, sender, lease_until, stopped_after)
+    return [(MARK_SKIP_TURNS, params), (RECORD_SKIP_TURNS, params[:2]), (RECORD_SKIP_DELIVERIES, params[:5])]
+
+
 def returned(statements: list[Statement], results: list[list]) -> list[dict]:
     """The alert deliveries a batch kept, from what its delivery statements returned."""
-    kinds = (RECORD_TURN_DELIVERIES, RECORD_GAP_DELIVERY, RECORD_LAPSED_DELIVERIES)
+    kinds = (RECORD_TURN_DELIVERIES, RECORD_GAP_DELIVERY, RECORD_LAPSED_DELIVERIES, RECORD_SKIP_DELIVERIES)
     return [row for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows]

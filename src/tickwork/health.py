@@ -1,5 +1,6 @@
 """The health route a Worker's `fetch` may opt in to, for an uptime monitor: the last tick, its
-age and the schedules whose latest run failed; 200 while ticks come, 503 once the last is older
+age and the schedules failing (schedule_store.IS_FAILING, the definition the console, the command
+and the alerts read too); 200 while ticks come, 503 once the last is older
 than the threshold, and, when the app asks with `failing=503`, while a schedule is failing. It
 reads and changes nothing else, and tells no run's details."""
 
@@ -12,7 +13,7 @@ THRESHOLD = 3 * MINUTE
 
 async def health(db: Database, now: int, threshold: int = THRESHOLD, failing: int | None = None) -> tuple[int, dict]:
     """(HTTP status, JSON body) at `now` (epoch ms). `failing`: the status to answer while a
-    declared schedule's latest run failed (the body's `failing` names them); 200 if None."""
+    declared schedule is failing (the body's `failing` names them); 200 if None."""
     last, names = await ScheduleStore(db).health()
     age = None if last is None else now - last
     stopped = age is None or age > threshold

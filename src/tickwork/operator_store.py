@@ -12,7 +12,7 @@ import uuid
 from dataclasses import dataclass
 
 from .database import Database, Row
-from .schedule_store import ITEM_CANCELLABLE, LEASE_OPEN
+from .schedule_store import IS_FAILING, ITEM_CANCELLABLE, LEASE_OPEN
 from .times import NEVER
 
 # The app's one row: its last tick and the one before it.
@@ -45,7 +45,7 @@ WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDUL
       WHEN 'paused' THEN s.paused = 1 AND s.removed_at IS NULL
       WHEN 'running' THEN l.id IS NOT NULL
       WHEN 'removed' THEN s.removed_at IS NOT NULL
-      WHEN 'failing' THEN r.outcome = 'failed'
+      WHEN 'failing' THEN {IS_FAILING}
       WHEN 'declared' THEN s.action IS NULL
       WHEN 'handed-over' THEN s.action IS NOT NULL
       ELSE 1 END

@@ -6,6 +6,7 @@ Every write that two ticks could race on is one conditional statement, and the r
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from .database import Database, Row
@@ -445,19 +446,32 @@ ON CONFLICT (to_tick) DO NOTHING
 # no sooner than the next due time it put aside, which supersedes it.
 RETRY_PENDING = "(s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next))"
 
-# What the health route tells: the app's last tick, and the declared schedules whose latest run
-# failed (through the index of declared rows: those handed over are not read). A backfilled run
-# is of an old occurrence: it tells nothing of whether the schedule works now. Nor does a failed
-# attempt whose retry is still to be made, as its alert says: the runs of that due time are
-# passed over till its attempts are used up, and the run before them tells.
+# Whether a schedule is failing, the one definition health, the console, the command and the
+# alerts read (`s` its row): its latest run that tells, in the order runs were made, failed. Those
+# that tell are its own that succeeded or failed: a backfilled run is of an old occurrence and
+# tells nothing of whether it works now, nor does a failed attempt whose retry is still to be made
+# or under way (the runs of that due time are passed over till its attempts are used up, and the
+# run before them tells). The latest is found through the runs' index on (schedule, due_at): the
+# run of the latest due time, unless a retry of the row's last retried due time started after it
+# (a retry is made after its due time; a run by hand made meanwhile is recorded with a later one).
+RETRY_OPEN = (f"({RETRY_PENDING} OR EXISTS (SELECT 1 FROM tickwork_runs AS l"
+              " WHERE l.id = s.lease_run AND l.outcome = 'running' AND l.attempt > 1))")
+TELLS = f"""r.schedule = s.name AND r.outcome IN ('succeeded', 'failed') AND r.backfill IS NULL
+          AND NOT ({RETRY_OPEN} AND r.due_at IS s.retry_due AND r.by_hand IS NULL)"""
+LATEST_DUE = f"SELECT r.* FROM tickwork_runs AS r WHERE {TELLS} ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1"
+LATEST_TELLING = f"""IFNULL(
+    (SELECT r.id FROM tickwork_runs AS r WHERE {TELLS} AND r.due_at = s.retry_due
+         AND r.started_at > (SELECT started_at FROM ({LATEST_DUE}))
+         ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1),
+    (SELECT id FROM ({LATEST_DUE})))"""
+IS_FAILING = f"((SELECT f.outcome FROM tickwork_runs AS f WHERE f.id = {LATEST_TELLING}) IS 'failed')"
+
+# What the health route tells: the app's last tick, and the declared schedules failing (through
+# the index of declared rows: those handed over are not read).
 HEALTH = f"""
 SELECT a.last_tick, (
     SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
-    WHERE s.action IS NULL AND s.removed_at IS NULL AND (
-        SELECT r.outcome FROM tickwork_runs AS r
-        WHERE r.schedule = s.name AND r.outcome IN ('succeeded', 'failed') AND r.backfill IS NULL
-          AND NOT ({RETRY_PENDING} AND r.due_at IS s.retry_due AND r.by_hand IS NULL)
-        ORDER BY r.due_at DESC, r.started_at DESC LIMIT 1) = 'failed'
+    WHERE s.action IS NULL AND s.removed_at IS NULL AND {IS_FAILING}
 ) AS failing
 FROM tickwork_app AS a WHERE a.id = 1
 """
@@ -632,6 +646,7 @@ class Claimed:
     leased: set[str]
     recorded: set[str]
     coalesced: set[str]
+    alerted: list[Row] = field(default_factory=list)  # what the skips' alert statements returned
 
 
 @dataclass(frozen=True)
@@ -738,17 +753,30 @@ class ScheduleStore:
                                        (FAIL_EXPIRED_RUNS, lapsed), (LAPSES_CLEARED, lapsed)])
         return results[1:1 + len(alerts or [])]
 
-    async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int) -> "Claimed":
+    async def claim(self, claims: list["Claim"], lease_until: int, tick: int, started: int,
+                    alerts: Callable[[str], list] | None = None) -> "Claimed":
         """Takes the leases of the due runs and records their starts (or, for a moment another
         calendar of the action made, the coalesced skip, its lease given back), and moves the due
         times of the skips on and records them, all in one transaction: what each claim won is
-        what the returned rows witness."""
+        what the returned rows witness. `alerts` makes, for a chunk of skips dropping a pending
+        retry, the statements announcing the schedules they start failing."""
         leases = [c.row() for c in claims if c.reason is None]
         superseded = [c.row() for c in claims if c.reason == Code.SUPERSEDED]
         skips = [c.row() for c in claims if c.reason not in (None, Code.SUPERSEDED)]
         statements: list = []
-        for chunk in map(json.dumps, chunks(superseded)):  # first: the due time they put aside is leased next
-            statements += [(SKIP, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+        announcing: list = []
+
+        def skipped(rows: list, skip: str) -> None:
+            chunk = json.dumps(rows)
+            statements.extend([(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))])
+            dropping = [row for row in rows if row[16] is not None]  # only these can start a streak
+            if alerts is not None and dropping:
+                made = alerts(json.dumps(dropping))
+                announcing.extend(made)
+                statements.extend(made)
+
+        for rows in chunks(superseded):  # first: the due time they put aside is leased next
+            skipped(rows, SKIP)
         for rows in chunks(leases):
             chunk = json.dumps(rows)
             take = TAKE_LEASES_ENDING if any(row[2] >= NEVER for row in rows) else TAKE_LEASES
@@ -762,9 +790,7 @@ class ScheduleStore:
             if moments:
                 statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
         for rows in chunks(skips):
-            chunk = json.dumps(rows)
-            skip = SKIP_ENDING if any(row[9] in ENDING_CODES for row in rows) else SKIP
-            statements += [(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))]
+            skipped(rows, SKIP_ENDING if any(row[9] in ENDING_CODES for row in rows) else SKIP)
         statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
         if not statements:
             return Claimed(set(), set(), set())
@@ -773,8 +799,9 @@ class ScheduleStore:
         def returned(*kinds: str) -> set[str]:
             return {v for (sql, _), rows in zip(statements, results) if sql in kinds for row in rows for v in row.values()}
 
+        alerted = [row for statement, rows in zip(statements, results) if statement in announcing for row in rows]
         return Claimed(returned(TAKE_LEASES, TAKE_LEASES_ENDING), returned(RECORD_STARTS, RECORD_SKIPS),
-                       returned(RECORD_COALESCED))
+                       returned(RECORD_COALESCED), alerted)
 
     async def read_back(self, claims: list["Claim"]) -> "Claimed":
         """What a claim batch that answered an error did: nothing, or all of it."""
@@ -825,7 +852,7 @@ class ScheduleStore:
         return await self.db.batch([(sql, p) for p in params]) if params else []
 
     async def health(self) -> tuple[int | None, list[str]]:
-        """The app's last tick, and the declared schedules whose latest run failed."""
+        """The app's last tick, and the declared schedules failing (IS_FAILING)."""
         [row] = await self.db.all(HEALTH)
         return _number(row["last_tick"]), sorted(json.loads(row["failing"] or "[]"))
 

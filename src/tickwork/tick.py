@@ -138,11 +138,12 @@ ENDS = 1
 ENDS_WITH_EVENTS = 4
 
 
-def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
+def statements_for(claims: list[Claim], flush: int = ENDS, alerts: bool = False) -> int:
     """The most statements a tick's claims cost, whoever wins them: per chunk of rows, leases
     and starts, a batch of their ends (`flush`, and the retries they schedule), skips and their
-    records (retries superseded apart); per chunk of leases with calendars sharing an action,
-    moments with the coalesced skips and their leases given back."""
+    records (retries superseded apart) and, with `alerts`, those of skips dropping a retry and
+    what their sends came to; per chunk of leases with calendars sharing an action, moments with
+    the coalesced skips and their leases given back."""
     leases = [c for c in claims if c.reason is None]
     moments = sum(1 for part in chunks(leases) if any(c.moment is not None for c in part))
     retries = sum(1 for part in chunks(leases) if any(c.retries for c in part))
@@ -150,8 +151,11 @@ def statements_for(claims: list[Claim], flush: int = ENDS) -> int:
     superseded = sum(1 for c in claims if c.reason == Code.SUPERSEDED)
     skips = len(claims) - len(leases) - superseded
     covers = _chunks(sum(1 for c in claims if c.covers is not None))
+    announced = 0
+    if alerts and any(c.reason is not None and c.retrying is not None for c in claims):
+        announced = alerting.TURNS * (_chunks(skips) + _chunks(superseded)) + 1
     return ((2 + flush) * _chunks(len(leases)) + 3 * moments + retries + retried + 2 * _chunks(skips)
-            + 2 * _chunks(superseded) + covers)
+            + 2 * _chunks(superseded) + covers + announced)
 
 
 def _chunks(count: int) -> int:
@@ -527,15 +531,17 @@ class _Tick:
             claims = [claim for claim in claims if claim.reason is not None]
         room = self.room()
         sweep = self.sweep_cost()
-        while room is not None and claims and statements_for(claims, self.flush) + sweep > room:
+        while room is not None and claims and statements_for(claims, self.flush, self.alerts is not None) + sweep > room:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
             return []
         lease = self.lease(spent)
+        alerts = self.alerts.skipping(self.now, self.wall, self.sender, GAP) if self.alerts else None
         try:
-            claimed = await self.store.claim(claims, lease.until, self.now, lease.started)
+            claimed = await self.store.claim(claims, lease.until, self.now, lease.started, alerts)
         except Exception as error:
             claimed = await self.read_back(claims, error, lease)
+        await self.send(alerting.sendable(claimed.alerted), "the skipped retries' alerts")
         reports = [self.skipped(c) for c in claims if c.reason is not None and c.run in claimed.recorded]
         reports += [
             self.skipped(replace(c, reason=Code.COALESCED, detail=COALESCED_DETAIL))

@@ -4,6 +4,7 @@ route answers 503 for failing schedules when asked."""
 
 import json
 import time
+import urllib.parse
 
 from tickwork.times import DAY, MINUTE, utc
 
@@ -42,3 +43,25 @@ def test_the_health_route_answers_503_for_failing_schedules_with_failing_503(hos
     asked = host.fetch("/health?threshold=3600000&failing=503")
     assert (plain.status, asked.status, asked.json()["ok"]) == (200, 503, False)
     assert {"always_fails", "refuses"} <= set(asked.json()["failing"])
+
+
+def test_a_retry_skipped_while_its_schedule_is_paused_announces_the_due_times_failure(host):
+    """On Miniflare's D1, the claim batch keeps the alert of a skip that used up a due time's
+    attempts: `yearly_flaky` (`retry: 2 after 1m`) fails its first attempt, is paused from the
+    console, and its retry, due a minute on, is skipped `paused`."""
+    from test_the_console_on_the_workers_runtime import BEARER, form_token
+
+    due = utc("2027-01-01 03:00")
+    assert host.tick(utc("2026-12-31 12:00"))["ok"] and host.tick(due)["ok"]
+    body = urllib.parse.urlencode({"name": "yearly_flaky", "csrf": form_token(host, BEARER)}).encode()
+    paused = host.fetch("/ops/schedule/pause", "POST", body, {
+        "content-type": "application/x-www-form-urlencoded", "origin": host.url, **BEARER})
+    assert paused.status == 200, paused.text
+    skipped = host.tick(due + MINUTE)
+    assert [(r["attempt"], r["code"]) for r in skipped["runs"] if r["schedule"] == "yearly_flaky"] == [(2, "paused")]
+    rows = host.wait_for_seen("tickwork.schedule_failing", lambda rows: any(
+        json.loads(row["body"])["alert"]["body"]["schedule"] == "yearly_flaky" for row in rows), "yearly_flaky's alert")
+    [alert] = [a for a in (json.loads(row["body"])["alert"] for row in rows) if a["body"]["schedule"] == "yearly_flaky"]
+    [failed] = host.d1("SELECT id FROM tickwork_runs WHERE schedule = 'yearly_flaky' AND outcome = 'failed'")
+    assert (alert["body"]["run"], alert["body"]["code"]) == (failed["id"], "internal_fault")
+    assert "yearly_flaky" in host.fetch("/health?threshold=3600000").json()["failing"]
