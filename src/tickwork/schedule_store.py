@@ -88,17 +88,18 @@ LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND la
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
-# (?2 and ?3 the longest and shortest the leases the tick gives may last past it, ?4 the clock)
-# also answers
+# (?2 and ?3 the longest and shortest the leases the tick gives may last past it, ?4 the clock,
+# kept beside the tick's time for the gaps in the ticks) also answers
 # the declared set the rows were last reconciled with, and whether a run's lease lapsed, declared
 # or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
 MARK_TICK = f"""
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
+    prev_clock = last_clock, last_clock = MAX(IFNULL(last_clock, ?4), ?4),
     lapse_clear = CASE WHEN EXISTS (SELECT 1 FROM {running_made(WINDOW_FROM, WINDOW_TO)} WHERE lease_until <= ?4)
                        THEN lapse_clear ELSE MAX(IFNULL(lapse_clear, ?4), ?4) END,
     lease_reach = MAX(IFNULL(lease_reach, ?2), ?2), lease_short = MIN(IFNULL(lease_short, ?3), ?3)
 WHERE id = 1
-RETURNING fingerprint, prev_tick, IFNULL(lapse_clear < ?4, 1) AS lapsed,
+RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lapsed,
   MAX(CAST(IFNULL(lapse_clear, 0) - lease_reach + 1 AS INTEGER), 0) AS lapse_from,
   (housekeeping_owner IS NULL OR housekeeping_until <= ?4)
       AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?4 - 3600000) AS housekeeping_due,
@@ -553,6 +554,7 @@ class Reached:
     housekeeping_due: bool = False  # an hour since the last pass completed, and none under way
     backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
     lapse_from: int = 0  # the first tick of the window of runs whose leases lapsed
+    prev_clock: int | None = None  # the clock of the app's tick before this one
 
 
 def _number(value) -> int | None:
@@ -704,7 +706,7 @@ class ScheduleStore:
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], bool(mark["lapsed"]),
             _number(mark["sweep_at"]), _number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
-            bool(mark["backfill_pending"]), int(mark["lapse_from"]),
+            bool(mark["backfill_pending"]), int(mark["lapse_from"]), _number(mark["prev_clock"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:

@@ -356,7 +356,7 @@ class _Tick:
         self.lapse_from = reached.lapse_from
         self.housekeeping_due = reached.housekeeping_due
         self.backfill_pending = reached.backfill_pending
-        await self.note_gap(reached.prev_tick)
+        await self.note_gap(reached.prev_tick, reached.prev_clock)
         fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
             return reached.due, reached.lapsed
@@ -368,9 +368,15 @@ class _Tick:
         await self.reconcile(fingerprint)
         return await self.store.due(self.now, most), reached.lapsed
 
-    async def note_gap(self, previous: int | None) -> None:
-        """Ticks stopped: the app's tick before this one is longer ago than the threshold."""
-        if previous is None or self.now - previous <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
+    async def note_gap(self, previous: int | None, clock: int | None) -> None:
+        """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
+        the invocation's clock (`clock`, that tick's): a tick by hand for another time is no gap.
+        It is recorded as that long before this tick. (A tick before migration 0024 kept no clock.)"""
+        if previous is None:
+            return
+        stopped = self.now - previous if clock is None else self.wall - clock
+        previous = self.now - stopped
+        if stopped <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
                     iso(previous), (self.now - previous) // MINUTE)
