@@ -140,3 +140,11 @@ def test_the_first_tick_after_the_upgrade_finds_a_gap_by_the_ticks_times_as_befo
     ticks(db, [census], NINE + 5 * MINUTE)
     assert run(db.all("SELECT from_tick, to_tick FROM tickwork_gaps")) == [
         {"from_tick": NINE, "to_tick": NINE + 5 * MINUTE}]
+
+
+def test_a_tick_months_behind_the_clock_keeps_the_records_it_makes(db):
+    census = every(15)
+    ticks(db, [census], NINE, NINE + 15 * MINUTE, started_at=NINE + 300 * DAY)  # by hand, months behind
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = NULL"))  # a pass is due
+    ticks(db, [census], NINE + 16 * MINUTE, started_at=NINE + 300 * DAY + MINUTE)
+    assert [r["due_at"] for r in runs(db)] == [NINE + 15 * MINUTE]

@@ -259,11 +259,12 @@ class _Tick:
         """The tick's last step: housekeeping, where a pass is due."""
         if not self.housekeeping_due or self.budget - self.elapsed() <= 0:
             return
-        # On the invocation's clock, as its lease: a tick for a time ahead deletes nothing sooner.
+        # Its lease on the invocation's clock, as every lease; its ages to the earlier of that and
+        # the tick's time: a tick by hand ahead or behind makes nothing just made look old.
         spent = self.elapsed()
         until = Lease(self.wall + spent, self.budget - spent).until
         await housekeeping(
-            self.store.db, self.clock_ms(), self.sender, until, lambda: self.budget - self.elapsed(),
+            self.store.db, min(self.now, self.clock_ms()), self.sender, until, lambda: self.budget - self.elapsed(),
             self.room, self.clock_ms, self.retention,
         )
 
