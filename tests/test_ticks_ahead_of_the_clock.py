@@ -142,6 +142,14 @@ def test_the_first_tick_after_the_upgrade_finds_a_gap_by_the_ticks_times_as_befo
         {"from_tick": NINE, "to_tick": NINE + 5 * MINUTE}]
 
 
+def test_a_gap_on_the_clock_is_recorded_from_the_tick_before_it_whose_invocation_began_late(db):
+    census = every(15)
+    ticks(db, [census], NINE, started_at=NINE + 2_000)
+    ticks(db, [census], NINE + 10 * MINUTE, started_at=NINE + 10 * MINUTE + 1_000)
+    assert run(db.all("SELECT from_tick, to_tick FROM tickwork_gaps")) == [
+        {"from_tick": NINE, "to_tick": NINE + 10 * MINUTE}]
+
+
 def test_a_tick_months_behind_the_clock_keeps_the_records_it_makes(db):
     census = every(15)
     ticks(db, [census], NINE, NINE + 15 * MINUTE, started_at=NINE + 300 * DAY)  # by hand, months behind

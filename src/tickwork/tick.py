@@ -372,15 +372,17 @@ class _Tick:
     async def note_gap(self, previous: int | None, clock: int | None) -> None:
         """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
         the invocation's clock (`clock`, that tick's): a tick by hand for another time is no gap.
-        It is recorded as that long before this tick. (A tick before migration 0024 kept no clock.)"""
+        It is recorded from that tick, or, where a tick for a time ahead came between, from as
+        long before this one. (A tick before migration 0024 kept no clock.)"""
         if previous is None:
             return
         stopped = self.now - previous if clock is None else self.wall - clock
-        previous = self.now - stopped
+        if previous > self.now:
+            previous = self.now - stopped
         if stopped <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
-                    iso(previous), (self.now - previous) // MINUTE)
+                    iso(previous), stopped // MINUTE)
         if self.alerts is None:
             try:
                 await self.store.gap(self.now, previous, self.wall)
