@@ -7,7 +7,10 @@ import asyncio
 import time
 
 from faults import Meanwhile
-from helpers import Blocking, every, migrate_from, migrated_before, open_store, run, runs, tick_at, ticks
+from helpers import Blocking, calendar, every, migrate_from, migrated_before, open_store, run, runs, tick_at, ticks
+
+from test_backfill import APRIL, JAN, app  # noqa: F401 (the operator's App, as a fixture)
+from test_schedules_handed_over import made, send_statement  # noqa: F401
 
 from tickwork import Schedule, event
 from tickwork.grid import Every
@@ -15,6 +18,7 @@ from tickwork.housekeeping_store import FINISH
 from tickwork.model import Outcome
 from tickwork.outbox import Outbox
 from tickwork.outbox_store import OutboxStore
+from tickwork.per_item import Items
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -59,6 +63,24 @@ def test_a_tick_ahead_does_not_end_a_run_still_under_its_lease_on_the_clock(db):
     run(asyncio.wait_for(overlap(), timeout=10))
     assert [r["outcome"] for r in runs(db) if r["due_at"] == NINE] == [Outcome.SUCCEEDED]
     assert len(slow.made) == 1
+
+
+def test_after_a_tick_two_hours_ahead_a_moment_handed_over_is_made_by_the_ticks_on_the_clock(db, made):
+    census = every(15)
+    ticks(db, [census], NINE)
+    ticks(db, [census], NINE + 2 * HOUR, started_at=NINE + MINUTE)
+    run(Items(db, lambda: NINE + 2 * MINUTE).once(send_statement, {"customer": "c7"}, NINE + 3 * MINUTE))
+    ticks(db, [census], NINE + 3 * MINUTE)
+    assert [m["at"] for m in made] == [NINE + 3 * MINUTE]
+
+
+def test_after_a_tick_two_hours_ahead_a_backfill_is_made_by_the_next_tick_on_the_clock(app):
+    monthly = calendar("0 0 1 * *", name="statement")
+    app.tick([monthly], JAN, APRIL)
+    app.tick([monthly], APRIL + 2 * HOUR, started_at=APRIL + MINUTE)  # by hand, ahead
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + 2 * MINUTE)
+    app.tick([monthly], APRIL + 3 * MINUTE)
+    assert monthly.action.at[-1] == utc("2026-02-01 00:00")
 
 
 order_placed = event("order_placed", queue="EVENTS")
