@@ -73,7 +73,6 @@ WINDOW_FROM = ("(SELECT MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, ?2
                " FROM tickwork_app WHERE id = 1)")
 WINDOW_TO = "(SELECT CAST(?4 - IFNULL(lease_short, ?3) AS INTEGER) FROM tickwork_app WHERE id = 1)"
 
-
 # The lapsed leases dealt with, in the batch that ends their runs: by ?1 there are none left. Only
 # while the window reaches back as far as the one read (?2): a tick that marked meanwhile with a
 # longer reach may have taken a lease lapsing by ?1 among records before it.
@@ -759,7 +758,8 @@ class ScheduleStore:
         """Takes the leases of the due runs and records their starts (or, for a moment another
         calendar of the action made, the coalesced skip, its lease given back), and moves the due
         times of the skips on and records them, all in one transaction: what each claim won is
-        what the returned rows witness."""
+        what the returned rows witness. `started`, on the invocation's clock, is when the runs
+        start and what the skips read the leases by."""
         leases = [c.row() for c in claims if c.reason is None]
         superseded = [c.row() for c in claims if c.reason == Code.SUPERSEDED]
         skips = [c.row() for c in claims if c.reason not in (None, Code.SUPERSEDED)]
