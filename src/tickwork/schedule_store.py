@@ -455,13 +455,15 @@ ON CONFLICT (to_tick) DO NOTHING
 # no sooner than the next due time it put aside, which supersedes it.
 RETRY_PENDING = "(s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next))"
 
-# What the health route tells: the app's last tick, and the declared schedules whose latest run
-# failed (through the index of declared rows: those handed over are not read). A backfilled run
-# is of an old occurrence: it tells nothing of whether the schedule works now. Nor does a failed
-# attempt whose retry is still to be made, as its alert says: the runs of that due time are
-# passed over till its attempts are used up, and the run before them tells.
+# What the health route tells: the app's last tick, and the invocations' clock it was made by (its
+# age is on the clock, as the gaps in the ticks: a tick by hand ahead hides no stop), and the
+# declared schedules whose latest run failed (through the index of declared rows: those handed
+# over are not read). A backfilled run is of an old occurrence: it tells nothing of whether the
+# schedule works now. Nor does a failed attempt whose retry is still to be made, as its alert
+# says: the runs of that due time are passed over till its attempts are used up, and the run
+# before them tells.
 HEALTH = f"""
-SELECT a.last_tick, (
+SELECT a.last_tick, IFNULL(a.last_clock, a.last_tick) AS last_clock, (
     SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
     WHERE s.action IS NULL AND s.removed_at IS NULL AND (
         SELECT r.outcome FROM tickwork_runs AS r
@@ -841,10 +843,11 @@ class ScheduleStore:
             return [await self.db.all(sql, params[0])]
         return await self.db.batch([(sql, p) for p in params]) if params else []
 
-    async def health(self) -> tuple[int | None, list[str]]:
-        """The app's last tick, and the declared schedules whose latest run failed."""
+    async def health(self) -> tuple[int | None, int | None, list[str]]:
+        """The app's last tick, its invocation's clock, and the declared schedules whose latest
+        run failed."""
         [row] = await self.db.all(HEALTH)
-        return _number(row["last_tick"]), sorted(json.loads(row["failing"] or "[]"))
+        return _number(row["last_tick"]), _number(row["last_clock"]), sorted(json.loads(row["failing"] or "[]"))
 
     async def gap(self, tick: int, previous: int, now: int) -> None:
         await self.db.all(RECORD_GAP, (tick, previous, now))
