@@ -105,7 +105,7 @@ ON CONFLICT (id) DO NOTHING
 """
 
 # In the batch that ends the runs whose leases lapsed (schedule_store.LAPSED, ?1 and ?2, ?1 the
-# tick), after their retries are scheduled and before the runs are ended (while their records are
+# clock), after their retries are scheduled and before the runs are ended (while their records are
 # `running` and the rows hold their leases): such a run with no attempt left starts its schedule
 # failing, as a failed end would, at ?1, the end its record is given. ?3 the queue, ?4 the sender,
 # ?5 the deliveries' lease. The ids derive from the run's: a batch written again keeps no second
