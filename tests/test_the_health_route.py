@@ -7,7 +7,7 @@ from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.health import health
 from tickwork.model import Retry
-from tickwork.times import HOUR, MINUTE, utc
+from tickwork.times import DAY, HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
 
@@ -65,6 +65,15 @@ def test_once_ticks_stopped_past_the_threshold_it_answers_503():
     ticks(db, [every(1)], NINE)
     status, body = run(health(db, NINE + 4 * MINUTE))
     assert (status, body["ok"], body["last_tick_age_s"]) == (503, False, 240)
+
+
+def test_ticks_that_stopped_after_a_tick_by_hand_ahead_answer_503_as_the_clock_counts_them():
+    db = open_store()
+    ticks(db, [every(1)], NINE)
+    ticks(db, [every(1)], NINE + 40 * DAY, started_at=NINE + 30_000)  # by hand, forty days ahead
+    status, body = run(health(db, NINE + 4 * MINUTE))  # and no tick since, on the clock
+    assert (status, body["ok"], body["last_tick"], body["last_tick_age_s"]) == (
+        503, False, "2026-04-11T09:00:00.000Z", 210)
 
 
 def test_a_database_never_ticked_answers_503():

@@ -253,7 +253,8 @@ async function main() {
     const ended = await within(Promise.allSettled([...inflight]), STOP_GRACE_MS);
     if (!ended) {
       printer.note('tickwork host: cut short what was still running, as on a stopped Worker: a run cut short ' +
-        'keeps its lease until it lapses, and a later tick records it failed `lease_expired`');
+        'keeps its lease until it lapses on the clock, whatever time you tick at, and a later tick records it ' +
+        'failed `lease_expired`');
     }
     if (host) await within(host.dispose(), STOP_GRACE_MS);
     process.exit(command === 'dev' ? 0 : 130);

@@ -53,7 +53,7 @@ class Alerts:
 
     def lapsed(self, runs: tuple, now: int, sender: str) -> list:
         """Statements for the batch that ends the runs whose leases lapsed (`runs`: the store's
-        LAPSED parameters, the tick and the window's first tick): each with no attempt left that starts its schedule
+        LAPSED parameters, the clock and the window's first tick): each with no attempt left that starts its schedule
         failing keeps one alert, `lease_expired`."""
         return lapsed(runs, self.queue, sender, now + SEND_WINDOW)
 

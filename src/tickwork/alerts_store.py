@@ -106,7 +106,7 @@ ON CONFLICT (id) DO NOTHING
 """
 
 # In the batch that ends the runs whose leases lapsed (schedule_store.LAPSED, ?1 and ?2, ?1 the
-# tick), after their retries are scheduled and before the runs are ended (while their records are
+# clock), after their retries are scheduled and before the runs are ended (while their records are
 # `running` and the rows hold their leases): such a run with no attempt left (a run by hand has
 # none, a retry pending or not) starts its schedule failing, as a failed end would, at ?1, the
 # end its record is given. ?3 the queue, ?4 the sender,

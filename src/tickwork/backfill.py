@@ -60,7 +60,7 @@ async def _round(tick) -> tuple[list, bool]:
         schedule = tick.schedule_of(state)
         if schedule is None or schedule.action is None or state.paused or state.removed_at is not None:
             continue  # waits for the schedule to be declared again, resumed, or its action back
-        if state.lease_live(tick.now):
+        if state.lease_live(tick.wall):
             continue  # its own run holds the lease
         due = own_from(state.due_at, state.retry_attempt, state.retry_due, state.retry_call.at)
         end = min(pending.end, due - 1)

@@ -14,8 +14,8 @@ THRESHOLD = 3 * MINUTE
 async def health(db: Database, now: int, threshold: int = THRESHOLD, failing: int | None = None) -> tuple[int, dict]:
     """(HTTP status, JSON body) at `now` (epoch ms). `failing`: the status to answer while a
     declared schedule is failing (the body's `failing` names them); 200 if None."""
-    last, names = await ScheduleStore(db).health()
-    age = None if last is None else now - last
+    last, made, names = await ScheduleStore(db).health()
+    age = None if made is None else now - made  # on the clock: a tick by hand ahead does not hide a stop
     stopped = age is None or age > threshold
     status = 503 if stopped else failing if failing is not None and names else 200
     body = {

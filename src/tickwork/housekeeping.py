@@ -1,7 +1,10 @@
 """Housekeeping, the tick's last step: what is no longer needed is deleted, after all work that
 can't wait, at most once an hour once a pass completes (schedules document, "What the tick
 deletes"). One tick at a time holds the pass's lease; only its owner finishes or gives it back,
-and a crashed owner loses it after the rest of its tick's budget and a minute. Each delete takes
+and a crashed owner loses it after the rest of its tick's budget and a minute. Its lease keeps to
+the invocation's clock, as every lease (tick.Lease), and the ages count to the earlier of the
+tick's time and that clock: a tick by hand for a time ahead or behind deletes nothing it or the
+ticks on the clock just made. Each delete takes
 1,000 rows, at most ten a tick, the budget and the statements left checked before each; a pass
 that failed, hit its cap or was interrupted carries on at the next tick."""
 
@@ -32,12 +35,13 @@ async def housekeeping(
     clock: Callable[[], int],
     retention: int = RETENTION,
 ) -> int:
-    """One pass, or as much of it as this tick may make. Returns the rows deleted."""
+    """One pass, or as much of it as this tick may make: what is old by `now`, its lease taken by
+    `clock()`, the invocation's clock (as `lease_until`). Returns the rows deleted."""
     left = room()
     if left is not None and left < 2:  # its lease taken and given back: no pass begun past the cap
         return 0
     store = HousekeepingStore(db)
-    start = await store.take(owner, lease_until, now)
+    start = await store.take(owner, lease_until, clock())
     if start is None:
         return 0
     deleted, deletes, completed, at = 0, 0, True, start

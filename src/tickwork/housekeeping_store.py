@@ -12,7 +12,8 @@ from .schedule_store import LEASE_OPEN
 ROWS_A_DELETE = 1000
 
 # The pass's lease: taken only when the last pass completed an hour ago or more, and no live
-# lease holds it; finished (or given back, if the pass did not complete) only by its owner.
+# lease holds it, by ?3 the invocation's clock, as every lease; finished (or given back, if the
+# pass did not complete) only by its owner.
 TAKE = """
 UPDATE tickwork_app SET housekeeping_owner = ?1, housekeeping_until = ?2
 WHERE id = 1 AND (housekeeping_owner IS NULL OR housekeeping_until <= ?3)

@@ -70,7 +70,8 @@ class Outbox:
         return [Delivery(row[5], row[4], row[1], row[2], trace=row[9]) for row in rows]
 
     async def sweep(self, now: int, sender: str) -> int:
-        """The tick's second step: sends what is left to send. Returns how many it sent."""
+        """The tick's second step: sends what is left to send by `now`, on the invocation's clock,
+        as every lease is (a tick's own time may be ahead of it). Returns how many it sent."""
         deliveries = await self.store.sweep(now, sender, self.clock() + SEND_WINDOW, SWEEP_MOST)
         await self.send(deliveries, sender)
         return len(deliveries)

@@ -21,8 +21,8 @@ LEASE_OPEN = "EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run 
 
 
 def lease_held(now: str) -> str:
-    """The SQL that holds where the state row `s` has a live lease at `now` (a parameter): its
-    run goes on, within its lease."""
+    """The SQL that holds where the state row `s` has a live lease at `now` (a parameter, on the
+    invocation's clock): its run goes on, within its lease."""
     return f"(s.lease_until > {now} AND {LEASE_OPEN})"
 
 
@@ -32,15 +32,19 @@ def holds_lease(row: Row) -> bool:
     return bool(row.get("lease_run")) and bool(row.get("lease_open"))
 
 
+# Every lease (a run's, housekeeping's, a delivery's) is a time on the clock of the invocation that
+# took it, and lapses by that clock, whatever the tick's own time (a tick by hand for a time ahead):
+# so racing invocations agree on it, and no tick ahead ends a run going on, or holds up the ticks
+# on the clock. A tick's leases last from its invocation's start the tick's budget and a minute, at
+# least the run limit's part of it (tick.Lease).
 # Runs whose worker was lost are found along the records' primary key, whose ids begin with their
-# tick (run_id). A tick's leases last from its invocation's start (its time, if later) the tick's
-# budget and a minute, at least the run limit's part of it: the app's row keeps the longest and the
-# shortest any tick has given (`lease_reach`, `lease_short`, ms after the tick), and the tick by
+# tick (run_id): the app's row keeps the longest and the shortest any tick's leases lasted past its
+# time (`lease_reach`, `lease_short`, ms, below 0 for a tick ahead of its clock), and the clock by
 # which every lapsed lease was dealt with (`lapse_clear`). A run whose lease lapsed since then was
-# made after `lease_reach` before it and by `lease_short` before the tick: only those records are
+# made after `lease_reach` before it and by `lease_short` before the clock: only those records are
 # read, each by about one tick (as many as fall between those two reaches).
 # All three are written with the tick's mark, no row more; a tick that finds no lapsed lease there
-# moves `lapse_clear` to itself, and one that found some moves it when their runs are ended.
+# moves `lapse_clear` to its clock, and one that found some moves it when their runs are ended.
 def running_made(since: str, until: str) -> str:
     """A subquery: the runs still `running` made from the tick `since` to the tick `until` (SQL),
     each with its name and lease, read along the primary key, and those of ids of no tick's form
@@ -56,16 +60,19 @@ def running_made(since: str, until: str) -> str:
     WHERE r.id < 'z' AND r.tick_at >= {since} AND r.tick_at <= {until} AND r.outcome = 'running')"""
 
 
-# ?1 the tick, ?2 the window's first tick (as the tick's mark answers it): the runs still
-# `running` whose lease lapsed by the tick, as a CTE `lapsed`.
-LAPSED = f"""lapsed AS (
-    SELECT run, name FROM {running_made('CAST(?2 AS INTEGER)', 'CAST(?1 AS INTEGER)')} WHERE lease_until <= ?1)"""
+# The window's last tick once the tick marked, by ?1 the clock.
+WINDOW_END = "(SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1)"
 
-# The window as the app's row held it before this tick's mark: ?1 the tick, ?2 and ?3 the
-# longest and shortest its leases may last past it. (A new app's row has dealt with no lease.)
+# ?1 the clock, ?2 the window's first tick (as the tick's mark answers it): the runs still
+# `running` whose lease lapsed by the clock, as a CTE `lapsed`.
+LAPSED = f"""lapsed AS (
+    SELECT run, name FROM {running_made('CAST(?2 AS INTEGER)', WINDOW_END)} WHERE lease_until <= ?1)"""
+
+# The window as the app's row held it before this tick's mark: ?4 the clock, ?2 and ?3 the
+# longest and shortest its leases may last past the tick. (A new app's row has dealt with no lease.)
 WINDOW_FROM = ("(SELECT MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, ?2) + 1 AS INTEGER), 0)"
                " FROM tickwork_app WHERE id = 1)")
-WINDOW_TO = "(SELECT CAST(?1 - IFNULL(lease_short, ?3) AS INTEGER) FROM tickwork_app WHERE id = 1)"
+WINDOW_TO = "(SELECT CAST(?4 - IFNULL(lease_short, ?3) AS INTEGER) FROM tickwork_app WHERE id = 1)"
 
 # The lapsed leases dealt with, in the batch that ends their runs: by ?1 there are none left. Only
 # while the window reaches back as far as the one read (?2): a tick that marked meanwhile with a
@@ -81,19 +88,21 @@ LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND la
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
-# (?2 and ?3 the longest and shortest the leases the tick gives may last past it) also answers
+# (?2 and ?3 the longest and shortest the leases the tick gives may last past it, ?4 the clock,
+# kept beside the tick's time for the gaps in the ticks) also answers
 # the declared set the rows were last reconciled with, and whether a run's lease lapsed, declared
 # or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
 MARK_TICK = f"""
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
-    lapse_clear = CASE WHEN EXISTS (SELECT 1 FROM {running_made(WINDOW_FROM, WINDOW_TO)} WHERE lease_until <= ?1)
-                       THEN lapse_clear ELSE MAX(IFNULL(lapse_clear, ?1), ?1) END,
+    prev_clock = last_clock, last_clock = MAX(IFNULL(last_clock, ?4), ?4),
+    lapse_clear = CASE WHEN EXISTS (SELECT 1 FROM {running_made(WINDOW_FROM, WINDOW_TO)} WHERE lease_until <= ?4)
+                       THEN lapse_clear ELSE MAX(IFNULL(lapse_clear, ?4), ?4) END,
     lease_reach = MAX(IFNULL(lease_reach, ?2), ?2), lease_short = MIN(IFNULL(lease_short, ?3), ?3)
 WHERE id = 1
-RETURNING fingerprint, prev_tick, IFNULL(lapse_clear < ?1, 1) AS lapsed,
+RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lapsed,
   MAX(CAST(IFNULL(lapse_clear, 0) - lease_reach + 1 AS INTEGER), 0) AS lapse_from,
-  (housekeeping_owner IS NULL OR housekeeping_until <= ?1)
-      AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?1 - 3600000) AS housekeeping_due,
+  (housekeeping_owner IS NULL OR housekeeping_until <= ?4)
+      AND (housekeeping_done_at IS NULL OR housekeeping_done_at <= ?4 - 3600000) AS housekeeping_due,
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
@@ -303,7 +312,8 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.moment IS NOT NULL
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.code = '{Code.COALESCED}')
 """
 
-# A skip moves the due time on while the row is as the tick saw it for the skip's reason, and
+# A skip moves the due time on while the row is as the tick saw it for the skip's reason (its lease
+# as it is at ?3, the clock), and
 # marks the row with the skip's record, which the same batch then writes: only where the mark is
 # this skip's, so of two racing ticks one records it. A skip of a pending retry drops the retry.
 # As with the lease, a skip that ends no schedule leaves `removed_at` and its indexes alone:
@@ -317,9 +327,9 @@ WHERE s.name = j.name AND s.due_at = j.due AND s.removed_at IS NULL AND {RETRY_C
     WHEN '{Code.EXPIRED}' THEN 1
     WHEN '{Code.ACTION_GONE}' THEN 1
     WHEN '{Code.PAUSED}' THEN s.paused = 1
-    WHEN '{Code.RUNNING}' THEN s.paused = 0 AND {lease_held('?2')}
-    WHEN '{Code.SUPERSEDED}' THEN NOT {lease_held('?2')}
-    ELSE s.paused = 0 AND NOT {lease_held('?2')}
+    WHEN '{Code.RUNNING}' THEN s.paused = 0 AND {lease_held('?3')}
+    WHEN '{Code.SUPERSEDED}' THEN NOT {lease_held('?3')}
+    ELSE s.paused = 0 AND NOT {lease_held('?3')}
 END
 """
 
@@ -405,7 +415,7 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND
 
 # Before a lapsed lease's run is ended `lease_expired`: where its schedule declares attempts left
 # (?3: JSON {name: [attempts, pause]} of the declared; a handed-over one's own, in its timing),
-# its retry is scheduled as a failed end schedules it, the pause counted from this tick. A run by
+# its retry is scheduled as a failed end schedules it, the pause counted from this tick (?4). A run by
 # hand or a backfilled one is not retried, as when it fails otherwise: a backfill makes each
 # occurrence once, and the row's due time and pending retry are its schedule's own. The runs are
 # those of LAPSED (?1, ?2), here and in every statement of the batch that ends them.
@@ -415,7 +425,7 @@ WITH {LAPSED}, d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts
 UPDATE tickwork_schedules AS s
 SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due = r.due_at,
     retry_at = r.at, retry_n = r.n, retry_i = r.i, retry_dst = r.dst,
-    due_at = MIN(s.due_at, ?1 + IFNULL(d.pause, json_extract(s.timing, '$.retry_pause_ms'))
+    due_at = MIN(s.due_at, ?4 + IFNULL(d.pause, json_extract(s.timing, '$.retry_pause_ms'))
                                * (1 << (IFNULL(r.attempt, 1) - 1)))
 FROM lapsed AS x JOIN tickwork_runs AS r ON r.id = x.run LEFT JOIN d ON d.name = r.schedule
 WHERE s.name = x.name AND s.lease_run = x.run AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
@@ -466,10 +476,11 @@ LATEST_TELLING = f"""IFNULL(
     (SELECT id FROM ({LATEST_DUE})))"""
 IS_FAILING = f"((SELECT f.outcome FROM tickwork_runs AS f WHERE f.id = {LATEST_TELLING}) IS 'failed')"
 
-# What the health route tells: the app's last tick, and the declared schedules failing (through
-# the index of declared rows: those handed over are not read).
+# What the health route tells: the app's last tick, and the invocations' clock it was made by (its
+# age is on the clock, as the gaps in the ticks: a tick by hand ahead hides no stop), and the
+# declared schedules failing (through the index of declared rows: those handed over are not read).
 HEALTH = f"""
-SELECT a.last_tick, (
+SELECT a.last_tick, IFNULL(a.last_clock, a.last_tick) AS last_clock, (
     SELECT json_group_array(s.name) FROM tickwork_schedules AS s INDEXED BY tickwork_schedules_declared
     WHERE s.action IS NULL AND s.removed_at IS NULL AND {IS_FAILING}
 ) AS failing
@@ -557,6 +568,7 @@ class Reached:
     housekeeping_due: bool = False  # an hour since the last pass completed, and none under way
     backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
     lapse_from: int = 0  # the first tick of the window of runs whose leases lapsed
+    prev_clock: int | None = None  # the clock of the app's tick before this one
 
 
 def _number(value) -> int | None:
@@ -697,16 +709,19 @@ class ScheduleStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def reach(self, tick: int, leases: tuple[int, int], most: int | None = None) -> "Reached":
-        """Marks the app's tick, whose leases last past it at most and at least `leases`, and reads
-        the rows due by `tick`, at most `most`, in one batch."""
+    async def reach(self, tick: int, leases: tuple[int, int], most: int | None = None,
+                    clock: int | None = None) -> "Reached":
+        """Marks the app's tick, whose leases last past it at most and at least `leases`, begun at
+        `clock` (its invocation's; `tick` by default), and reads the rows due by `tick`, at most
+        `most`, in one batch."""
         [mark], rows = await self.db.batch(
-            [(MARK_TICK, (tick, *leases)), (SELECT_DUE, (tick, -1 if most is None else most))]
+            [(MARK_TICK, (tick, *leases, tick if clock is None else clock)),
+             (SELECT_DUE, (tick, -1 if most is None else most))]
         )
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], bool(mark["lapsed"]),
             _number(mark["sweep_at"]), _number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
-            bool(mark["backfill_pending"]), int(mark["lapse_from"]),
+            bool(mark["backfill_pending"]), int(mark["lapse_from"]), _number(mark["prev_clock"]),
         )
 
     async def due(self, tick: int, most: int | None = None) -> list[State]:
@@ -744,12 +759,14 @@ class ScheduleStore:
         if statements:
             await self.db.batch(statements)
 
-    async def expire_leases(self, lapsed: tuple, retries: str = "{}", alerts: list | None = None) -> list[list[Row]]:
+    async def expire_leases(self, lapsed: tuple, retries: str = "{}", alerts: list | None = None,
+                            tick: int | None = None) -> list[list[Row]]:
         """Ends every run whose lease lapsed as `failed`/`lease_expired` (`lapsed`: LAPSED's
-        parameters, the tick and the window's first tick), scheduling the retries of those with attempts left
-        (`retries`: JSON {name: [attempts, pause]}), then `alerts`, the statements announcing the
-        schedules they start failing, in one transaction; what each of `alerts` returned."""
-        results = await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (*lapsed, retries)), *(alerts or []),
+        parameters, the clock and the window's first tick), scheduling the retries of those with attempts left
+        (`retries`: JSON {name: [attempts, pause]}) from `tick` (the clock by default), then `alerts`, the
+        statements announcing the schedules they start failing, in one transaction; what each of `alerts` returned."""
+        tick = lapsed[0] if tick is None else tick
+        results = await self.db.batch([(SCHEDULE_LAPSED_RETRIES, (*lapsed, retries, tick)), *(alerts or []),
                                        (FAIL_EXPIRED_RUNS, lapsed), (LAPSES_CLEARED, lapsed)])
         return results[1:1 + len(alerts or [])]
 
@@ -758,8 +775,9 @@ class ScheduleStore:
         """Takes the leases of the due runs and records their starts (or, for a moment another
         calendar of the action made, the coalesced skip, its lease given back), and moves the due
         times of the skips on and records them, all in one transaction: what each claim won is
-        what the returned rows witness. `alerts` makes, for a chunk of skips dropping a pending
-        retry, the statements announcing the schedules they start failing."""
+        what the returned rows witness. `started`, on the invocation's clock, is when the runs
+        start and what the skips read the leases by. `alerts` makes, for a chunk of skips dropping
+        a pending retry, the statements announcing the schedules they start failing."""
         leases = [c.row() for c in claims if c.reason is None]
         superseded = [c.row() for c in claims if c.reason == Code.SUPERSEDED]
         skips = [c.row() for c in claims if c.reason not in (None, Code.SUPERSEDED)]
@@ -768,7 +786,7 @@ class ScheduleStore:
 
         def skipped(rows: list, skip: str) -> None:
             chunk = json.dumps(rows)
-            statements.extend([(skip, (chunk, tick)), (RECORD_SKIPS, (chunk, tick))])
+            statements.extend([(skip, (chunk, tick, started)), (RECORD_SKIPS, (chunk, tick))])
             dropping = [row for row in rows if row[16] is not None]  # only these can start a streak
             if alerts is not None and dropping:
                 made = alerts(json.dumps(dropping))
@@ -851,10 +869,10 @@ class ScheduleStore:
             return [await self.db.all(sql, params[0])]
         return await self.db.batch([(sql, p) for p in params]) if params else []
 
-    async def health(self) -> tuple[int | None, list[str]]:
-        """The app's last tick, and the declared schedules failing (IS_FAILING)."""
+    async def health(self) -> tuple[int | None, int | None, list[str]]:
+        """The app's last tick, its invocation's clock, and the declared schedules failing (IS_FAILING)."""
         [row] = await self.db.all(HEALTH)
-        return _number(row["last_tick"]), sorted(json.loads(row["failing"] or "[]"))
+        return _number(row["last_tick"]), _number(row["last_clock"]), sorted(json.loads(row["failing"] or "[]"))
 
     async def gap(self, tick: int, previous: int, now: int) -> None:
         await self.db.all(RECORD_GAP, (tick, previous, now))

@@ -164,14 +164,15 @@ def _chunks(count: int) -> int:
 
 @dataclass(frozen=True)
 class Lease:
-    """The lease a step's runs are claimed under (the due runs', a backfill round's): they start
-    at `started`, may run `limit` ms, and their ends must land by `ends_by`, on the invocation's
-    clock. Ticks compare the lease's end, `until`, with their own time: where the invocation began
-    before its tick's time, `ticked` (a tick by hand for a time ahead), it ends that much later."""
+    """How every lease a tick takes is timed: the due runs', a backfill round's (they start at
+    `started`, may run `limit` ms) and housekeeping's pass. It ends, `until`, a minute after its
+    work must end, on the invocation's clock, and every tick compares it with its own clock,
+    never with its time: a tick by hand for a time ahead neither ends a lease still running nor
+    takes one that holds up the ticks on the clock (schedule_store's leases). Ends must land by
+    then. (The outbox's deliveries are leased on the same clock, for its windows.)"""
 
     started: int
     limit: int
-    ticked: int
 
     @property
     def ends_by(self) -> int:
@@ -179,7 +180,7 @@ class Lease:
 
     @property
     def until(self) -> int:
-        return self.ends_by + max(self.ticked - self.started, 0)
+        return self.ends_by
 
 
 class _Tick:
@@ -247,7 +248,7 @@ class _Tick:
         states, lapsed = await self.due_states(most)
         if lapsed and self.fits(self.expire_cost()):
             await self.expire_leases()
-            states = [_without_lease(s) if s.lease_expired(self.now) else s for s in states]
+            states = [_without_lease(s) if s.lease_expired(self.wall) else s for s in states]
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
         self.due = {schedule.name: schedule for schedule, _ in due}
         claims = [claim for schedule, state in due for claim in self.claims(schedule, state)]
@@ -262,15 +263,19 @@ class _Tick:
         """The tick's last step: housekeeping, where a pass is due."""
         if not self.housekeeping_due or self.budget - self.elapsed() <= 0:
             return
-        until = self.clock_ms() + max(self.budget - self.elapsed(), 0) + LEASE_GRACE
+        # Its lease on the invocation's clock, as every lease; its ages to the earlier of that and
+        # the tick's time: a tick by hand ahead or behind makes nothing just made look old.
+        spent = self.elapsed()
+        until = Lease(self.wall + spent, self.budget - spent).until
         await housekeeping(
-            self.store.db, self.now, self.sender, until, lambda: self.budget - self.elapsed(),
+            self.store.db, min(self.now, self.clock_ms()), self.sender, until, lambda: self.budget - self.elapsed(),
             self.room, self.clock_ms, self.retention,
         )
 
     def lease_reach(self) -> tuple[int, int]:
-        """The longest and shortest the tick's leases may last past it (its `now`): a lease given
-        later in the budget lasts longer, till the run limit no longer cuts it short (Lease)."""
+        """The longest and shortest the tick's leases may last past it (its `now`; less than none
+        for a tick ahead of its clock): a lease given later in the budget lasts longer, till the
+        run limit no longer cuts it short (Lease)."""
         longest = self.lease(max(self.budget - RUN_LIMIT, 0)).until
         return longest - self.now, self.lease(0).until - self.now
 
@@ -280,9 +285,9 @@ class _Tick:
 
     async def expire_leases(self) -> None:
         """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
-        lapsed = (self.now, self.lapse_from)
+        lapsed = (self.wall, self.lapse_from)
         alerts = self.alerts.lapsed(lapsed, self.wall, self.sender) if self.alerts else []
-        results = await self.store.expire_leases(lapsed, self.declared_retries(), alerts)
+        results = await self.store.expire_leases(lapsed, self.declared_retries(), alerts, self.now)
         await self.send(alerting.deliveries(alerts, results), "the lapsed runs' alerts")
 
     def declared_retries(self) -> str:
@@ -295,7 +300,7 @@ class _Tick:
         return SWEEP if self.sweeps() else 0
 
     def sweeps(self) -> bool:
-        return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.now
+        return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.wall
 
     async def sweep(self) -> None:
         """The tick's second step: the outbox's sweep, where a delivery is left to send."""
@@ -305,7 +310,7 @@ class _Tick:
         if (room is not None and room < SWEEP) or self.budget - self.elapsed() <= 0:
             return  # each step starts only while the tick's statements and budget last
         try:
-            await self.outbox.sweep(self.now, self.sender)
+            await self.outbox.sweep(self.clock_ms(), self.sender)
         except Exception:
             log.exception("the outbox's sweep failed; the next tick sweeps again")
 
@@ -315,7 +320,7 @@ class _Tick:
         kept for the old reading. Those due no more leave the tick's due list."""
         stale = [(state, _seed(schedule, schedule.timing.rebased(state.due_at, self.now, state.form)))
                  for schedule, state in due if state.action is not None and state.removed_at is None
-                 and not state.lease_live(self.now) and state.form + VIXIE_DAYS == schedule.timing.form]
+                 and not state.lease_live(self.wall) and state.form + VIXIE_DAYS == schedule.timing.form]
         if not stale:
             return due
         left_out = {state.name for state, _ in stale}
@@ -351,12 +356,12 @@ class _Tick:
     async def due_states(self, most: int | None) -> tuple[list[State], bool]:
         """The rows due now, oldest first, and whether a run's lease lapsed. Only when the
         declared set changed since the rows were last reconciled with it are they reconciled."""
-        reached = await self.store.reach(self.now, self.lease_reach(), most)
+        reached = await self.store.reach(self.now, self.lease_reach(), most, self.wall)
         self.sweep_at = reached.sweep_at
         self.lapse_from = reached.lapse_from
         self.housekeeping_due = reached.housekeeping_due
         self.backfill_pending = reached.backfill_pending
-        await self.note_gap(reached.prev_tick)
+        await self.note_gap(reached.prev_tick, reached.prev_clock)
         fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
             return reached.due, reached.lapsed
@@ -368,12 +373,20 @@ class _Tick:
         await self.reconcile(fingerprint)
         return await self.store.due(self.now, most), reached.lapsed
 
-    async def note_gap(self, previous: int | None) -> None:
-        """Ticks stopped: the app's tick before this one is longer ago than the threshold."""
-        if previous is None or self.now - previous <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
+    async def note_gap(self, previous: int | None, clock: int | None) -> None:
+        """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
+        the invocation's clock (`clock`, that tick's): a tick by hand for another time is no gap.
+        It is recorded from that tick, or, where a tick for a time ahead came between, from as
+        long before this one. (A tick before migration 0024 kept no clock.)"""
+        if previous is None:
+            return
+        stopped = self.now - previous if clock is None else self.wall - clock
+        if previous > self.now:
+            previous = self.now - stopped
+        if stopped <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
-                    iso(previous), (self.now - previous) // MINUTE)
+                    iso(previous), stopped // MINUTE)
         if self.alerts is None:
             try:
                 await self.store.gap(self.now, previous, self.wall)
@@ -439,7 +452,7 @@ class _Tick:
             superseded = replace(self.retried(schedule, state), reason=Code.SUPERSEDED, detail=detail, trace=None)
             following = self.claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None))
             return [superseded] + ([following] if following is not None else [])
-        elif state.lease_live(self.now):
+        elif state.lease_live(self.wall):
             return []  # a run by hand holds the lease: the retry waits for it
         else:
             claim = self.retried(schedule, state)
@@ -467,7 +480,7 @@ class _Tick:
         if state.action is not None:
             call = replace(call, at=timing.slot(state.due_at, self.now) if call.at is None else call.at,
                            input=json.loads(state.input))
-        held = state.lease_live(self.now)
+        held = state.lease_live(self.wall)
         requested, by_hand = state.run_requested_at, state.run_requested_by
         if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
             if held or state.paused:
@@ -553,7 +566,7 @@ class _Tick:
 
     def lease(self, spent: int) -> Lease:
         """The lease for runs starting once `spent` ms of the budget are gone."""
-        return Lease(self.wall + spent, min(self.budget - spent, RUN_LIMIT), self.now + spent)
+        return Lease(self.wall + spent, min(self.budget - spent, RUN_LIMIT))
 
     async def run_claimed(self, runs: list[Claim], lease: Lease) -> list[RunReport]:
         """A step's runs side by side, their ends recorded as they finish: the tick's `ends`, which

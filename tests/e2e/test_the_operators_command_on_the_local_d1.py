@@ -119,6 +119,7 @@ def test_a_run_asked_for_by_hand_racing_ticks_on_the_workers_runtime_runs_once(h
 
 def test_status_reports_a_stop_the_ticks_recorded(host):
     host.tick(NOON)
+    host.d1(f"UPDATE tickwork_app SET last_clock = last_clock - {10 * 60_000}")  # gaps are on the clock
     host.tick(NOON + 10 * 60_000)  # ten minutes without ticks: the gap is recorded
     done = tickwork(host, "status", "--json", now=NOON + 20 * 60_000)
     assert done.returncode == 1

@@ -147,3 +147,17 @@ def test_make_tick_hands_the_host_a_time_that_starts_with_a_dash_as_a_time(host)
     assert "tickwork host: time '-5' is neither epoch ms nor an ISO UTC time" in done.stderr
     assert "ambiguous" not in done.stderr
     assert done.stdout == ""
+
+
+def test_a_tick_a_month_ahead_keeps_the_history_just_made_and_holds_up_no_tick_on_the_clock(host):
+    """Only its runs follow a tick's time: its leases, housekeeping and the gaps keep to the clock."""
+    base = int(time.time() * 1000) // MINUTE * MINUTE - 10 * MINUTE  # minutes past: no 10-second marks
+    host.tick(base - 15 * MINUTE)
+    host.tick(base)  # chore_census runs
+    host.d1("UPDATE tickwork_app SET housekeeping_done_at = NULL")  # a pass is due
+    assert host.tick(base + 40 * DAY)["ok"]  # by hand, forty days ahead: chore_census runs again
+    host.d1("UPDATE tickwork_schedules SET run_requested_at = 1, run_requested_by = 'ada' WHERE name = 'chore_census'")
+    assert host.tick(base + MINUTE)["ok"]  # on the clock again: the run asked for is made
+    rows = host.d1("SELECT by_hand, outcome FROM tickwork_runs WHERE schedule = 'chore_census' ORDER BY started_at")
+    assert rows == [{"by_hand": None, "outcome": "succeeded"}] * 2 + [{"by_hand": "ada", "outcome": "succeeded"}]
+    assert host.d1("SELECT from_tick FROM tickwork_gaps") == []
