@@ -1,10 +1,11 @@
 """The health route a Worker's `fetch` may opt in to, for an uptime monitor: the last tick, its
 age and the schedules whose latest run failed; 200 while ticks come, 503 once the last is older
-than the threshold, and, when the app asks with `failing=503`, while a schedule is failing. It
-reads and changes nothing else, and tells no run's details."""
+than the threshold, and, when the app asks with `failing=503`, while a schedule is failing; 503 with
+`migration.out_of_date` while the store's tables are older than this tickwork, which refuses to
+tick against them. It reads and changes nothing else, and tells no run's details."""
 
 from .database import Database
-from .schedule_store import ScheduleStore
+from .schedule_store import ScheduleStore, out_of_date
 from .times import MINUTE, iso
 
 THRESHOLD = 3 * MINUTE
@@ -13,7 +14,12 @@ THRESHOLD = 3 * MINUTE
 async def health(db: Database, now: int, threshold: int = THRESHOLD, failing: int | None = None) -> tuple[int, dict]:
     """(HTTP status, JSON body) at `now` (epoch ms). `failing`: the status to answer while a
     declared schedule's latest run failed (the body's `failing` names them); 200 if None."""
-    last, names = await ScheduleStore(db).health()
+    store = ScheduleStore(db)
+    problem = out_of_date(await store.schema())
+    if problem:  # the old tables may not answer HEALTH, and no tick is made against them
+        return 503, {"ok": False, "last_tick": None, "last_tick_age_s": None, "threshold_s": threshold // 1000,
+                     "failing": [], "migration": problem}
+    last, names = await store.health()
     age = None if last is None else now - last
     stopped = age is None or age > threshold
     status = 503 if stopped else failing if failing is not None and names else 200

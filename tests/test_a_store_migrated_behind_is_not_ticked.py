@@ -1,0 +1,76 @@
+"""`migration.out_of_date`: a Worker deployed before `wrangler d1 migrations apply` refuses to
+tick against its store's old tables, and says so in its log line, on the health route and in
+`tickwork status`. The schema is read once an isolate (an `App`), at its first invocation, and
+at each while the tables are behind."""
+
+import logging
+
+from helpers import migrate_from, migrated_before, open_store, run
+
+from tickwork.app import App
+from tickwork.health import health
+from tickwork.invocation import cron_invocation
+from tickwork.operator_store import OperatorStore
+from tickwork.tick import FIRST_READ
+from tickwork.times import MINUTE, utc
+from tickwork_cli import verbs
+
+NINE = utc("2026-03-02 09:00")
+
+
+def invoke(app, db, at):
+    return run(cron_invocation(db, app, at, clock=lambda: at, sleep=None, cap=900))
+
+
+def last_tick(db):
+    return run(db.all("SELECT last_tick FROM tickwork_app WHERE id = 1"))[0]["last_tick"]
+
+
+def test_an_invocation_against_tables_migrated_before_0022_refuses_to_tick_and_logs_the_code(caplog):
+    db, app = migrated_before("0022"), App("DB", ())
+    with caplog.at_level(logging.ERROR, logger="tickwork"):
+        assert invoke(app, db, NINE) == []
+    assert last_tick(db) is None
+    assert "migration.out_of_date" in caplog.text and "wrangler d1 migrations apply" in caplog.text
+
+
+def test_once_the_migrations_are_applied_the_same_isolate_ticks_again():
+    db, app = migrated_before("0022"), App("DB", ())
+    assert invoke(app, db, NINE) == []
+    migrate_from(db, "0022")
+    assert [report.at for report in invoke(app, db, NINE + MINUTE)] == [NINE + MINUTE]
+
+
+def test_an_isolates_first_invocation_reads_the_schema_once_and_its_later_ones_cost_two_statements(db):
+    app = App("DB", ())
+    invoke(app, db, NINE)
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (NINE + MINUTE,)))
+    before = db.statements_run, db.round_trips, db.rows_written
+    invoke(app, db, NINE + MINUTE)
+    assert (db.statements_run - before[0], db.round_trips - before[1], db.rows_written - before[2]) == (FIRST_READ, 1, 1)
+    fresh = App("DB", ())  # a new isolate
+    before = db.statements_run, db.round_trips, db.rows_written
+    invoke(fresh, db, NINE + 2 * MINUTE)
+    assert (db.statements_run - before[0], db.round_trips - before[1], db.rows_written - before[2]) == (FIRST_READ + 1, 2, 1)
+
+
+def test_the_health_route_answers_503_with_the_code_while_the_tables_are_behind():
+    status, body = run(health(migrated_before("0022"), NINE))
+    assert status == 503 and not body["ok"]
+    assert body["migration"].startswith("migration.out_of_date:")
+
+
+def test_the_health_route_of_a_current_store_says_nothing_of_migrations(db):
+    assert "migration" not in run(health(db, NINE))[1]
+
+
+def test_status_says_the_tables_are_behind_and_that_nothing_ticks_and_exits_1():
+    answer = run(verbs.status(OperatorStore(migrated_before("0022")), NINE, 3 * MINUTE))
+    assert answer.code == 1 and answer.data["migration"].startswith("migration.out_of_date:")
+    assert answer.lines[0].startswith("MIGRATION OUT OF DATE, NO TICKS: migration.out_of_date:")
+
+
+def test_status_of_a_current_store_tells_the_ticks():
+    db = open_store()
+    answer = run(verbs.status(OperatorStore(db), NINE, 3 * MINUTE))
+    assert "migration" not in answer.data and answer.lines[0].startswith("TICKS STOPPED")
