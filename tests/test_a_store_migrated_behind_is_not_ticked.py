@@ -27,11 +27,11 @@ def last_tick(db):
 
 
 def test_an_invocation_against_tables_migrated_before_0022_refuses_to_tick_and_logs_the_code(caplog):
-    db, app = migrated_before("0022"), App("DB", ())
+    db, app = migrated_before("0022"), App("BILLING", ())
     with caplog.at_level(logging.ERROR, logger="tickwork"):
         assert invoke(app, db, NINE) == []
     assert last_tick(db) is None
-    assert "migration.out_of_date" in caplog.text and "wrangler d1 migrations apply" in caplog.text
+    assert "migration.out_of_date" in caplog.text and "wrangler d1 migrations apply BILLING --remote" in caplog.text
 
 
 def test_once_the_migrations_are_applied_the_same_isolate_ticks_again():

@@ -11,11 +11,13 @@ from .times import MINUTE, iso
 THRESHOLD = 3 * MINUTE
 
 
-async def health(db: Database, now: int, threshold: int = THRESHOLD, failing: int | None = None) -> tuple[int, dict]:
+async def health(db: Database, now: int, threshold: int = THRESHOLD, failing: int | None = None,
+                 binding: str = "DB") -> tuple[int, dict]:
     """(HTTP status, JSON body) at `now` (epoch ms). `failing`: the status to answer while a
-    declared schedule's latest run failed (the body's `failing` names them); 200 if None."""
+    declared schedule's latest run failed (the body's `failing` names them); 200 if None.
+    `binding` is the store's D1 binding, named where its migrations are behind."""
     store = ScheduleStore(db)
-    problem = out_of_date(await store.schema())
+    problem = out_of_date(await store.schema(), binding)
     if problem:  # the old tables may not answer HEALTH, and no tick is made against them
         return 503, {"ok": False, "last_tick": None, "last_tick_age_s": None, "threshold_s": threshold // 1000,
                      "failing": [], "migration": problem}

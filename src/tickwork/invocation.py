@@ -79,7 +79,7 @@ async def schema_current(db: Database, app: App, scheduled: int) -> bool:
     if app.schema_current:
         return True
     try:
-        problem = out_of_date(await ScheduleStore(db).schema())
+        problem = out_of_date(await ScheduleStore(db).schema(), app.store)
     except Exception:
         log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled))
         return True
