@@ -84,3 +84,20 @@ def test_a_schema_read_that_d1_failed_leaves_the_invocation_ticking_and_is_read_
     assert not app.schema_current
     invoke(app, db, NINE + MINUTE)
     assert app.schema_current
+
+
+def test_each_migration_from_0022_on_sets_the_schema_to_its_own_number_and_the_runtime_needs_the_newest():
+    """The version is kept by hand: a migration that does not set `schema_version` to its own
+    number, or a runtime whose `SCHEMA` is not the newest migration's, would let a Worker tick
+    against tables that lack it. Applied in order, each tickwork migration (0001 to 0099) from
+    0022 on leaves the store at its own number, and the newest is the runtime's SCHEMA."""
+    from helpers import MIGRATIONS
+
+    from tickwork.schedule_store import SCHEMA, ScheduleStore
+
+    tickwork = sorted(script.name for script in MIGRATIONS.glob("00*.sql"))
+    after = tickwork[1:] + ["0100"]  # a store migrated through a script is one migrated before the next
+    at = {name[:4]: run(ScheduleStore(migrated_before(then)).schema()) for name, then in zip(tickwork, after)
+          if name >= "0022"}
+    assert at == {number: int(number) for number in at}
+    assert SCHEMA == int(tickwork[-1][:4])
