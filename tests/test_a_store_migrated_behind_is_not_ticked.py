@@ -101,3 +101,31 @@ def test_each_migration_from_0022_on_sets_the_schema_to_its_own_number_and_the_r
           if name >= "0022"}
     assert at == {number: int(number) for number in at}
     assert SCHEMA == int(tickwork[-1][:4])
+
+
+def test_status_names_the_projects_own_binding_and_local_d1_in_its_mend(tmp_path, capsys):
+    """A project whose store is bound as BILLING, its local D1 migrated before 0022: `tickwork
+    status --local` says to apply BILLING's migrations locally, not DB's remotely."""
+    import shutil
+    import sqlite3
+
+    from helpers import MIGRATIONS, ROOT
+
+    from tickwork_cli.cli import main
+    from tickwork_cli.local_d1 import database_file
+
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "src" / "app").mkdir(parents=True)
+    wrangler = (ROOT / "wrangler.toml").read_text()
+    (tmp_path / "wrangler.toml").write_text(wrangler.replace('binding = "DB"', 'binding = "BILLING"'))
+    path = database_file(tmp_path / "state", {"binding": "BILLING", "database_id": "00000000-0000-0000-0000-000000000000"})
+    path.parent.mkdir(parents=True)
+    conn = sqlite3.connect(path)
+    for script in sorted(MIGRATIONS.glob("00*.sql")):
+        if script.name < "0022":
+            conn.executescript(script.read_text())
+    conn.commit()
+    conn.close()
+    code = main(["status", "--local", "--persist-to", str(tmp_path / "state"), "--project", str(tmp_path)], now=NINE)
+    assert code == 1
+    assert "npx wrangler d1 migrations apply BILLING --local)" in capsys.readouterr().out

@@ -542,9 +542,11 @@ async def backfills(store: OperatorStore, now: int, name: str | None, limit: int
 
 # -- status ------------------------------------------------------------------------------------
 
-async def status(store: OperatorStore, now: int, threshold: int) -> Answer:
+async def status(store: OperatorStore, now: int, threshold: int, binding: str = "DB",
+                 where: str = "--remote") -> Answer:
+    """The last tick, its age and the gaps; `binding` and `where` name the store in a mend."""
     app, gaps = await store.status()  # a database without tickwork's tables fails here, saying so
-    problem = out_of_date(await ScheduleStore(store.db).schema())
+    problem = out_of_date(await ScheduleStore(store.db).schema(), binding, where)
     if problem:  # the Worker refuses to tick against these tables
         return Answer({"migration": problem}, [f"MIGRATION OUT OF DATE, NO TICKS: {problem}"], 1)
     last = _number((app or {}).get("last_tick"))

@@ -107,15 +107,15 @@ SCHEMA = 22
 SELECT_SCHEMA = "SELECT schema_version FROM tickwork_app WHERE id = 1"
 
 
-def out_of_date(applied: int, binding: str = "DB") -> str | None:
-    """`migration.out_of_date` and its mend, for the store `binding` whose tables are at schema
-    `applied` (0 before migration 0022, or with no tickwork tables); None where they are this
-    runtime's."""
+def out_of_date(applied: int, binding: str = "DB", where: str = "--remote") -> str | None:
+    """`migration.out_of_date` and its mend, for the store `binding` (its D1 `where`: `--remote`,
+    or `--local`) whose tables are at schema `applied` (0 before migration 0022, or with no
+    tickwork tables); None where they are this runtime's."""
     if applied >= SCHEMA:
         return None
     at = "before migration 0022" if applied == 0 else f"to schema {applied}"
     return (f"migration.out_of_date: the store {binding}'s tickwork tables are migrated {at}; this tickwork "
-            f"needs schema {SCHEMA}: apply the migrations (npx wrangler d1 migrations apply {binding} --remote)")
+            f"needs schema {SCHEMA}: apply the migrations (npx wrangler d1 migrations apply {binding} {where})")
 
 
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
