@@ -129,3 +129,20 @@ def test_status_names_the_projects_own_binding_and_local_d1_in_its_mend(tmp_path
     code = main(["status", "--local", "--persist-to", str(tmp_path / "state"), "--project", str(tmp_path)], now=NINE)
     assert code == 1
     assert "npx wrangler d1 migrations apply BILLING --local)" in capsys.readouterr().out
+
+
+# The tickwork migrations there were before 0022 made the schema a version. wrangler applies a
+# store's missing migrations in name order, so one numbered below 0022 that lands after it is
+# applied after 0022 on stores already migrated, and the version cannot tell it is missing.
+BEFORE_THE_VERSION = [f"{n:04d}" for n in range(1, 20)]
+
+
+def test_no_migration_is_numbered_below_the_version_after_it_was_made():
+    """A migration that lands after 0022 takes a number above the newest one and sets the
+    schema to it: a Worker that needs it then refuses to tick until it is applied. One merged
+    below 0022 would let a Worker tick on tables that lack it: renumber it above (listing it
+    here is right only where no store was migrated to 0022 without it)."""
+    from helpers import MIGRATIONS
+
+    below = sorted(script.name[:4] for script in MIGRATIONS.glob("00*.sql") if script.name < "0022")
+    assert below == BEFORE_THE_VERSION
