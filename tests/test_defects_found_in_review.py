@@ -154,13 +154,14 @@ def test_a_reconciling_tick_stays_within_its_statement_cap(db):
 
 
 def test_a_tick_that_d1_failed_leaves_the_invocations_other_marks_ticking():
-    from faults import Faulty, at_call
+    from faults import Faulty, first_with
     from helpers import every, open_store, run
 
     from tickwork.app import App
     from tickwork.invocation import cron_invocation
+    from tickwork.schedule_store import MARK_TICK
 
-    db = Faulty(open_store(), at_call(1))
+    db = Faulty(open_store(), first_with(MARK_TICK))  # the first tick's first read
     app = App("DB", (every(1, name="a"),), queues_bound=True)
     clock = [NINE]
 

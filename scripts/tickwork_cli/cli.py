@@ -185,7 +185,7 @@ def connect(args) -> tuple[Database, Path | None]:
     if args.local and not args.through_wrangler:
         path = _local_file(loaded, binding, state)  # a change too: wrangler would make an empty one
         if not _changes(args):
-            return LocalD1File(path), loaded.root
+            return LocalD1File(path, binding), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
 
 
@@ -250,7 +250,8 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
         return await verbs.backfill(store, now, args.name, start, end, args.who or _user(), args.dry_run)
     if args.verb == "backfills":
         return await verbs.backfills(store, now, args.name, args.limit)
-    return await verbs.status(store, now, args.threshold)
+    return await verbs.status(store, now, args.threshold, getattr(db, "binding", None) or "DB",
+                              "--remote" if args.remote else "--local")
 
 
 def _range_end(flag: str, text: str | None) -> int | None:

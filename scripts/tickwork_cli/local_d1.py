@@ -52,9 +52,9 @@ def database_file(state: Path, binding: dict) -> Path:
 class LocalD1File(SQLiteDatabase):
     """Miniflare's file of a local D1 database, read-only; rows as D1 answers them through wrangler."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, binding: str | None = None):
         super().__init__(path, read_only=True)
-        self.path = path
+        self.path, self.binding = path, binding
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]:
         return [_as_d1(row) for row in await super().all(sql, params)]

@@ -10,7 +10,7 @@ from pathlib import Path
 from tickwork.backfill import DRY_RUN_MOST, Refused
 from tickwork.backfill import plan as plan_backfill
 from tickwork.operator_store import FROM_STATES, OperatorStore
-from tickwork.schedule_store import holds_lease
+from tickwork.schedule_store import ScheduleStore, holds_lease, out_of_date
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
 from tickwork.words import attempts_of as _attempts_of
@@ -542,8 +542,13 @@ async def backfills(store: OperatorStore, now: int, name: str | None, limit: int
 
 # -- status ------------------------------------------------------------------------------------
 
-async def status(store: OperatorStore, now: int, threshold: int) -> Answer:
-    app, gaps = await store.status()
+async def status(store: OperatorStore, now: int, threshold: int, binding: str = "DB",
+                 where: str = "--remote") -> Answer:
+    """The last tick, its age and the gaps; `binding` and `where` name the store in a mend."""
+    app, gaps = await store.status()  # a database without tickwork's tables fails here, saying so
+    problem = out_of_date(await ScheduleStore(store.db).schema(), binding, where)
+    if problem:  # the Worker refuses to tick against these tables
+        return Answer({"migration": problem}, [f"MIGRATION OUT OF DATE, NO TICKS: {problem}"], 1)
     last = _number((app or {}).get("last_tick"))
     disagrees = last is not None and _ahead(last, now)
     stopped = None if disagrees else last is None or now - last > threshold

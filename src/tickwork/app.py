@@ -115,6 +115,7 @@ class App:
         self.console = console
         self._entries: tuple = ()  # from the manifest: (entry, its action; None for a purge, made later)
         self._consumed: tuple = ()  # from the manifest: (entry, its action) each
+        self.schema_current = False  # the store found at this tickwork's schema, once an isolate (invocation.py)
 
     @cached_property
     def schedules(self) -> tuple[Schedule, ...]:

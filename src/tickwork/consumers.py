@@ -11,7 +11,9 @@ once and safe to repeat.
 A consumer that returns leaves a handled record for the message's delivery, committed in one
 batch with what it wrote through `handled.write` and what it emitted, so a crash between the two
 cannot make a repeat do the work twice; a message whose delivery has one (or was set aside by an
-operator) is acked without calling the consumer. Handled records are kept 14 days, as long as a
+operator) is acked without calling the consumer. Only the store's database is written so:
+`handled.write` runs there, and what a consumer writes to another database itself is done at
+least once. Handled records are kept 14 days, as long as a
 queue can redeliver a message (housekeeping.HANDLED_KEPT). One that raises is retried by the
 queue, with its delay; once the queue's `max_retries` are spent, its delivery is `failed` with
 the error.

@@ -6,6 +6,7 @@ begins; a mark already past when the tick before it ends is left out.
 A nothing-due tick costs 2 D1 statements and writes one row, so a minute of them costs 12 and
 writes 6 (259,200 rows a month), and the invocation's wall time is the minute less a little.
 All ticks of an invocation share its statement cap and its budget.
+An isolate's first invocation reads the store's schema first, one statement more (none written).
 """
 
 import logging
@@ -14,6 +15,7 @@ from typing import Awaitable, Callable
 from .app import App
 from .database import Database
 from .outbox import Outbox
+from .schedule_store import ScheduleStore, out_of_date
 from .tick import FIRST_READ, WORKER_TICK_BUDGET, TickReport, tick
 from .times import MINUTE, SECOND, iso
 
@@ -45,6 +47,8 @@ async def cron_invocation(
     wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
     `settings` the app's, as the invocation began."""
     started, before = clock(), db.statements_run
+    if not await schema_current(db, app, scheduled):
+        return []
     declared = app.declared  # made at an isolate's first tick: a manifest it cannot be made from fails the invocation
     reports = []
     for at in [scheduled] + (marks_ahead(scheduled, started) if app.has_queues else []):
@@ -65,3 +69,22 @@ async def cron_invocation(
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))
     return reports
+
+
+async def schema_current(db: Database, app: App, scheduled: int) -> bool:
+    """Whether the store's tables are at this tickwork's schema, read at an isolate's first
+    invocation (and at each while they are not): a Worker deployed before `wrangler d1 migrations
+    apply` refuses to tick, saying why, rather than failing at each statement against old tables.
+    A read D1 failed tells nothing: the ticks go on, and the next invocation reads again."""
+    if app.schema_current:
+        return True
+    try:
+        problem = out_of_date(await ScheduleStore(db).schema(), app.store)
+    except Exception:
+        log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled))
+        return True
+    if problem:
+        log.error("%s; the tick at %s is refused, as is every tick until then", problem, iso(scheduled))
+        return False
+    app.schema_current = True
+    return True

@@ -110,6 +110,24 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       AS backfill_pending
 """
 
+# The schema this runtime ticks against, as the app's row keeps it (migration 0022; each later
+# migration the runtime needs sets its own number). Read once an isolate, by its first tick, and by
+# the health route and `tickwork status`: a store migrated before 0022 has no such column.
+SCHEMA = 22
+SELECT_SCHEMA = "SELECT schema_version FROM tickwork_app WHERE id = 1"
+
+
+def out_of_date(applied: int, binding: str = "DB", where: str = "--remote") -> str | None:
+    """`migration.out_of_date` and its mend, for the store `binding` (its D1 `where`: `--remote`,
+    or `--local`) whose tables are at schema `applied` (0 before migration 0022, or with no
+    tickwork tables); None where they are this runtime's."""
+    if applied >= SCHEMA:
+        return None
+    at = "before migration 0022" if applied == 0 else f"to schema {applied}"
+    return (f"migration.out_of_date: the store {binding}'s tickwork tables are migrated {at}; this tickwork "
+            f"needs schema {SCHEMA}: apply the migrations (npx wrangler d1 migrations apply {binding} {where})")
+
+
 # ?2 caps the rows to what the tick has statements left for (-1: no cap); the oldest due first.
 # Runs asked for by hand are read beside them, through an index of their own: those of schedules
 # still there, as only those can be made (a request left on a removed row is never read again).
@@ -868,6 +886,17 @@ class ScheduleStore:
         if len(params) == 1:
             return [await self.db.all(sql, params[0])]
         return await self.db.batch([(sql, p) for p in params]) if params else []
+
+    async def schema(self) -> int:
+        """The schema the store's tickwork tables are at (SCHEMA): 0 before migration 0022, or with
+        no tickwork tables. Any other failure of the read raises."""
+        try:
+            rows = await self.db.all(SELECT_SCHEMA)
+        except Exception as error:
+            if "no such" not in str(error):  # SQLite's `no such column`, `no such table`, as D1 passes them on
+                raise
+            return 0
+        return int(rows[0]["schema_version"] or 0) if rows else 0
 
     async def health(self) -> tuple[int | None, int | None, list[str]]:
         """The app's last tick, its invocation's clock, and the declared schedules failing (IS_FAILING)."""

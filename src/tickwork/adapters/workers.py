@@ -130,7 +130,7 @@ async def health_of(app: App, env, threshold: int | None = None, failing: int | 
     from ..health import THRESHOLD, health
 
     threshold = THRESHOLD if threshold is None else threshold
-    return await health(D1Database(getattr(env, app.store)), _now(), threshold, failing)
+    return await health(D1Database(getattr(env, app.store)), _now(), threshold, failing, app.store)
 
 
 def settings_of(app: App, env) -> dict:
