@@ -130,9 +130,9 @@ def test_a_tick_a_month_ahead_keeps_the_records_just_made(db):
 
 
 def test_the_upgrade_frees_a_store_whose_lapses_a_tick_ahead_cleared_into_the_future():
-    db = migrated_before("0024")
+    db = migrated_before("0022")
     run(db.all("UPDATE tickwork_app SET lapse_clear = ?1", (utc("2099-01-01 00:00"),)))  # as a tick ahead left it
-    migrate_from(db, "0024")
+    migrate_from(db, "0022")
     [app] = run(db.all("SELECT lapse_clear FROM tickwork_app"))
     assert app["lapse_clear"] <= time.time() * 1000  # by the clock of the upgrade, no later
 
@@ -156,9 +156,9 @@ def test_ticks_on_the_clock_that_stop_after_a_tick_ahead_record_the_gap(db):
 
 def test_the_first_tick_after_the_upgrade_finds_a_gap_by_the_ticks_times_as_before():
     census = every(15)
-    db = migrated_before("0024")
+    db = migrated_before("0022")
     run(db.all("UPDATE tickwork_app SET last_tick = ?1", (NINE,)))  # as the release before ticked
-    migrate_from(db, "0024")
+    migrate_from(db, "0022")
     ticks(db, [census], NINE + 5 * MINUTE)
     assert run(db.all("SELECT from_tick, to_tick FROM tickwork_gaps")) == [
         {"from_tick": NINE, "to_tick": NINE + 5 * MINUTE}]

@@ -110,20 +110,20 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       AS backfill_pending
 """
 
-# The schema this runtime ticks against, as the app's row keeps it (migration 0022; each later
+# The schema this runtime ticks against, as the app's row keeps it (migration 0023; each later
 # migration the runtime needs sets its own number). Read once an isolate, by its first tick, and by
-# the health route and `tickwork status`: a store migrated before 0022 has no such column.
-SCHEMA = 22
+# the health route and `tickwork status`: a store migrated before 0023 has no such column.
+SCHEMA = 23
 SELECT_SCHEMA = "SELECT schema_version FROM tickwork_app WHERE id = 1"
 
 
 def out_of_date(applied: int, binding: str = "DB", where: str = "--remote") -> str | None:
     """`migration.out_of_date` and its mend, for the store `binding` (its D1 `where`: `--remote`,
-    or `--local`) whose tables are at schema `applied` (0 before migration 0022, or with no
+    or `--local`) whose tables are at schema `applied` (0 before migration 0023, or with no
     tickwork tables); None where they are this runtime's."""
     if applied >= SCHEMA:
         return None
-    at = "before migration 0022" if applied == 0 else f"to schema {applied}"
+    at = "before migration 0023" if applied == 0 else f"to schema {applied}"
     return (f"migration.out_of_date: the store {binding}'s tickwork tables are migrated {at}; this tickwork "
             f"needs schema {SCHEMA}: apply the migrations (npx wrangler d1 migrations apply {binding} {where})")
 
@@ -888,7 +888,7 @@ class ScheduleStore:
         return await self.db.batch([(sql, p) for p in params]) if params else []
 
     async def schema(self) -> int:
-        """The schema the store's tickwork tables are at (SCHEMA): 0 before migration 0022, or with
+        """The schema the store's tickwork tables are at (SCHEMA): 0 before migration 0023, or with
         no tickwork tables. Any other failure of the read raises."""
         try:
             rows = await self.db.all(SELECT_SCHEMA)

@@ -377,7 +377,7 @@ class _Tick:
         """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
         the invocation's clock (`clock`, that tick's): a tick by hand for another time is no gap.
         It is recorded from that tick, or, where a tick for a time ahead came between, from as
-        long before this one. (A tick before migration 0024 kept no clock.)"""
+        long before this one. (A tick before migration 0022 kept no clock.)"""
         if previous is None:
             return
         stopped = self.now - previous if clock is None else self.wall - clock

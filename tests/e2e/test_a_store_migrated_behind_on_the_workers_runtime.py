@@ -1,5 +1,5 @@
 """`migration.out_of_date` on the Workers runtime: a Worker whose local D1 was migrated only to
-before migration 0022 (the host applies the migrations its wrangler.toml's directory holds)
+before migration 0023 (the host applies the migrations its wrangler.toml's directory holds)
 refuses to tick, says so in its log and on the health route, and ticks once they are applied."""
 
 import shutil
@@ -11,11 +11,11 @@ from tickwork.times import utc
 NINE = utc("2026-01-05 09:00")
 
 
-def test_a_worker_on_tables_migrated_before_0022_refuses_to_tick_until_they_are_applied(host, tmp_path):
+def test_a_worker_on_tables_migrated_before_0023_refuses_to_tick_until_they_are_applied(host, tmp_path):
     for name in ("wrangler.toml", ".dev.vars"):
         shutil.copy(host.project / name, tmp_path / name)
     shutil.copytree(host.project / "migrations", tmp_path / "migrations",
-                    ignore=shutil.ignore_patterns("0022_*"))
+                    ignore=shutil.ignore_patterns("0023_*"))
     with running_host(host.project, config=tmp_path / "wrangler.toml", state=tmp_path / "state") as behind:
         ticked = behind.tick(NINE)
         assert ticked["runs"] == [], ticked
@@ -23,7 +23,7 @@ def test_a_worker_on_tables_migrated_before_0022_refuses_to_tick_until_they_are_
         answer = behind.fetch("/health")
         assert answer.status == 503 and answer.json()["migration"].startswith("migration.out_of_date:")
 
-        shutil.copy(host.project / "migrations" / "0022_schema_version.sql", tmp_path / "migrations")
+        shutil.copy(host.project / "migrations" / "0023_schema_version.sql", tmp_path / "migrations")
         behind.reset()  # the local D1 emptied and every migration applied, the isolate the same
         assert behind.tick(NINE)["ok"]
         body = behind.fetch("/health").json()

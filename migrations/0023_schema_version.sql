@@ -3,4 +3,4 @@
 -- row keeps the schema its tables are at: this migration's number. Every later migration the
 -- runtime needs sets it to its own number, and `schedule_store.SCHEMA` follows.
 ALTER TABLE tickwork_app ADD COLUMN schema_version INTEGER NOT NULL DEFAULT 0;
-UPDATE tickwork_app SET schema_version = 22 WHERE id = 1;
+UPDATE tickwork_app SET schema_version = 23 WHERE id = 1;
