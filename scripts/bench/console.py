@@ -137,7 +137,8 @@ PAGES = {
     "log": lambda c: c.log(None, 50),
 }
 VERBS = [
-    ("status",), ("schedules",), ("schedules", "--after", MIDDLE), ("schedules", "--name", "remind@0000000000000000000000000000*"),
+    ("status",), ("schedules",), ("schedules", "--after", MIDDLE),
+    ("schedules", "--name", "remind@0000000000000000000000000000*"),
     ("schedules", "--state", "paused"), ("schedules", "--state", "removed"), ("schedules", "--state", "running"),
     ("schedules", "--state", "declared"), ("schedules", "--kind", "calendar"),
     ("history",), ("history", "--outcome", "failed", "--since", "1d"), ("history", "--name", "chore_*"),
@@ -187,8 +188,8 @@ def main() -> int:
     for what, low in by_size[smallest].items():
         high = by_size[largest][what]
         ratio = high / max(low, 1)
-        print(json.dumps({"bench": "console_rows_read", "what": what, **{f"rows_read_at_{n}": by_size[n][what] for n in sizes},
-                          "ratio": round(ratio, 2)}), flush=True)
+        reads = {f"rows_read_at_{n}": by_size[n][what] for n in sizes}
+        print(json.dumps({"bench": "console_rows_read", "what": what, **reads, "ratio": round(ratio, 2)}), flush=True)
         if ratio > GOAL_RATIO:
             missed.append(f"{what}: {high:,} rows read at {largest:,}, {low:,} at {smallest:,} "
                           f"({ratio:.1f}x; goal: at most {GOAL_RATIO}x)")

@@ -10,6 +10,8 @@ from ..operator_store import FROM_STATES
 from ..schedule_store import holds_lease
 from ..times import NEVER
 from ..words import relative, when
+from .console_store import COUNTED
+from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, text, url, void
 
 CSS = """\
@@ -180,7 +182,7 @@ def overview(frame: Frame, found, since: int) -> str:
     return page(frame, "", "Overview",
                 tag("h2", "Ticks"), ticks, tag("h2", "Gaps in the ticks"), gaps,
                 tag("h2", "Counts"), counts(found), tag("h2", "Schedules failing"), declared,
-                tag("h2", f"Failed runs since {when(since)}"), failed,
+                tag("h2", f"Failed runs since {when(found.runs_counted_from or since)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
                 tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
 
@@ -193,10 +195,22 @@ def counts(found) -> Html:
     boxes = [("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
              ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
     runs = {row["outcome"]: int(row["n"]) for row in found.runs}
-    boxes += [(f"runs {name} in 24 h", runs.get(name, 0)) for name in ("succeeded", "failed", "skipped")]
+    counted_from = found.runs_counted_from
+    over = "in 24 h" if counted_from is None else f"since {when(counted_from)}"
+    boxes += [(f"runs {name} {over}", runs.get(name, 0)) for name in ("succeeded", "failed", "skipped")]
     deliveries = {row["state"]: int(row["n"]) for row in found.deliveries}
-    boxes += [(f"deliveries {name}", deliveries.get(name, 0)) for name in ("pending", "failed", "outcome_unknown")]
-    return tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
+    boxes += [(f"deliveries {name}", at_most(deliveries.get(name, 0)))
+              for name in ("pending", "failed", "outcome_unknown")]
+    shown = tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
+    if counted_from is None:
+        return shown
+    return join([shown, tag("p", f"Runs are counted among the latest {COUNTED:,} of the last 24 h, which holds more: "
+                                 f"those since {when(counted_from)}.", class_="muted")])
+
+
+def at_most(n: int) -> str:
+    """A count read to COUNTED at most, as the page says it: `10,000+` where it stopped there."""
+    return f"{COUNTED:,}+" if n >= COUNTED else f"{n:,}"
 
 
 # -- schedules --------------------------------------------------------------------------------
@@ -231,7 +245,9 @@ def _overdue(row: dict) -> int | None:
 
 
 def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool, query: dict,
-              notice: Html | str = "") -> str:
+              notice: Html | str = "", searched_to: str | None = None) -> str:
+    """`searched_to`: where a search by action, label or input stopped looking, SEARCHED names on,
+    with more after it."""
     headers = ["NAME", "ACTION", "TIMING", "NEXT DUE (UTC, ITS ZONE)", "LAST RUN", "STATE"]
     form = search_form(frame, "/schedules", [
         ("look for", field("q", query.get("q"), "a name, prefix or GLOB")),
@@ -246,6 +262,11 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
              table(headers, [schedule_row(frame, row) for row in handed], "no handed-over schedule matches")]
     if more:
         body.append(tag("p", link(frame.href("/schedules", **{**query, "after": handed[-1]["name"]}), "next page")))
+    elif searched_to is not None:
+        body.append(tag("p", f"A search by action, label or input looks through {LOOKED_THROUGH:,} schedules "
+                             f"a page: this one looked as far as {searched_to}. ",
+                        link(frame.href("/schedules", **{**query, "after": searched_to}), "look further"),
+                        class_="muted"))
     return page(frame, "/schedules", "Schedules", *body)
 
 
