@@ -194,10 +194,9 @@ def counts(found) -> Html:
 
     boxes = [("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
              ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
-    runs = {row["outcome"]: int(row["n"]) for row in found.runs}
     counted_from = found.runs_counted_from
     over = "in 24 h" if counted_from is None else f"since {when(counted_from)}"
-    boxes += [(f"runs {name} {over}", runs.get(name, 0)) for name in ("succeeded", "failed", "skipped")]
+    boxes += [(f"runs {name} {over}", int(found.runs[name] or 0)) for name in ("succeeded", "failed", "skipped")]
     deliveries = {row["state"]: int(row["n"]) for row in found.deliveries}
     boxes += [(f"deliveries {name}", at_most(deliveries.get(name, 0)))
               for name in ("pending", "failed", "outcome_unknown")]
