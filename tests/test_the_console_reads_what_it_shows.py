@@ -236,3 +236,14 @@ def test_a_filtered_page_of_the_command_looks_through_a_bounded_number_of_schedu
     _, page, _ = app.run("schedules", "--limit", "3", now=NINE)  # no filter: a page, and no window
     assert page["searched_to"] is None and page["next_after"] == "remind@000002"
     app.db.close()
+
+
+def test_a_name_glob_of_the_command_is_read_from_the_range_its_literal_start_gives_however_far_down(tmp_path, capsys):
+    app = App(tmp_path, capsys)
+    fill(app.db, schedules=SEARCHED + 20)
+    _, page, _ = app.run("schedules", "--name", "remind@0100*", now=NINE)
+    assert [s["name"] for s in page["schedules"]] == [f"remind@{n:06d}" for n in range(10_000, 10_021)]
+    assert page["searched_to"] is None and page["next_after"] is None
+    _, page, _ = app.run("schedules", "--name", "remind@0100*", "--limit", "5", "--after", "remind@010002", now=NINE)
+    assert [s["name"] for s in page["schedules"]] == [f"remind@{n:06d}" for n in range(10_003, 10_008)]
+    app.db.close()

@@ -35,17 +35,25 @@ LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run AND l.outcome = 'running'"""
 # of the page before; '' for the first), through the primary key's index: a million handed over
 # cost a page what a hundred do. ?2 a GLOB on the name, ?3 a kind (every, calendar, pulse, once),
 # ?4 a state (as `tickwork schedules --state` names them), each or NULL; ?5 how many at most.
-# With a filter, which no index serves, ?6 is SEARCHED: the page looks through that many names
-# after ?1 at most, and SEARCH_WINDOW says where it stopped, so a filter that few rows pass costs a
-# page what it costs among a hundred (NULL without one: the page is read until it is full).
+# ?7 to ?8 the range of names the GLOB's literal start gives (glob_range): the page is read from
+# the later of it and the cursor (the name just past ?1 is ?1 || char(0)) to the end of it, or of
+# the window below, whichever comes first: one range of the index, bounded at both ends.
+# With a filter, which no index serves, ?6 is SEARCHED: the page looks through that many names of
+# the range after ?1 at most, and SCHEDULES_WINDOW says where it stopped, so a filter that few rows
+# pass costs a page what it costs among a hundred (NULL without one: the page is read until full).
 SEARCHED = 10_000
 WINDOW = "SELECT name FROM tickwork_schedules WHERE name > ?{after} ORDER BY name LIMIT CAST(?{most} AS INTEGER)"
 SEARCH_WINDOW = f"SELECT max(name) AS last, count(*) AS n FROM ({WINDOW.format(after=1, most=2)})"
+IN_RANGE = "{t}name >= max(?1 || char(0), ?{lo}) AND {t}name < ?{hi}"
+SCHEDULES_WINDOW = (f"SELECT max(name) AS last, count(*) AS n FROM "
+                    f"(SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', lo=3, hi=4)} ORDER BY name "
+                    f"LIMIT CAST(?2 AS INTEGER))")
 SCHEDULE_KIND = "substr(IFNULL(s.form, 'every '), 1, instr(IFNULL(s.form, 'every '), ' ') - 1)"
 SELECT_SCHEDULES_PAGE = f"""{SCHEDULES_WITH_RUNS}
-WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
-  AND s.name <= CASE WHEN ?6 IS NULL THEN char(1114111) ELSE (SELECT max(name) FROM ({WINDOW.format(after=1, most=6)}))
-                END
+WHERE s.name >= max(?1 || char(0), ?7) AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
+  AND s.name <= CASE WHEN ?6 IS NULL THEN ?8 ELSE (SELECT max(name) FROM (
+      SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', lo=7, hi=8)}
+      ORDER BY name LIMIT CAST(?6 AS INTEGER))) END
   AND CASE ?4
       WHEN 'active' THEN s.removed_at IS NULL
       WHEN 'paused' THEN s.paused = 1 AND s.removed_at IS NULL
@@ -382,10 +390,12 @@ class OperatorStore:
         """The app's ticks, a page of schedules in name order after `after`, each with its last run
         and the run holding its lease, and with a filter, the name it looked through SEARCHED names
         to (None where it reached the last), in one batch."""
-        filtered = name_glob is not None or kind is not None or state is not None
-        page = (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit, SEARCHED if filtered else None))
+        within = glob_range(name_glob or "*")
+        ranged = name_glob is None or name_glob in (within[0], within[0] + "*")  # the range is the GLOB
+        filtered = not ranged or kind is not None or state is not None
+        page = (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit, SEARCHED if filtered else None, *within))
         app, rows, *window = await self.db.batch(
-            [(SELECT_APP, ()), page, *([(SEARCH_WINDOW, (after, SEARCHED))] if filtered else [])])
+            [(SELECT_APP, ()), page, *([(SCHEDULES_WINDOW, (after, SEARCHED, *within))] if filtered else [])])
         reached = window and window[0] and int(window[0][0]["n"]) >= SEARCHED
         return _first(app), rows, window[0][0]["last"] if reached else None
 
@@ -395,6 +405,13 @@ class OperatorStore:
         `before` (tick_at, id), with their schedule's label."""
         tick, id = before or PAST_EVERY_RUN
         return await self.db.all(SELECT_RECENT_RUNS, (since or 0, tick, id, outcome, name_glob, limit))
+
+
+def glob_range(pattern: str) -> tuple[str, str]:
+    """The range of text a GLOB's matches fall in: from its literal start to past all that
+    starts so (U+10FFFF sorts after every other character, in UTF-8 as in the code points)."""
+    start = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    return start, start + "\U0010ffff"
 
 
 def _first(rows: list[Row]) -> Row | None:

@@ -7,14 +7,13 @@ by tick), so a page reads about a page of rows however many there are.
 """
 
 import json
-import re
 from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
     FAILING, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WITH_RUNS, SEARCH_WINDOW, SEARCHED, SELECT_APP,
     SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG, TO_SEND,
-    WINDOW,
+    WINDOW, glob_range,
 )
 from ..schedule_store import HEALTH
 from ..times import NEVER
@@ -159,7 +158,7 @@ class ConsoleStore:
         last), in one batch. `field`: what `look_for` is looked for in (name, label or action: a
         GLOB; input: text it holds), or None."""
         ranged = field in ("name", "label")
-        search = () if field is None else (look_for, *_glob_range(look_for)) if ranged else (look_for,)
+        search = () if field is None else (look_for, *glob_range(look_for)) if ranged else (look_for,)
         handed = (*search, None, None)[:3] + (SEARCHED,) if field in UNINDEXED else search
         statements = [(HANDED_OVER[field], (state, after or "", page + 1, *handed))]
         if field in UNINDEXED:
@@ -192,13 +191,6 @@ class ConsoleStore:
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
         at, id = before or (NEWEST, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
-
-
-def _glob_range(pattern: str) -> tuple[str, str]:
-    """The range of text a GLOB's matches fall in: from its literal start to past all that
-    starts so (U+10FFFF sorts after every other character, in UTF-8 as in the code points)."""
-    start = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
-    return start, start + "\U0010ffff"
 
 
 def _first(rows: list[Row]) -> Row | None:
