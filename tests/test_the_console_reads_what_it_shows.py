@@ -247,3 +247,59 @@ def test_a_name_glob_of_the_command_is_read_from_the_range_its_literal_start_giv
     _, page, _ = app.run("schedules", "--name", "remind@0100*", "--limit", "5", "--after", "remind@010002", now=NINE)
     assert [s["name"] for s in page["schedules"]] == [f"remind@{n:06d}" for n in range(10_003, 10_008)]
     app.db.close()
+
+
+def test_a_page_of_paused_or_ended_schedules_or_of_a_name_glob_that_is_more_than_a_prefix_is_bounded_too(many):
+    # None of the many is paused or ended, and no name holds `nobody`: read on until the page is
+    # full, each page would read every row.
+    for query, last in (("state=paused", SEARCHED - 1), ("state=ended", SEARCHED - 1),
+                        ("q=*nobody*&in=name", SEARCHED - 1), ("q=remind@*nobody&in=name", SEARCHED)):
+        page = shown(ask(many, "GET", f"{PREFIX}/schedules?{query}"))
+        assert "no handed-over schedule matches" in page, query
+        assert f"looked as far as remind@{last:06d}" in page, query  # census sorts first, out of remind@'s range
+    for query in ("state=live", "state=all", "q=remind@0001&in=name", "q=remind@0001*&in=name"):
+        assert "looked as far as" not in shown(ask(many, "GET", f"{PREFIX}/schedules?{query}")), query
+
+
+
+def steps(db, read) -> int:
+    """How many hundreds of SQLite's VM instructions `read` takes: what it reads, counted the same
+    way each time (no clock)."""
+    taken = [0]
+
+    def count():
+        taken[0] += 1
+        return 0
+    db._conn.set_progress_handler(count, 100)
+    try:
+        run(read())
+    finally:
+        db._conn.set_progress_handler(None, 100)
+    return taken[0]
+
+
+@pytest.fixture(scope="module")
+def far():
+    """Three windows of names, the last three moved far down the name order: `zz@8`, `zz@9`, `zz@0`."""
+    db = open_store()
+    fill(db, schedules=3 * SEARCHED)
+    db._conn.execute("UPDATE tickwork_schedules SET name = 'zz@' || substr(name, -1) WHERE name > 'remind@029997'")
+    return db
+
+
+def test_a_search_by_a_prefix_far_down_the_names_finds_it_on_the_first_page(far):
+    store = console_store.ConsoleStore(far)
+    declared, handed, searched_to = run(store.schedules("name", "zz@*", "all", None, 50))
+    assert [s["name"] for s in handed] == ["zz@0", "zz@8", "zz@9"] and searched_to is None
+
+
+@pytest.mark.parametrize("field, look_for, state", [
+    ("name", "*nobody*", "all"), ("name", "remind@*nobody", "all"), ("name", "zz@*", "all"),
+    ("input", "nobody", "all"), (None, None, "paused"), (None, None, "ended")])
+def test_a_page_of_a_search_or_state_that_few_pass_reads_as_much_among_three_windows_as_among_one(
+        many, far, field, look_for, state):
+    # The same page at two sizes, the steps SQLite takes counted: what the page reads, however
+    # the planner reads it.
+    def read(db):
+        return lambda: console_store.ConsoleStore(db).schedules(field, look_for, state, None, 50)
+    assert steps(far, read(far)) < max(1.3 * steps(many, read(many)), 10)  # 10: a page's first rows

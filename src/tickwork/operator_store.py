@@ -44,15 +44,15 @@ LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run AND l.outcome = 'running'"""
 SEARCHED = 10_000
 WINDOW = "SELECT name FROM tickwork_schedules WHERE name > ?{after} ORDER BY name LIMIT CAST(?{most} AS INTEGER)"
 SEARCH_WINDOW = f"SELECT max(name) AS last, count(*) AS n FROM ({WINDOW.format(after=1, most=2)})"
-IN_RANGE = "{t}name >= max(?1 || char(0), ?{lo}) AND {t}name < ?{hi}"
+IN_RANGE = "{t}name >= max(?{after} || char(0), ?{lo}) AND {t}name < ?{hi}"
 SCHEDULES_WINDOW = (f"SELECT max(name) AS last, count(*) AS n FROM "
-                    f"(SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', lo=3, hi=4)} ORDER BY name "
-                    f"LIMIT CAST(?2 AS INTEGER))")
+                    f"(SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', after=1, lo=3, hi=4)} "
+                    f"ORDER BY name LIMIT CAST(?2 AS INTEGER))")
 SCHEDULE_KIND = "substr(IFNULL(s.form, 'every '), 1, instr(IFNULL(s.form, 'every '), ' ') - 1)"
 SELECT_SCHEDULES_PAGE = f"""{SCHEDULES_WITH_RUNS}
 WHERE s.name >= max(?1 || char(0), ?7) AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
   AND s.name <= CASE WHEN ?6 IS NULL THEN ?8 ELSE (SELECT max(name) FROM (
-      SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', lo=7, hi=8)}
+      SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', after=1, lo=7, hi=8)}
       ORDER BY name LIMIT CAST(?6 AS INTEGER))) END
   AND CASE ?4
       WHEN 'active' THEN s.removed_at IS NULL
@@ -391,7 +391,7 @@ class OperatorStore:
         and the run holding its lease, and with a filter, the name it looked through SEARCHED names
         to (None where it reached the last), in one batch."""
         within = glob_range(name_glob or "*")
-        ranged = name_glob is None or name_glob in (within[0], within[0] + "*")  # the range is the GLOB
+        ranged = name_glob is None or glob_is_its_range(name_glob)
         filtered = not ranged or kind is not None or state is not None
         page = (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit, SEARCHED if filtered else None, *within))
         app, rows, *window = await self.db.batch(
@@ -412,6 +412,14 @@ def glob_range(pattern: str) -> tuple[str, str]:
     starts so (U+10FFFF sorts after every other character, in UTF-8 as in the code points)."""
     start = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
     return start, start + "\U0010ffff"
+
+
+def glob_is_its_range(pattern: str) -> bool:
+    """Whether a GLOB is a prefix (`remind@*`) or plain text: read through the range glob_range
+    gives, which an index reads, with no filter past it to look through (plain text: the names
+    that start with it)."""
+    start = glob_range(pattern)[0]
+    return pattern in (start, start + "*")
 
 
 def _first(rows: list[Row]) -> Row | None:

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    FAILING, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WITH_RUNS, SEARCH_WINDOW, SEARCHED, SELECT_APP,
-    SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE, SELECT_SCHEDULE_LOG, TO_SEND,
-    WINDOW, glob_range,
+    FAILING, IN_RANGE, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WINDOW, SCHEDULES_WITH_RUNS, SEARCH_WINDOW,
+    SEARCHED, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE,
+    SELECT_SCHEDULE_LOG, TO_SEND, WINDOW, glob_is_its_range, glob_range,
 )
 from ..schedule_store import HEALTH
 from ..times import NEVER
@@ -69,29 +69,50 @@ WHERE d.{FAILING} ORDER BY d.updated_at DESC LIMIT CAST(?1 AS INTEGER)
 # ?2 (the last name of the page before, '' for the first), ?3 at most: ?1 the state (live, paused,
 # ended or all), and where a search is made, `{match}` on ?4 (a GLOB, or the text an input holds),
 # with a name's or label's GLOB kept to the range ?5 to ?6 its literal start gives, which an index
-# reads. The declared ones are read through tickwork_schedules_declared_ever, those handed over
+# reads (a name's: NAMED_FROM). The declared ones are read through tickwork_schedules_declared_ever, those handed over
 # along the primary key: a page of a million reads about a page of rows. A search by action, label
 # or input, which no index serves, looks through the ?7 (SEARCHED) names after ?2 at most, where
-# SEARCH_WINDOW says it stopped, so a page of it reads the same however many there are.
+# SEARCH_WINDOW says it stopped, so a page of it reads the same however many there are (and so
+# does a page of a state few pass, FEW_IN, or of a name's GLOB past a prefix: WINDOWED).
 SCHEDULE_ROWS = SCHEDULES_WITH_RUNS + """
-WHERE {kind} AND s.name > ?2 AND {match}
+WHERE {kind} AND {cursor} AND {match}
   AND CASE ?1 WHEN 'live' THEN s.removed_at IS NULL WHEN 'paused' THEN s.removed_at IS NULL AND s.paused = 1
               WHEN 'ended' THEN s.removed_at IS NOT NULL ELSE 1 END
 ORDER BY s.name LIMIT CAST(?3 AS INTEGER)
 """
 MATCHES = {
     None: "1",
-    "name": "s.name GLOB ?4 AND s.name >= ?5 AND s.name < ?6",
+    "name": "+s.name GLOB ?4",  # `+`: no bounds of the GLOB's own, which would rival NAMED_FROM's
     "label": "s.label GLOB ?4 AND s.label >= ?5 AND s.label < ?6",
     "action": "s.action GLOB ?4",
     "input": "instr(s.input, ?4) > 0",
 }
 WITHIN = f" AND s.name <= (SELECT max(name) FROM ({WINDOW.format(after=2, most=7)}))"
+# A search by name reads one range of the index, a bound each way, which leaves the planner no
+# other to choose (given two, it may take the cursor and read every name before the range): from
+# the later of the cursor and the GLOB's literal start (?5) to the end of that range (?6), or of
+# the window within it (SCHEDULES_WINDOW says where that stopped).
+NAMED_FROM = "s.name >= max(?2 || char(0), ?5)"
+NAMED_TO = " AND s.name < ?6"
+NAMED_WITHIN = (f" AND s.name <= (SELECT max(name) FROM (SELECT name FROM tickwork_schedules WHERE "
+                f"{IN_RANGE.format(t='', after=2, lo=5, hi=6)} ORDER BY name LIMIT CAST(?7 AS INTEGER)))")
 UNINDEXED = ("action", "label", "input")
-DECLARED = {field: SCHEDULE_ROWS.format(kind="s.action IS NULL", match=match) for field, match in MATCHES.items()}
-HANDED_OVER = {field: SCHEDULE_ROWS.format(kind="s.action IS NOT NULL",
-                                           match=match + WITHIN * (field in UNINDEXED))
-               for field, match in MATCHES.items()}
+# A state that few schedules or none may be in (none paused is the common case), and a name's GLOB
+# that is more than a prefix, pass few of the rows a page reads too: such a page looks through the
+# window as a search by action, label or input does (WINDOWED).
+FEW_IN = ("paused", "ended")
+
+
+def _rows(kind: str, field: str | None, windowed: bool) -> str:
+    if field == "name":
+        return SCHEDULE_ROWS.format(kind=kind, cursor=NAMED_FROM,
+                                    match=MATCHES[field] + (NAMED_WITHIN if windowed else NAMED_TO))
+    return SCHEDULE_ROWS.format(kind=kind, cursor="s.name > ?2", match=MATCHES[field] + WITHIN * windowed)
+
+
+DECLARED = {field: _rows("s.action IS NULL", field, False) for field in MATCHES}
+WINDOWED = {field: _rows("s.action IS NOT NULL", field, True) for field in MATCHES}
+HANDED_OVER = {field: _rows("s.action IS NOT NULL", field, field in UNINDEXED) for field in MATCHES}
 DECLARED_MOST = 1000  # declared schedules are a few: all of them on the first page
 
 # A schedule's runs and skips, newest due first, a page at a time: after (?2 due_at, ?3 tick_at,
@@ -159,15 +180,17 @@ class ConsoleStore:
         GLOB; input: text it holds), or None."""
         ranged = field in ("name", "label")
         search = () if field is None else (look_for, *glob_range(look_for)) if ranged else (look_for,)
-        handed = (*search, None, None)[:3] + (SEARCHED,) if field in UNINDEXED else search
-        statements = [(HANDED_OVER[field], (state, after or "", page + 1, *handed))]
-        if field in UNINDEXED:
-            statements.append((SEARCH_WINDOW, (after or "", SEARCHED)))
+        windowed = field in UNINDEXED or state in FEW_IN or field == "name" and not glob_is_its_range(look_for)
+        handed = (*search, None, None, None)[:3] + (SEARCHED,) if windowed else search
+        statements = [((WINDOWED if windowed else HANDED_OVER)[field], (state, after or "", page + 1, *handed))]
+        if windowed:
+            statements.append((SCHEDULES_WINDOW, (after or "", SEARCHED, *search[1:])) if field == "name"
+                              else (SEARCH_WINDOW, (after or "", SEARCHED)))
         if after is None:
             statements.insert(0, (DECLARED[field], (state, "", DECLARED_MOST, *search)))
         found = await self.db.batch(statements)
         declared, rows = (found[0], found[1]) if after is None else ([], found[0])
-        window = found[-1][0] if field in UNINDEXED else None
+        window = found[-1][0] if windowed else None
         return declared, rows, window["last"] if window and int(window["n"]) >= SEARCHED else None
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:

@@ -245,8 +245,8 @@ def _overdue(row: dict) -> int | None:
 
 def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool, query: dict,
               notice: Html | str = "", searched_to: str | None = None) -> str:
-    """`searched_to`: where a search by action, label or input stopped looking, SEARCHED names on,
-    with more after it."""
+    """`searched_to`: where a search or state that no index serves (by action, label or input, a
+    name's GLOB past a prefix, paused or ended) stopped looking, SEARCHED names on, with more after it."""
     headers = ["NAME", "ACTION", "TIMING", "NEXT DUE (UTC, ITS ZONE)", "LAST RUN", "STATE"]
     form = search_form(frame, "/schedules", [
         ("look for", field("q", query.get("q"), "a name, prefix or GLOB")),
@@ -262,7 +262,8 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
     if more:
         body.append(tag("p", link(frame.href("/schedules", **{**query, "after": handed[-1]["name"]}), "next page")))
     elif searched_to is not None:
-        body.append(tag("p", f"A search by action, label or input looks through {LOOKED_THROUGH:,} schedules "
+        body.append(tag("p", f"A search by action, label or input, by a name's GLOB that is more than a prefix, "
+                             f"or of those paused or ended, looks through {LOOKED_THROUGH:,} schedules "
                              f"a page: this one looked as far as {searched_to}. ",
                         link(frame.href("/schedules", **{**query, "after": searched_to}), "look further"),
                         class_="muted"))
