@@ -303,3 +303,17 @@ def test_a_page_of_a_search_or_state_that_few_pass_reads_as_much_among_three_win
     def read(db):
         return lambda: console_store.ConsoleStore(db).schedules(field, look_for, state, None, 50)
     assert steps(far, read(far)) < max(1.3 * steps(many, read(many)), 10)  # 10: a page's first rows
+
+
+def test_a_backlog_of_deliveries_in_one_state_costs_the_counts_of_the_others_a_window_and_the_page_says_so():
+    small, large = open_store(), open_store()
+    for db, backlog in ((small, COUNTED), (large, 3 * COUNTED)):
+        fill(db, failed_deliveries=backlog)
+        db._conn.execute("UPDATE tickwork_deliveries SET state = 'outcome_unknown', next_attempt_at = updated_at")
+        db._conn.execute("UPDATE tickwork_deliveries SET state = 'failed' WHERE id IN ('d1', 'd2', 'd3')")
+    counts = lambda db: lambda: db.all(console_store.DELIVERY_COUNTS, (COUNTED,))  # noqa: E731
+    assert steps(large, counts(large)) < 1.3 * steps(small, counts(small))
+    page = shown(ask(large, "GET", PREFIX, now=NINE + HOUR))
+    assert "3+ deliveries failed" in page and "0+ deliveries pending" in page
+    assert f"{COUNTED - 3:,}+ deliveries outcome_unknown" in page  # among the failing index's first COUNTED
+    assert f"Deliveries are counted among {COUNTED:,} of those open in each index at most" in page

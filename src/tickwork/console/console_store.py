@@ -52,12 +52,15 @@ WHERE outcome = 'failed'
 GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?3 AS INTEGER)
 """
 
-# Deliveries by state, each counted to ?1 at most (COUNTED) through the index that holds it, and
-# the latest of those an operator should see to (?1 at most), through the index of failing ones:
-# none of those delivered is read.
+# Deliveries by state, each counted among the first ?1 (COUNTED) entries at most of the index that
+# holds it (one holds pending and outcome-unknown ones, one failed and outcome-unknown), so that a
+# backlog of one state costs the count of another no more than that: `more` where the entries
+# read reached ?1, and the count is then of those (at least n). And the latest of those an
+# operator should see to (?1 at most), through the index of failing ones: none of those delivered
+# is read.
 DELIVERY_COUNTS = " UNION ALL ".join(
-    f"SELECT '{state}' AS state, count(*) AS n FROM "
-    f"(SELECT 1 FROM tickwork_deliveries WHERE {among} AND state = '{state}' LIMIT CAST(?1 AS INTEGER))"
+    f"SELECT '{state}' AS state, count(CASE WHEN state = '{state}' THEN 1 END) AS n, count(*) >= ?1 AS more "
+    f"FROM (SELECT state FROM tickwork_deliveries WHERE {among} LIMIT CAST(?1 AS INTEGER))"
     for state, among in (("pending", TO_SEND), ("failed", FAILING), ("outcome_unknown", FAILING)))
 FAILING_DELIVERIES = f"""
 SELECT d.id, d.state, d.attempts, d.last_error, d.updated_at, e.name AS event_name
@@ -138,7 +141,7 @@ class Overview:
     failed_recently: list[Row]
     schedules: list[Row]  # counts: handed_over, live, paused, n
     runs: Row  # counts: succeeded, failed, skipped, n, first_tick
-    deliveries: list[Row]  # counts: state, n (COUNTED at most)
+    deliveries: list[Row]  # counts: state, n, more (among COUNTED at most)
     failing_deliveries: list[Row]
 
     @property

@@ -197,19 +197,22 @@ def counts(found) -> Html:
     counted_from = found.runs_counted_from
     over = "in 24 h" if counted_from is None else f"since {when(counted_from)}"
     boxes += [(f"runs {name} {over}", int(found.runs[name] or 0)) for name in ("succeeded", "failed", "skipped")]
-    deliveries = {row["state"]: int(row["n"]) for row in found.deliveries}
-    boxes += [(f"deliveries {name}", at_most(deliveries.get(name, 0)))
-              for name in ("pending", "failed", "outcome_unknown")]
+    deliveries = {row["state"]: row for row in found.deliveries}
+    boxes += [(f"deliveries {name}", at_least(deliveries[name])) for name in ("pending", "failed", "outcome_unknown")]
     shown = tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
-    if counted_from is None:
-        return shown
-    return join([shown, tag("p", f"Runs are counted among the latest {COUNTED:,} of the last 24 h, which holds more: "
-                                 f"those since {when(counted_from)}.", class_="muted")])
+    notes = [f"Runs are counted among the latest {COUNTED:,} of the last 24 h, which holds more: "
+             f"those since {when(counted_from)}."] if counted_from is not None else []
+    if any(row["more"] for row in found.deliveries):
+        notes.append(f"Deliveries are counted among {COUNTED:,} of those open in each index at most "
+                     f"(one of pending and outcome-unknown ones, one of failed and outcome-unknown): "
+                     f"a count with + is of those, and there are more.")
+    return join([shown, *(tag("p", note, class_="muted") for note in notes)])
 
 
-def at_most(n: int) -> str:
-    """A count read to COUNTED at most, as the page says it: `10,000+` where it stopped there."""
-    return f"{COUNTED:,}+" if n >= COUNTED else f"{n:,}"
+def at_least(row) -> str:
+    """A count of deliveries as the page says it: `n+` where it was counted among COUNTED
+    deliveries read, and more were left."""
+    return f"{int(row['n']):,}" + ("+" if row["more"] else "")
 
 
 # -- schedules --------------------------------------------------------------------------------
