@@ -132,17 +132,28 @@ def test_a_due_runs_lease_start_and_end_and_a_nothing_due_tick_keep_no_count():
         assert "Program" not in [op[1] for op in db._conn.execute("EXPLAIN " + sql, unbound(sql))], sql
 
 
-def test_the_overview_counts_the_latest_runs_of_the_day_at_most_and_says_since_when():
+def test_the_overview_counts_the_latest_runs_of_the_day_at_most_and_says_back_to_when():
     db = open_store()
     ticks(db, [every(1)], NINE)
     start = NINE - 12 * HOUR
     fill(db, runs=COUNTED + 500, start=start)  # a run a second, one in ten failed
     first = when(start + 501 * 1000)  # the earliest of the latest COUNTED
     page = shown(ask(db, "GET", PREFIX, now=start + (COUNTED + 500) * 1000 + MINUTE))
-    assert f"{COUNTED // 10} runs failed since {first}" in page
-    assert f"Runs are counted among the latest {COUNTED:,} of the last 24 h, which holds more: " \
-           f"those since {first}." in page
-    assert f"Failed runs since {first}" in page
+    assert f"{COUNTED // 10} runs failed of the latest {COUNTED:,}" in page
+    assert f"Runs are counted among the latest {COUNTED:,} of the last 24 h, the earliest of them at {first}: " \
+           f"the day may hold more." in page
+    assert f"Failed runs among the latest {COUNTED:,}, back to {first}" in page
+
+
+def test_the_overview_claims_no_count_since_a_tick_whose_runs_it_counted_only_in_part():
+    # A tick's runs share its tick_at: of the tick the latest COUNTED begin in, some are left out.
+    db = open_store()
+    ticks(db, [every(1)], NINE)
+    fill(db, runs=COUNTED + 500, start=NINE)
+    tick = NINE + 1000 * 1000
+    db._conn.execute(f"UPDATE tickwork_runs SET tick_at = {tick} WHERE tick_at <= {tick}")  # the first 1,000
+    page = shown(ask(db, "GET", PREFIX, now=NINE + 12 * HOUR))
+    assert f"since {when(tick)}" not in page and f"back to {when(tick)}" in page  # 500 of its 1,000 not counted
 
 
 def test_the_overview_counts_every_run_of_the_day_where_there_are_fewer():

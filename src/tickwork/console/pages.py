@@ -182,7 +182,8 @@ def overview(frame: Frame, found, since: int) -> str:
     return page(frame, "", "Overview",
                 tag("h2", "Ticks"), ticks, tag("h2", "Gaps in the ticks"), gaps,
                 tag("h2", "Counts"), counts(found), tag("h2", "Schedules failing"), declared,
-                tag("h2", f"Failed runs since {when(found.runs_counted_from or since)}"), failed,
+                tag("h2", f"Failed runs since {when(since)}" if found.runs_counted_from is None else
+                    f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
                 tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
 
@@ -195,13 +196,14 @@ def counts(found) -> Html:
     boxes = [("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
              ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
     counted_from = found.runs_counted_from
-    over = "in 24 h" if counted_from is None else f"since {when(counted_from)}"
+    # Not "since" the earliest run counted: of its tick's runs, which share its tick_at, some may be left out.
+    over = "in 24 h" if counted_from is None else f"of the latest {COUNTED:,}"
     boxes += [(f"runs {name} {over}", int(found.runs[name] or 0)) for name in ("succeeded", "failed", "skipped")]
     deliveries = {row["state"]: row for row in found.deliveries}
     boxes += [(f"deliveries {name}", at_least(deliveries[name])) for name in ("pending", "failed", "outcome_unknown")]
     shown = tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
-    notes = [f"Runs are counted among the latest {COUNTED:,} of the last 24 h, which holds more: "
-             f"those since {when(counted_from)}."] if counted_from is not None else []
+    notes = [f"Runs are counted among the latest {COUNTED:,} of the last 24 h, the earliest of them at "
+             f"{when(counted_from)}: the day may hold more."] if counted_from is not None else []
     if any(row["more"] for row in found.deliveries):
         notes.append(f"Deliveries are counted among {COUNTED:,} of those open in each index at most "
                      f"(one of pending and outcome-unknown ones, one of failed and outcome-unknown): "
