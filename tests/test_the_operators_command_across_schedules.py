@@ -245,8 +245,8 @@ def test_schedules_in_words_says_how_to_reach_the_next_page(app):
 
 
 def test_a_page_of_schedules_is_read_through_the_names_index_from_the_cursor(app):
-    found = plan(app, SELECT_SCHEDULES_PAGE, ("send_statement@", None, None, None, 100))
-    assert found[0] == "SEARCH s USING INDEX sqlite_autoindex_tickwork_schedules_1 (name>?)"
+    found = plan(app, SELECT_SCHEDULES_PAGE, ("send_statement@", None, None, None, 100, None, "", "\U0010ffff"))
+    assert found[0] == "SEARCH s USING INDEX sqlite_autoindex_tickwork_schedules_1 (name>? AND name<?)"
     assert not any("TEMP B-TREE FOR ORDER BY" in step for step in found)
 
 

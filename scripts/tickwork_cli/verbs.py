@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tickwork.backfill import DRY_RUN_MOST, Refused
 from tickwork.backfill import plan as plan_backfill
-from tickwork.operator_store import FROM_STATES, OperatorStore
+from tickwork.operator_store import FROM_STATES, SEARCHED, OperatorStore
 from tickwork.schedule_store import ScheduleStore, holds_lease, out_of_date
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
@@ -167,12 +167,13 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
     """A page of schedules in name order, after the name `after`: the filters are the page's
     statement's, so a page reads only what it shows."""
     kind = "every" if kind == "schedule" else kind
-    app, rows = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: is there a next page
+    app, rows, searched_to = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: a next page?
     rows, more = _page(rows, limit, lambda row: row["name"])
+    more = more or searched_to  # a filter looks through SEARCHED names a page: the next page looks on from there
     manifest = declared(project) if project else None
     items = [{**_schedule_item(row, now, manifest), **label_and_input(row, show_input)} for row in rows]
     data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items,
-            "next_after": more}
+            "next_after": more, "searched_to": searched_to}
     lines = [_last_tick_line(app, now)]
     for title, group in (("Declared", [i for i in items if not i["handed_over"]]),
                          ("Handed over at run time", [i for i in items if i["handed_over"]])):
@@ -201,6 +202,9 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
         lines += ["  " + line for line in _table(headers, table)]
     if not items:
         lines.append("no schedules" + (" match" if name or kind or state or after else " yet: no tick has seen one"))
+    if searched_to and more == searched_to:
+        lines += ["", f"looked through {SEARCHED:,} schedules, as far as {searched_to}: a filter looks through "
+                      f"that many a page"]
     if more:
         lines += ["", f"more: tickwork schedules --after {more} (with the same filters)"]
     return Answer(data, lines)

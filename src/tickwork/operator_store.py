@@ -36,10 +36,25 @@ LEFT JOIN tickwork_runs AS l ON l.id = s.lease_run AND l.outcome = 'running'"""
 # of the page before; '' for the first), through the primary key's index: a million handed over
 # cost a page what a hundred do. ?2 a GLOB on the name, ?3 a kind (every, calendar, pulse, once),
 # ?4 a state (as `tickwork schedules --state` names them), each or NULL; ?5 how many at most.
-# A filter that few rows pass reads on until the page is full.
+# ?7 to ?8 the range of names the GLOB's literal start gives (glob_range): the page is read from
+# the later of it and the cursor (the name just past ?1 is ?1 || char(0)) to the end of it, or of
+# the window below, whichever comes first: one range of the index, bounded at both ends.
+# With a filter, which no index serves, ?6 is SEARCHED: the page looks through that many names of
+# the range after ?1 at most, and SCHEDULES_WINDOW says where it stopped, so a filter that few rows
+# pass costs a page what it costs among a hundred (NULL without one: the page is read until full).
+SEARCHED = 10_000
+WINDOW = "SELECT name FROM tickwork_schedules WHERE name > ?{after} ORDER BY name LIMIT CAST(?{most} AS INTEGER)"
+SEARCH_WINDOW = f"SELECT max(name) AS last, count(*) AS n FROM ({WINDOW.format(after=1, most=2)})"
+IN_RANGE = "{t}name >= max(?{after} || char(0), ?{lo}) AND {t}name < ?{hi}"
+SCHEDULES_WINDOW = (f"SELECT max(name) AS last, count(*) AS n FROM "
+                    f"(SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', after=1, lo=3, hi=4)} "
+                    f"ORDER BY name LIMIT CAST(?2 AS INTEGER))")
 SCHEDULE_KIND = "substr(IFNULL(s.form, 'every '), 1, instr(IFNULL(s.form, 'every '), ' ') - 1)"
 SELECT_SCHEDULES_PAGE = f"""{SCHEDULES_WITH_RUNS}
-WHERE s.name > ?1 AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
+WHERE s.name >= max(?1 || char(0), ?7) AND (?2 IS NULL OR s.name GLOB ?2) AND (?3 IS NULL OR {SCHEDULE_KIND} = ?3)
+  AND s.name <= CASE WHEN ?6 IS NULL THEN ?8 ELSE (SELECT max(name) FROM (
+      SELECT name FROM tickwork_schedules WHERE {IN_RANGE.format(t='', after=1, lo=7, hi=8)}
+      ORDER BY name LIMIT CAST(?6 AS INTEGER))) END
   AND CASE ?4
       WHEN 'active' THEN s.removed_at IS NULL
       WHEN 'paused' THEN s.paused = 1 AND s.removed_at IS NULL
@@ -118,28 +133,42 @@ SELECT_LEASE_RUN = "SELECT * FROM tickwork_runs WHERE id = (SELECT lease_run FRO
 # The gaps ticks left, the latest first.
 SELECT_GAPS = "SELECT * FROM tickwork_gaps ORDER BY to_tick DESC LIMIT CAST(?1 AS INTEGER)"
 
-# The deliveries an operator may act on (or, with ?1 = 1, every one kept), oldest event first,
-# with their event's name and the start of its body.
-OPEN_DELIVERIES = "('pending', 'failed', 'outcome_unknown')"
-SELECT_DELIVERIES = f"""
+# The deliveries an operator may act on (or every one kept), oldest event first, with their event's
+# name and the start of its body, ?1 at most. Those an operator may act on are read through the
+# indexes that hold only them (tickwork_deliveries_to_send, and tickwork_deliveries_failing of
+# migration 0021), so the deliveries sent and consumed are not read; every one kept is read along
+# the events' index by emission, a page of them.
+TO_SEND = "state IN ('pending', 'outcome_unknown')"
+FAILING = "state IN ('failed', 'outcome_unknown')"
+OPEN_DELIVERIES = f"""d.id IN (
+    SELECT id FROM tickwork_deliveries WHERE {TO_SEND}
+    UNION ALL SELECT id FROM tickwork_deliveries WHERE {FAILING} AND state = 'failed')"""
+DELIVERIES = """
 SELECT d.*, e.name AS event_name, substr(e.body, 1, 200) AS body, length(e.body) AS body_length,
        e.run AS run, e.emitted_at AS emitted_at
-FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
-WHERE ?1 = 1 OR d.state IN {OPEN_DELIVERIES}
-ORDER BY e.emitted_at, d.id LIMIT CAST(?2 AS INTEGER)
+FROM {rows}
+WHERE {which}
+ORDER BY e.emitted_at, d.id LIMIT CAST(?1 AS INTEGER)
 """
+OPEN_ROWS = "tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event"
+EVERY_ROW = ("tickwork_events AS e INDEXED BY tickwork_events_by_emitted "
+             "CROSS JOIN tickwork_deliveries AS d ON d.event = e.id")
+SELECT_DELIVERIES = DELIVERIES.format(rows=OPEN_ROWS, which=OPEN_DELIVERIES)
+SELECT_EVERY_DELIVERY = DELIVERIES.format(rows=EVERY_ROW, which="1")
 
-# What operators did to the deliveries SELECT_DELIVERIES reads (the same ?1 and ?2), newest first,
-# through the log's index on (delivery, at): in the same batch, so that the verb is one round trip
-# (one `wrangler d1 execute` with --remote) and the log is of the rows as read.
-SELECT_DELIVERY_LOG = f"""
+# What operators did to the deliveries SELECT_DELIVERIES (or SELECT_EVERY_DELIVERY) reads (the same
+# ?1), newest first, through the log's index on (delivery, at): in the same batch, so that the verb
+# is one round trip (one `wrangler d1 execute` with --remote) and the log is of the rows as read.
+DELIVERY_LOG = """
 SELECT * FROM tickwork_operator_log
 WHERE delivery IN (
-    SELECT d.id FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
-    WHERE ?1 = 1 OR d.state IN {OPEN_DELIVERIES}
-    ORDER BY e.emitted_at, d.id LIMIT CAST(?2 AS INTEGER))
+    SELECT d.id FROM {rows}
+    WHERE {which}
+    ORDER BY e.emitted_at, d.id LIMIT CAST(?1 AS INTEGER))
 ORDER BY at DESC
 """
+SELECT_DELIVERY_LOG = DELIVERY_LOG.format(rows=OPEN_ROWS, which=OPEN_DELIVERIES)
+SELECT_EVERY_DELIVERY_LOG = DELIVERY_LOG.format(rows=EVERY_ROW, which="1")
 
 SELECT_DELIVERY = "SELECT * FROM tickwork_deliveries WHERE id = ?1"
 
@@ -308,8 +337,9 @@ class OperatorStore:
 
     async def deliveries(self, every_state: bool = False, limit: int = 100) -> tuple[list[Row], list[Row]]:
         """The deliveries an operator may act on (or all of them), and their operator log, in one batch."""
-        params = (1 if every_state else 0, limit)
-        rows, log = await self.db.batch([(SELECT_DELIVERIES, params), (SELECT_DELIVERY_LOG, params)])
+        rows, log = await self.db.batch([
+            (SELECT_EVERY_DELIVERY if every_state else SELECT_DELIVERIES, (limit,)),
+            (SELECT_EVERY_DELIVERY_LOG if every_state else SELECT_DELIVERY_LOG, (limit,))])
         return rows, log
 
     async def change(self, verb: str, key: str, who: str, now: int) -> Change:
@@ -357,12 +387,18 @@ class OperatorStore:
         return await BackfillStore(self.db).made(occurrences)
 
     async def schedules_page(self, after: str = "", name_glob: str | None = None, kind: str | None = None,
-                             state: str | None = None, limit: int = 100) -> tuple[Row | None, list[Row]]:
-        """The app's ticks, and a page of schedules in name order after `after`, each with its
-        last run and the run holding its lease, in one batch."""
-        app, rows = await self.db.batch([
-            (SELECT_APP, ()), (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit))])
-        return _first(app), rows
+                             state: str | None = None, limit: int = 100) -> tuple[Row | None, list[Row], str | None]:
+        """The app's ticks, a page of schedules in name order after `after`, each with its last run
+        and the run holding its lease, and with a filter, the name it looked through SEARCHED names
+        to (None where it reached the last), in one batch."""
+        within = glob_range(name_glob or "*")
+        ranged = name_glob is None or glob_is_its_range(name_glob)
+        filtered = not ranged or kind is not None or state is not None
+        page = (SELECT_SCHEDULES_PAGE, (after, name_glob, kind, state, limit, SEARCHED if filtered else None, *within))
+        app, rows, *window = await self.db.batch(
+            [(SELECT_APP, ()), page, *([(SCHEDULES_WINDOW, (after, SEARCHED, *within))] if filtered else [])])
+        reached = window and window[0] and int(window[0][0]["n"]) >= SEARCHED
+        return _first(app), rows, window[0][0]["last"] if reached else None
 
     async def recent_runs(self, since: int | None = None, before: tuple[int, str] | None = None,
                           outcome: str | None = None, name_glob: str | None = None, limit: int = 20) -> list[Row]:
@@ -370,6 +406,21 @@ class OperatorStore:
         `before` (tick_at, id), with their schedule's label."""
         tick, id = before or PAST_EVERY_RUN
         return await self.db.all(SELECT_RECENT_RUNS, (since or 0, tick, id, outcome, name_glob, limit))
+
+
+def glob_range(pattern: str) -> tuple[str, str]:
+    """The range of text a GLOB's matches fall in: from its literal start to past all that
+    starts so (U+10FFFF sorts after every other character, in UTF-8 as in the code points)."""
+    start = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
+    return start, start + "\U0010ffff"
+
+
+def glob_is_its_range(pattern: str) -> bool:
+    """Whether a GLOB is a prefix (`remind@*`) or plain text: read through the range glob_range
+    gives, which an index reads, with no filter past it to look through (plain text: the names
+    that start with it)."""
+    start = glob_range(pattern)[0]
+    return pattern in (start, start + "*")
 
 
 def _first(rows: list[Row]) -> Row | None:

@@ -7,13 +7,13 @@ by tick), so a page reads about a page of rows however many there are.
 """
 
 import json
-import re
 from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operator_store import (
-    RUNS_SINCE, SCHEDULES_WITH_RUNS, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS,
-    SELECT_SCHEDULE, SELECT_SCHEDULE_LOG,
+    FAILING, IN_RANGE, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WINDOW, SCHEDULES_WITH_RUNS, SEARCH_WINDOW,
+    SEARCHED, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE,
+    SELECT_SCHEDULE_LOG, TO_SEND, WINDOW, glob_is_its_range, glob_range,
 )
 from ..schedule_store import HEALTH
 from ..times import NEVER
@@ -22,54 +22,100 @@ from ..times import NEVER
 # which D1 refuses.
 NEWEST = float(NEVER)
 
-# How many schedules there are, by kind and state (every row once: the overview's counts).
-SCHEDULE_COUNTS = """
-SELECT action IS NOT NULL AS handed_over, removed_at IS NULL AS live, paused, count(*) AS n
-FROM tickwork_schedules GROUP BY 1, 2, 3
+# How many schedules there are, by kind and state: the counts the triggers of migration 0021 keep
+# as rows change (eight rows), not the schedules themselves.
+SCHEDULE_COUNTS = "SELECT handed_over, live, paused, n FROM tickwork_schedule_counts"
+
+# The runs and skips since ?1 of the latest ?2 at most (COUNTED), counted by outcome in one pass
+# with the earliest tick counted: a day of a million runs costs a view what ?2 do, and the page
+# says what it counted. A tick's ids are read newest first along the primary key; the few of other
+# ids (operator_store.RUNS_SINCE), through the index by tick, ?2 at most too, are counted beside
+# them rather than merged in tick order, which would sort every row read again.
+COUNTED = 10_000
+LATEST_SINCE = f"""
+SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM tickwork_runs AS r WHERE {NEW_SINCE}
+               ORDER BY r.id DESC LIMIT CAST(?2 AS INTEGER))
+UNION ALL
+SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM {OLD_BY_TICK} WHERE {OLD_SINCE}
+               ORDER BY r.tick_at DESC LIMIT CAST(?2 AS INTEGER))"""
+RUN_COUNTS = f"""
+SELECT sum(outcome = 'succeeded') AS succeeded, sum(outcome = 'failed') AS failed,
+       sum(outcome = 'skipped') AS skipped, count(*) AS n, min(tick_at) AS first_tick
+FROM ({LATEST_SINCE})
 """
 
-# The runs and skips since ?1, by outcome, each kind of id through what keeps it by tick
-# (operator_store.RUNS_SINCE).
-RUN_COUNTS = f"SELECT outcome, count(*) AS n FROM ({RUNS_SINCE}) GROUP BY outcome"
-
-# The schedules with failed runs since ?1, the latest failure first.
+# The schedules with failed runs among those RUN_COUNTS counts (?1, ?2 the same), the latest
+# failure first, ?3 at most.
 FAILED_SINCE = f"""
-SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({RUNS_SINCE})
+SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({LATEST_SINCE})
 WHERE outcome = 'failed'
-GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?2 AS INTEGER)
+GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?3 AS INTEGER)
 """
 
-# Deliveries by state, and the latest of those an operator should see to.
-DELIVERY_COUNTS = "SELECT state, count(*) AS n FROM tickwork_deliveries GROUP BY state"
-FAILING_DELIVERIES = """
+# Deliveries by state, each counted among the first ?1 (COUNTED) entries at most of the index that
+# holds it (one holds pending and outcome-unknown ones, one failed and outcome-unknown), so that a
+# backlog of one state costs the count of another no more than that: `more` where the entries
+# read reached ?1, and the count is then of those (at least n). And the latest of those an
+# operator should see to (?1 at most), through the index of failing ones: none of those delivered
+# is read.
+DELIVERY_COUNTS = " UNION ALL ".join(
+    f"SELECT '{state}' AS state, count(CASE WHEN state = '{state}' THEN 1 END) AS n, count(*) >= ?1 AS more "
+    f"FROM (SELECT state FROM tickwork_deliveries WHERE {among} LIMIT CAST(?1 AS INTEGER))"
+    for state, among in (("pending", TO_SEND), ("failed", FAILING), ("outcome_unknown", FAILING)))
+FAILING_DELIVERIES = f"""
 SELECT d.id, d.state, d.attempts, d.last_error, d.updated_at, e.name AS event_name
-FROM tickwork_deliveries AS d JOIN tickwork_events AS e ON e.id = d.event
-WHERE d.state IN ('failed', 'outcome_unknown') ORDER BY d.updated_at DESC LIMIT CAST(?1 AS INTEGER)
+FROM tickwork_deliveries AS d INDEXED BY tickwork_deliveries_failing JOIN tickwork_events AS e ON e.id = d.event
+WHERE d.{FAILING} ORDER BY d.updated_at DESC LIMIT CAST(?1 AS INTEGER)
 """
 
 # Schedules with their last run (the command's SCHEDULES_WITH_RUNS), in name order after
 # ?2 (the last name of the page before, '' for the first), ?3 at most: ?1 the state (live, paused,
 # ended or all), and where a search is made, `{match}` on ?4 (a GLOB, or the text an input holds),
 # with a name's or label's GLOB kept to the range ?5 to ?6 its literal start gives, which an index
-# reads. The declared ones are read through tickwork_schedules_declared_ever, those handed over
-# along the primary key: a page of a million reads about a page of rows unless a search by action
-# or input passes few of them.
+# reads (a name's: NAMED_FROM). The declared ones are read through tickwork_schedules_declared_ever, those handed over
+# along the primary key: a page of a million reads about a page of rows. A search by action, label
+# or input, which no index serves, looks through the ?7 (SEARCHED) names after ?2 at most, where
+# SEARCH_WINDOW says it stopped, so a page of it reads the same however many there are (and so
+# does a page of a state few pass, FEW_IN, or of a name's GLOB past a prefix: WINDOWED).
 SCHEDULE_ROWS = SCHEDULES_WITH_RUNS + """
-WHERE {kind} AND s.name > ?2 AND {match}
+WHERE {kind} AND {cursor} AND {match}
   AND CASE ?1 WHEN 'live' THEN s.removed_at IS NULL WHEN 'paused' THEN s.removed_at IS NULL AND s.paused = 1
               WHEN 'ended' THEN s.removed_at IS NOT NULL ELSE 1 END
 ORDER BY s.name LIMIT CAST(?3 AS INTEGER)
 """
 MATCHES = {
     None: "1",
-    "name": "s.name GLOB ?4 AND s.name >= ?5 AND s.name < ?6",
+    "name": "+s.name GLOB ?4",  # `+`: no bounds of the GLOB's own, which would rival NAMED_FROM's
     "label": "s.label GLOB ?4 AND s.label >= ?5 AND s.label < ?6",
     "action": "s.action GLOB ?4",
     "input": "instr(s.input, ?4) > 0",
 }
-DECLARED = {field: SCHEDULE_ROWS.format(kind="s.action IS NULL", match=match) for field, match in MATCHES.items()}
-HANDED_OVER = {field: SCHEDULE_ROWS.format(kind="s.action IS NOT NULL", match=match)
-               for field, match in MATCHES.items()}
+WITHIN = f" AND s.name <= (SELECT max(name) FROM ({WINDOW.format(after=2, most=7)}))"
+# A search by name reads one range of the index, a bound each way, which leaves the planner no
+# other to choose (given two, it may take the cursor and read every name before the range): from
+# the later of the cursor and the GLOB's literal start (?5) to the end of that range (?6), or of
+# the window within it (SCHEDULES_WINDOW says where that stopped).
+NAMED_FROM = "s.name >= max(?2 || char(0), ?5)"
+NAMED_TO = " AND s.name < ?6"
+NAMED_WITHIN = (f" AND s.name <= (SELECT max(name) FROM (SELECT name FROM tickwork_schedules WHERE "
+                f"{IN_RANGE.format(t='', after=2, lo=5, hi=6)} ORDER BY name LIMIT CAST(?7 AS INTEGER)))")
+UNINDEXED = ("action", "label", "input")
+# A state that few schedules or none may be in (none paused is the common case), and a name's GLOB
+# that is more than a prefix, pass few of the rows a page reads too: such a page looks through the
+# window as a search by action, label or input does (WINDOWED).
+FEW_IN = ("paused", "ended")
+
+
+def _rows(kind: str, field: str | None, windowed: bool) -> str:
+    if field == "name":
+        return SCHEDULE_ROWS.format(kind=kind, cursor=NAMED_FROM,
+                                    match=MATCHES[field] + (NAMED_WITHIN if windowed else NAMED_TO))
+    return SCHEDULE_ROWS.format(kind=kind, cursor="s.name > ?2", match=MATCHES[field] + WITHIN * windowed)
+
+
+DECLARED = {field: _rows("s.action IS NULL", field, False) for field in MATCHES}
+WINDOWED = {field: _rows("s.action IS NOT NULL", field, True) for field in MATCHES}
+HANDED_OVER = {field: _rows("s.action IS NOT NULL", field, field in UNINDEXED) for field in MATCHES}
 DECLARED_MOST = 1000  # declared schedules are a few: all of them on the first page
 
 # A schedule's runs and skips, newest due first, a page at a time: after (?2 due_at, ?3 tick_at,
@@ -94,9 +140,14 @@ class Overview:
     declared_failing: list[str]
     failed_recently: list[Row]
     schedules: list[Row]  # counts: handed_over, live, paused, n
-    runs: list[Row]  # counts: outcome, n
-    deliveries: list[Row]  # counts: state, n
+    runs: Row  # counts: succeeded, failed, skipped, n, first_tick
+    deliveries: list[Row]  # counts: state, n, more (among COUNTED at most)
     failing_deliveries: list[Row]
+
+    @property
+    def runs_counted_from(self) -> int | None:
+        """Where COUNTED runs were counted before the day began: the earliest tick counted, else None."""
+        return int(self.runs["first_tick"]) if int(self.runs["n"] or 0) >= COUNTED else None
 
 
 @dataclass(frozen=True)
@@ -116,23 +167,34 @@ class ConsoleStore:
     async def overview(self, since: int, most: int = 10) -> Overview:
         """What the overview shows, in one batch: runs counted since `since`."""
         app, gaps, health, failed, schedules, runs, deliveries, failing = await self.db.batch([
-            (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, most)),
-            (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since,)), (DELIVERY_COUNTS, ()), (FAILING_DELIVERIES, (most,)),
+            (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, COUNTED, most)),
+            (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since, COUNTED)), (DELIVERY_COUNTS, (COUNTED,)),
+            (FAILING_DELIVERIES, (most,)),
         ])
         declared_failing = sorted(json.loads(health[0]["failing"] or "[]")) if health else []
-        return Overview(_first(app), gaps, declared_failing, failed, schedules, runs, deliveries, failing)
+        return Overview(_first(app), gaps, declared_failing, failed, schedules, runs[0], deliveries, failing)
 
     async def schedules(self, field: str | None, look_for: str | None, state: str, after: str | None,
-                        page: int) -> tuple[list[Row], list[Row]]:
-        """The declared schedules (only on the first page, `after` None) and a page of those handed
-        over after `after`, one more than `page` where there are more, in one batch. `field`: what
-        `look_for` is looked for in (name, label or action: a GLOB; input: text it holds), or None."""
-        search = () if field is None else (look_for, *_glob_range(look_for)) if field in ("name", "label") else (look_for,)
-        handed = (HANDED_OVER[field], (state, after or "", page + 1, *search))
-        if after is not None:
-            return [], await self.db.all(*handed)
-        declared, rows = await self.db.batch([(DECLARED[field], (state, "", DECLARED_MOST, *search)), handed])
-        return declared, rows
+                        page: int) -> tuple[list[Row], list[Row], str | None]:
+        """The declared schedules (only on the first page, `after` None), a page of those handed
+        over after `after`, one more than `page` where there are more, and for a search by action,
+        label or input, the name it looked through SEARCHED names to (None where it reached the
+        last), in one batch. `field`: what `look_for` is looked for in (name, label or action: a
+        GLOB; input: text it holds), or None."""
+        ranged = field in ("name", "label")
+        search = () if field is None else (look_for, *glob_range(look_for)) if ranged else (look_for,)
+        windowed = field in UNINDEXED or state in FEW_IN or field == "name" and not glob_is_its_range(look_for)
+        handed = (*search, None, None, None)[:3] + (SEARCHED,) if windowed else search
+        statements = [((WINDOWED if windowed else HANDED_OVER)[field], (state, after or "", page + 1, *handed))]
+        if windowed:
+            statements.append((SCHEDULES_WINDOW, (after or "", SEARCHED, *search[1:])) if field == "name"
+                              else (SEARCH_WINDOW, (after or "", SEARCHED)))
+        if after is None:
+            statements.insert(0, (DECLARED[field], (state, "", DECLARED_MOST, *search)))
+        found = await self.db.batch(statements)
+        declared, rows = (found[0], found[1]) if after is None else ([], found[0])
+        window = found[-1][0] if windowed else None
+        return declared, rows, window["last"] if window and int(window["n"]) >= SEARCHED else None
 
     async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
         """One schedule as `why` reads it (its state, last run and the gaps), a page of its history,
@@ -155,13 +217,6 @@ class ConsoleStore:
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
         at, id = before or (NEWEST, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
-
-
-def _glob_range(pattern: str) -> tuple[str, str]:
-    """The range of text a GLOB's matches fall in: from its literal start to past all that
-    starts so (U+10FFFF sorts after every other character, in UTF-8 as in the code points)."""
-    start = re.split(r"[*?\[]", pattern, maxsplit=1)[0]
-    return start, start + "\U0010ffff"
 
 
 def _first(rows: list[Row]) -> Row | None:

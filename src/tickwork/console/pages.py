@@ -10,6 +10,8 @@ from ..operator_store import FROM_STATES
 from ..schedule_store import holds_lease
 from ..times import NEVER
 from ..words import relative, when
+from .console_store import COUNTED
+from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, text, url, void
 
 CSS = """\
@@ -180,7 +182,8 @@ def overview(frame: Frame, found, since: int) -> str:
     return page(frame, "", "Overview",
                 tag("h2", "Ticks"), ticks, tag("h2", "Gaps in the ticks"), gaps,
                 tag("h2", "Counts"), counts(found), tag("h2", "Schedules failing"), declared,
-                tag("h2", f"Failed runs since {when(since)}"), failed,
+                tag("h2", f"Failed runs since {when(since)}" if found.runs_counted_from is None else
+                    f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
                 tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
 
@@ -192,11 +195,26 @@ def counts(found) -> Html:
 
     boxes = [("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
              ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
-    runs = {row["outcome"]: int(row["n"]) for row in found.runs}
-    boxes += [(f"runs {name} in 24 h", runs.get(name, 0)) for name in ("succeeded", "failed", "skipped")]
-    deliveries = {row["state"]: int(row["n"]) for row in found.deliveries}
-    boxes += [(f"deliveries {name}", deliveries.get(name, 0)) for name in ("pending", "failed", "outcome_unknown")]
-    return tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
+    counted_from = found.runs_counted_from
+    # Not "since" the earliest run counted: of its tick's runs, which share its tick_at, some may be left out.
+    over = "in 24 h" if counted_from is None else f"of the latest {COUNTED:,}"
+    boxes += [(f"runs {name} {over}", int(found.runs[name] or 0)) for name in ("succeeded", "failed", "skipped")]
+    deliveries = {row["state"]: row for row in found.deliveries}
+    boxes += [(f"deliveries {name}", at_least(deliveries[name])) for name in ("pending", "failed", "outcome_unknown")]
+    shown = tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
+    notes = [f"Runs are counted among the latest {COUNTED:,} of the last 24 h, the earliest of them at "
+             f"{when(counted_from)}: the day may hold more."] if counted_from is not None else []
+    if any(row["more"] for row in found.deliveries):
+        notes.append(f"Deliveries are counted among {COUNTED:,} of those open in each index at most "
+                     f"(one of pending and outcome-unknown ones, one of failed and outcome-unknown): "
+                     f"a count with + is of those, and there are more.")
+    return join([shown, *(tag("p", note, class_="muted") for note in notes)])
+
+
+def at_least(row) -> str:
+    """A count of deliveries as the page says it: `n+` where it was counted among COUNTED
+    deliveries read, and more were left."""
+    return f"{int(row['n']):,}" + ("+" if row["more"] else "")
 
 
 # -- schedules --------------------------------------------------------------------------------
@@ -231,7 +249,9 @@ def _overdue(row: dict) -> int | None:
 
 
 def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool, query: dict,
-              notice: Html | str = "") -> str:
+              notice: Html | str = "", searched_to: str | None = None) -> str:
+    """`searched_to`: where a search or state that no index serves (by action, label or input, a
+    name's GLOB past a prefix, paused or ended) stopped looking, SEARCHED names on, with more after it."""
     headers = ["NAME", "ACTION", "TIMING", "NEXT DUE (UTC, ITS ZONE)", "LAST RUN", "STATE"]
     form = search_form(frame, "/schedules", [
         ("look for", field("q", query.get("q"), "a name, prefix or GLOB")),
@@ -246,6 +266,12 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
              table(headers, [schedule_row(frame, row) for row in handed], "no handed-over schedule matches")]
     if more:
         body.append(tag("p", link(frame.href("/schedules", **{**query, "after": handed[-1]["name"]}), "next page")))
+    elif searched_to is not None:
+        body.append(tag("p", f"A search by action, label or input, by a name's GLOB that is more than a prefix, "
+                             f"or of those paused or ended, looks through {LOOKED_THROUGH:,} schedules "
+                             f"a page: this one looked as far as {searched_to}. ",
+                        link(frame.href("/schedules", **{**query, "after": searched_to}), "look further"),
+                        class_="muted"))
     return page(frame, "/schedules", "Schedules", *body)
 
 

@@ -110,9 +110,9 @@ async def _schedules(db, app, frame, query):
     field = searched_in if look_for else None
     pattern = _glob(look_for) if field in ("name", "action", "label") else look_for
     state = _one_of(query, "state", STATES, "live")
-    declared, handed = await ConsoleStore(db).schedules(field, pattern, state, _text(query, "after"), PAGE)
+    declared, handed, searched_to = await ConsoleStore(db).schedules(field, pattern, state, _text(query, "after"), PAGE)
     shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
-    return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown)
+    return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown, searched_to=searched_to)
 
 
 def _glob(text: str) -> str:
