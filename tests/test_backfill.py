@@ -15,6 +15,7 @@ from tickwork import Schedule, call, items
 from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
 from tickwork.backfill_store import CLAIM_STATEMENTS, TAKE_LEASES
 from tickwork.grid import Every
+from tickwork.pulses import Pulse
 from tickwork.schedule_store import MARK_TICK
 from tickwork.tick import ENDS, FIRST_READ, tick
 from tickwork.times import DAY, HOUR, MINUTE, utc
@@ -345,3 +346,21 @@ def test_a_backfilled_run_handing_over_in_bulk_leaves_the_statements_its_end_nee
     spent = app.db.statements_run - before
     assert [(at, outcome) for at, outcome, _ in backfilled(app)] == [(utc("2026-02-01 00:00"), "succeeded")]
     assert 0 < len(handed[-1].ids) < 200 and spent <= cap
+
+
+@pytest.mark.parametrize("timing", [Every(15 * MINUTE), Pulse(HOUR, 4)], ids=["every", "pulse"])
+def test_the_slots_a_failed_run_covered_before_the_one_its_retry_makes_again_are_backfilled(app, timing):
+    from test_retries import Failing
+
+    from tickwork.model import Retry
+
+    owed = [utc("2026-03-02 09:15") + k * 15 * MINUTE for k in range(5)]  # 10:30 is the retry's
+    census = Schedule("census", timing, Failing(1), retry=Retry(1, MINUTE))
+    app.tick([census], utc("2026-03-02 09:00"), utc("2026-03-02 10:30"))  # down from 09:15, its run fails
+    asked = ("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T10:30Z")
+    _, dry, _ = app.run(*asked, "--dry-run", now=utc("2026-03-02 10:30:30"))
+    assert [o["at"]["ms"] for o in dry["occurrences"]] == owed
+    _, answer, _ = app.run(*asked, now=utc("2026-03-02 10:30:30"))
+    assert answer["changed"] and len(answer["occurrences"]) == 5
+    app.tick([census], utc("2026-03-02 10:31"))
+    assert [at for at, _, _ in backfilled(app, "census")] == owed

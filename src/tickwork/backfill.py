@@ -12,8 +12,9 @@ from dataclasses import dataclass, replace
 
 from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
 from .context import new_trace
-from .schedule_store import Claim, run_id
+from .schedule_store import Claim, State, run_id
 from .times import iso
+from .timing import COUNTED
 
 log = logging.getLogger("tickwork")
 
@@ -62,7 +63,7 @@ async def _round(tick) -> tuple[list, bool]:
             continue  # waits for the schedule to be declared again, resumed, or its action back
         if state.lease_live(tick.now):
             continue  # its own run holds the lease
-        due = own_from(state.due_at, state.retry_attempt, state.retry_due, state.retry_call.at)
+        due = own_from(schedule.timing, state)
         end = min(pending.end, due - 1)
         try:
             calls = to_backfill(schedule.timing, due, state.first_tick, pending.start, pending.end, LOOKAHEAD)
@@ -123,13 +124,18 @@ def timing_of_row(row: dict):
     raise ValueError(f"unknown form {form!r}")
 
 
-def own_from(due: int, retry_attempt: int | None, retry_due: int | None, retry_at: int | None) -> int:
+def own_from(timing, state: State) -> int:
     """Where the occurrences become the schedule's own, not a backfill's: with a retry pending,
-    the occurrence it makes again (its call's `at`, else the due time it is for; the row's due
-    time, the retry's, is no occurrence), else the row's due time."""
-    if retry_attempt is None or retry_due is None:
-        return due
-    return min(due, retry_due if retry_at is None else retry_at)
+    the occurrence it makes again (its call's `at`; an `every:` grid's or a pulse's call names
+    none, and covers the slots up to the next due time it put aside, the last of them its own),
+    else the row's due time."""
+    if state.retry_attempt is None or state.retry_due is None:
+        return state.due_at
+    at = state.retry_call.at
+    if at is None and state.retry_next is not None:
+        covered = timing.covered(state.retry_due, state.retry_next - 1, COUNTED)
+        at = None if covered is None else covered.last
+    return min(state.due_at, state.retry_due if at is None else at)
 
 
 def to_backfill(timing, due: int, first_tick: int, start: int, end: int, most: int = DRY_RUN_MOST) -> list:
@@ -196,8 +202,7 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
         what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
         raise Refused("backfill.schedule_removed", f"`{name}` is {what} since {when(int(row['removed_at']))}: "
                                                    f"there is nothing to backfill")
-    number = lambda key: None if row.get(key) is None else int(row[key])  # noqa: E731
-    due = own_from(int(row["due_at"]), number("retry_attempt"), number("retry_due"), number("retry_at"))
-    found = to_backfill(timing_of_row(row), due, int(row["first_tick"]), start, end)
+    timing = timing_of_row(row)
+    found = to_backfill(timing, own_from(timing, State.from_row(row)), int(row["first_tick"]), start, end)
     made = await store.made([(name, call.at) for call in found])
     return Plan(name, start, end, found, [call for call in found if (name, call.at) not in made])
