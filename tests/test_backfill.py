@@ -3,6 +3,7 @@ range without a succeeded run, oldest first, each once per (schedule, at) howeve
 few a tick, recorded as a backfill with who asked; `--dry-run` lists them; it can be cancelled."""
 
 import asyncio
+from math import ceil
 
 import pytest
 from faults import Meanwhile
@@ -13,6 +14,7 @@ from test_the_outbox import Queue, order_placed, outbox
 
 from tickwork import Schedule, call, items
 from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
+from tickwork.adapters.workers import TICK_STATEMENTS
 from tickwork.backfill_store import CLAIM_STATEMENTS, TAKE_LEASES
 from tickwork.grid import Every
 from tickwork.pulses import Pulse
@@ -184,10 +186,21 @@ def test_a_removed_schedule_is_not_backfilled(app):
 
 def test_a_tick_makes_a_bounded_number_of_occurrences_one_schedule_after_another(app):
     census = every(1)
-    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
-    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-01 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-01T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
     app.tick([census], utc("2026-03-02 10:00:30"))
     assert len(backfilled(app, "census")) == ROUNDS
+
+
+def test_a_tick_makes_as_many_backfilled_runs_as_its_statement_cap_allows(app):
+    census, cap = every(1), TICK_STATEMENTS
+    app.tick([census], utc("2026-02-01 00:00"), utc("2026-03-02 00:00"))  # a month down: 43,200 owed
+    app.run("backfill", "census", "--from", "2026-02-01T00:00Z", "--to", "2026-03-02T00:00Z", now=utc("2026-03-02 00:00"))
+    before = app.db.statements_run
+    app.tick([census], utc("2026-03-02 00:00:30"), max_statements=cap)
+    spent, made = app.db.statements_run - before, len(backfilled(app, "census"))
+    assert spent <= cap and cap - spent < READS + CLAIM_STATEMENTS + ENDS  # no room left for another round
+    assert made >= 100 and made == (spent - FIRST_READ - READS * ceil(made / LOOKAHEAD)) // (CLAIM_STATEMENTS + ENDS)
 
 
 def test_a_backfill_waits_while_its_schedule_holds_its_own_lease(app):

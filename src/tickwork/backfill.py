@@ -3,7 +3,9 @@ next occurrences of the backfills operators asked for (`tickwork backfill`), old
 
 Each occurrence is made once per (schedule, at) however ticks race, under the schedule's own
 lease (never two runs of a schedule at once), so a schedule makes one occurrence a round; what a
-backfilled run emits is kept with its end and delivered as any run's is.
+backfilled run emits is kept with its end and delivered as any run's is. The pending backfills,
+and which of their next occurrences are made, are read once for many rounds: a round costs its
+claim and its ends, so a tick makes as many as its statements allow.
 """
 
 import json
@@ -20,21 +22,37 @@ log = logging.getLogger("tickwork")
 
 DRY_RUN_MOST = 1000  # occurrences an operator's command lists or counts at the most
 
-BACKFILLS_A_ROUND = 10  # pending backfills read a round; one occurrence each of different schedules
-ROUNDS = 5  # rounds a tick at most: a schedule's occurrences follow one another, a round each
-LOOKAHEAD = 20  # occurrences of a backfill looked at a round, the made ones passed over
-READS = 2  # a round's reads: the pending backfills, and which of their occurrences are made
+BACKFILLS_A_ROUND = 10  # pending backfills read at once; a round makes one occurrence of each
+ROUNDS = 200  # rounds a tick at most where no statement cap bounds them (the Worker's 900 allow ~170)
+LOOKAHEAD = 100  # occurrences of a backfill read at once, the made ones passed over
+READS = 2  # a read's statements: the pending backfills, and which of their occurrences are made
+
+
+@dataclass
+class _Going:
+    """A pending backfill as the step goes on with it: its occurrences still to make of those
+    read (oldest first), and where it goes on from once they are (`next`; None: nowhere yet)."""
+
+    pending: Pending
+    todo: list
+    next: int | None
+    passed: bool = False  # gone on past occurrences found made, with no run
+    dropped: bool = False  # a claim of it was not won: left for the next tick
 
 
 async def backfill(tick) -> list:
     """Rounds of backfilled runs, while each finds something to do and the tick has the time and
-    the statements for another (its sweep's kept aside)."""
+    the statements for another (its sweep's kept aside); the backfills read again once the
+    occurrences read are made."""
     reports: list = []
+    store, going = BackfillStore(tick.store.db), []
     for _ in range(ROUNDS):
         if not _fits(tick):
             break
         try:
-            made, progressed = await _round(tick)
+            if not any(g.todo for g in going if not g.dropped):
+                going = await _read(tick, store)
+            made, progressed = await _round(tick, store, going)
         except Exception:
             log.exception("the backfill step failed; the next tick goes on with it")
             break
@@ -50,11 +68,12 @@ def _fits(tick) -> bool:
     return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS + CLAIM_STATEMENTS + tick.flush + sweep)
 
 
-async def _round(tick) -> tuple[list, bool]:
-    store = BackfillStore(tick.store.db)
+async def _read(tick, store: BackfillStore) -> list[_Going]:
+    """The pending backfills the step goes on with, a schedule's one after another, each with
+    its next occurrences not made yet."""
     chosen: dict[str, Pending] = {}
     for pending in await store.pending(BACKFILLS_A_ROUND):
-        chosen.setdefault(pending.schedule.name, pending)  # a schedule's backfills one after another
+        chosen.setdefault(pending.schedule.name, pending)
     plans = []
     for pending in chosen.values():
         state = pending.schedule
@@ -72,29 +91,47 @@ async def _round(tick) -> tuple[list, bool]:
             continue
         plans.append((pending, schedule, end, calls))
     made = await store.made([(p.schedule.name, c.at) for p, _, _, calls in plans for c in calls])
-    steps: list[Step] = []
+    going = []
     for pending, schedule, end, calls in plans:
-        name = pending.schedule.name
-        todo = [c for c in calls if (name, c.at) not in made]
-        if todo:
-            call = todo[0]
-            if pending.schedule.action is not None:
-                call = replace(call, input=json.loads(pending.schedule.input))
-            steps.append(Step(pending.id, name, call.at + 1, pending.who, call, run_id(tick.now), new_trace()))
-            tick.due[name] = schedule
-        elif len(calls) == LOOKAHEAD:
-            steps.append(Step(pending.id, name, calls[-1].at + 1, pending.who))
-        elif end + 1 > pending.start:
-            steps.append(Step(pending.id, name, end + 1, pending.who))  # past its end: done
+        tick.due[schedule.name] = schedule
+        todo = [c for c in calls if (schedule.name, c.at) not in made]
+        following = calls[-1].at + 1 if len(calls) == LOOKAHEAD else end + 1 if end + 1 > pending.start else None
+        going.append(_Going(pending, todo, following))
+    return going
+
+
+async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list, bool]:
+    """One occurrence of each backfill going on, claimed in one batch and run side by side; or,
+    for one with none left, going on past those found made."""
+    steps: list[tuple[_Going, Step]] = []
+    for g in going:
+        if g.dropped or (not g.todo and (g.passed or g.next is None)):
+            continue
+        p = g.pending
+        if not g.todo:
+            g.passed = True
+            steps.append((g, Step(p.id, p.schedule.name, g.next, p.who)))  # past its end: done
+            continue
+        call = g.todo[0]
+        if p.schedule.action is not None:
+            call = replace(call, input=json.loads(p.schedule.input))
+        following = g.next if len(g.todo) == 1 and g.next is not None else call.at + 1
+        steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(tick.now), new_trace())))
     if not steps:
         return [], False
     lease = tick.lease(tick.elapsed())
-    won = await store.claim(steps, lease.until, tick.now, lease.started)
-    runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for s in steps if s.run in won]
+    won = await store.claim([s for _, s in steps], lease.until, tick.now, lease.started)
+    for g, s in steps:
+        if s.run is not None and s.run in won:
+            g.todo.pop(0)
+            g.passed = s.next == g.next  # its last: gone on past the rest read
+        elif s.run is not None:
+            g.dropped = True  # made by another tick, its lease held, or the backfill cancelled
+    runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for _, s in steps if s.run in won]
     for claim in runs:
         log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
-                 next(s.who for s in steps if s.run == claim.run))
-    return await tick.run_claimed(runs, lease), bool(won) or any(s.run is None for s in steps)
+                 next(s.who for _, s in steps if s.run == claim.run))
+    return await tick.run_claimed(runs, lease), bool(won) or any(s.run is None for _, s in steps)
 
 
 def timing_of_row(row: dict):

@@ -8,22 +8,26 @@ from .database import Database, Row
 from .schedule_store import LEASE_AFTER_LAPSES, LEASE_OPEN, State, chunks, json_rows
 
 # The pending backfills, oldest asked first, each with its schedule's row (the tick's first read
-# said some are pending: otherwise this is never sent). ?1 how many at most.
+# said some are pending: otherwise this is never sent). ?1 how many at most. Those asked at one
+# moment go in the order they were asked (the rowid, which the index holds), so none is sorted.
 PENDING = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open, b.id AS backfill_id, b.from_at AS backfill_from, b.to_at AS backfill_to, b.who AS backfill_who,
        b.next_at AS backfill_next
 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending
 JOIN tickwork_schedules AS s ON s.name = b.schedule
 WHERE b.state = 'pending'
-ORDER BY b.requested_at, b.id LIMIT CAST(?1 AS INTEGER)
+ORDER BY b.requested_at, b.rowid LIMIT CAST(?1 AS INTEGER)
 """
 
 # An occurrence is made where a backfill made it, or a run for it succeeded: a run is for its due
-# time, or, covering several occurrences, for the last of them.
+# time, or, covering several occurrences, for the last of them. Each looked for through an index
+# by schedule and moment: a schedule's other records are never read, however many.
 MADE_RUN = """
 EXISTS (SELECT 1 FROM tickwork_backfilled AS x WHERE x.schedule = j.name AND x.at = j.at)
-OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.schedule = j.name AND r.outcome = 'succeeded'
-           AND ((r.due_at = j.at AND r.covers_last IS NULL) OR r.covers_last = j.at))
+OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.schedule = j.name AND r.due_at = j.at
+           AND r.covers_last IS NULL AND r.outcome = 'succeeded')
+OR EXISTS (SELECT 1 FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_last_covered
+           WHERE r.schedule = j.name AND r.covers_last = j.at AND r.outcome = 'succeeded')
 """
 
 # Which of the occurrences in ?1 (JSON [name, at]) are made already.
