@@ -377,3 +377,42 @@ def test_the_slots_a_failed_run_covered_before_the_one_its_retry_makes_again_are
     assert answer["changed"] and len(answer["occurrences"]) == 5
     app.tick([census], utc("2026-03-02 10:31"))
     assert [at for at, _, _ in backfilled(app, "census")] == owed
+
+
+REMINDED: list = []
+
+
+async def remind_failing_first():
+    REMINDED.append(call.at)
+    if len(REMINDED) == 1:
+        raise RuntimeError("the mail server refused the reminder")
+
+
+def test_a_one_off_item_whose_call_failed_is_made_again_by_a_backfill_once(app):
+    from tickwork.per_item import Items
+
+    REMINDED.clear()
+    nine = utc("2026-03-02 09:00")
+    id = run(Items(app.db, lambda: nine).once(remind_failing_first, {"todo": 1}, nine + MINUTE))
+    app.tick([], nine + MINUTE)  # its one call fails, and the item is done
+    asked = ("backfill", id, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:05Z")
+    code, answer, err = app.run(*asked, now=nine + 5 * MINUTE)
+    assert code == 0 and answer["changed"], err
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [nine + MINUTE]
+    app.tick([], nine + 6 * MINUTE, nine + 7 * MINUTE)
+    assert REMINDED == [nine + MINUTE, nine + MINUTE]
+    assert [(r["at"], r["outcome"]) for r in runs(app.db, id) if r["backfill"]] == [(nine + MINUTE, "succeeded")]
+    code, again, _ = app.run(*asked, now=nine + 8 * MINUTE)
+    assert code == 0 and again["occurrences"] == [] and not again["changed"]
+
+
+def test_a_one_off_item_cancelled_is_not_backfilled(app):
+    from tickwork.per_item import Items
+
+    nine = utc("2026-03-02 09:00")
+    handed = Items(app.db, lambda: nine)
+    id = run(handed.once(remind_failing_first, {"todo": 1}, nine + MINUTE))
+    run(handed.cancel(id))
+    code, _, err = app.run("backfill", id, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:05Z",
+                           now=nine + 5 * MINUTE)
+    assert code == 1 and "backfill.schedule_removed" in err

@@ -12,7 +12,7 @@ import json
 import logging
 from dataclasses import dataclass, replace
 
-from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
+from .backfill_store import CLAIM_STATEMENTS, ONE_OFF_DONE, BackfillStore, Pending, Step
 from .context import new_trace
 from .schedule_store import Claim, State, run_id
 from .times import iso
@@ -78,7 +78,8 @@ async def _read(tick, store: BackfillStore) -> list[_Going]:
     for pending in chosen.values():
         state = pending.schedule
         schedule = tick.schedule_of(state)
-        if schedule is None or schedule.action is None or state.paused or state.removed_at is not None:
+        removed = state.removed_at is not None and not backfilled_once_ended(pending.ended)
+        if schedule is None or schedule.action is None or state.paused or removed:
             continue  # waits for the schedule to be declared again, resumed, or its action back
         if state.lease_live(tick.now):
             continue  # its own run holds the lease
@@ -177,9 +178,17 @@ def own_from(timing, state: State) -> int:
 
 def to_backfill(timing, due: int, first_tick: int, start: int, end: int, most: int = DRY_RUN_MOST) -> list:
     """The occurrences from `start` to `end` a backfill would look at: those the schedule owed
-    since the tick that first saw it (`first_tick`), before its due time `due` (from there on
-    they are its own), at most `most`."""
-    return timing.occurrences(due, max(start, first_tick + 1), min(end, due - 1), most)
+    since the tick that first saw it (`first_tick`; a one-off moment handed over for then or
+    before was owed from there too), before its due time `due` (from there on they are its
+    own), at most `most`."""
+    owed_from = min(first_tick + 1, timing.first_due(first_tick))
+    return timing.occurrences(due, max(start, owed_from), min(end, due - 1), most)
+
+
+def backfilled_once_ended(ended: str | None) -> bool:
+    """Whether a schedule ended so is still backfilled: a one-off item ends with its call
+    (`done`), and where that call did not succeed a backfill makes its moment again, once."""
+    return ended == ONE_OFF_DONE
 
 
 class Refused(ValueError):
@@ -235,7 +244,7 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
     row = await store.schedule(name)
     if row is None:
         return None
-    if row.get("removed_at") is not None:
+    if row.get("removed_at") is not None and not backfilled_once_ended(row.get("ended")):
         what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
         raise Refused("backfill.schedule_removed", f"`{name}` is {what} since {when(int(row['removed_at']))}: "
                                                    f"there is nothing to backfill")

@@ -38,14 +38,18 @@ SELECT j.name, j.at FROM j WHERE {MADE_RUN}
 
 CLAIMS = json_rows("name", "at", "n", "i", "dst", "run", "backfill", "who", "trace", "next")
 
+# A one-off item ends with its call: where that call did not succeed, a backfill still makes its
+# moment (backfill.backfilled_once_ended).
+ONE_OFF_DONE = "done"
+
 # The schedule's own lease, as the due runs take it (not paused, no live lease: never two runs of
 # a schedule at once), moving no due time; only for an occurrence not made yet, of a backfill still
-# pending (not cancelled meanwhile).
+# pending (not cancelled meanwhile), of a schedule not removed or a one-off item done.
 TAKE_LEASES = f"""
 {CLAIMS}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2
 FROM j
-WHERE s.name = j.name AND j.run IS NOT NULL AND s.paused = 0 AND s.removed_at IS NULL
+WHERE s.name = j.name AND j.run IS NOT NULL AND s.paused = 0 AND (s.removed_at IS NULL OR s.ended = '{ONE_OFF_DONE}')
   AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
   AND EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.id = j.backfill AND b.state = 'pending')
   AND NOT ({MADE_RUN})
@@ -99,11 +103,12 @@ class Pending:
     start: int  # where it goes on from
     end: int
     who: str
+    ended: str | None = None  # how its schedule ended, where it did
 
     @classmethod
     def from_row(cls, row: Row) -> "Pending":
         return cls(row["backfill_id"], State.from_row(row), int(row["backfill_next"]), int(row["backfill_to"]),
-                   row["backfill_who"])
+                   row["backfill_who"], row.get("ended"))
 
 
 @dataclass(frozen=True)
