@@ -416,3 +416,14 @@ def test_a_one_off_item_cancelled_is_not_backfilled(app):
     code, _, err = app.run("backfill", id, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:05Z",
                            now=nine + 5 * MINUTE)
     assert code == 1 and "backfill.schedule_removed" in err
+
+
+def test_a_backfill_gives_way_to_its_schedules_own_run_coming_due_within_ten_seconds(app):
+    census = every(1)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-02 10:00:50"))  # 10:01 is its own
+    assert backfilled(app, "census") == []
+    app.tick([census], utc("2026-03-02 10:01"))
+    own = [r["outcome"] for r in runs(app.db, "census") if r["due_at"] == utc("2026-03-02 10:01") and not r["backfill"]]
+    assert own == ["succeeded"] and len(backfilled(app, "census")) == 59

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from .backfill_store import CLAIM_STATEMENTS, ONE_OFF_DONE, BackfillStore, Pending, Step
 from .context import new_trace
 from .schedule_store import Claim, State, run_id
-from .times import iso
+from .times import SECOND, iso
 from .timing import COUNTED
 
 log = logging.getLogger("tickwork")
@@ -26,6 +26,10 @@ BACKFILLS_A_ROUND = 10  # pending backfills read at once; a round makes one occu
 ROUNDS = 200  # rounds a tick at most where no statement cap bounds them (the Worker's 900 allow ~170)
 LOOKAHEAD = 100  # occurrences of a backfill read at once, the made ones passed over
 READS = 2  # a read's statements: the pending backfills, and which of their occurrences are made
+# A schedule's round starts only while its own next due time is further off than this, the time
+# between ticks at the shortest (each 10-second mark): the tick that makes that run then finds the
+# lease given back, not held by a backfilled run, which would have the due run skipped `running`.
+GIVES_WAY = 10 * SECOND
 
 
 @dataclass
@@ -106,9 +110,11 @@ async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list,
     for one with none left, going on past those found made."""
     steps: list[tuple[_Going, Step]] = []
     for g in going:
+        p = g.pending
         if g.dropped or (not g.todo and (g.passed or g.next is None)):
             continue
-        p = g.pending
+        if g.todo and p.schedule.due_at - GIVES_WAY <= tick.now + tick.elapsed():
+            continue  # its own due run comes first
         if not g.todo:
             g.passed = True
             steps.append((g, Step(p.id, p.schedule.name, g.next, p.who)))  # past its end: done
