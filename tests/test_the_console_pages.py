@@ -358,3 +358,16 @@ def test_runs_across_schedules_show_who_asked_for_a_backfill_and_the_occurrences
     page = shown(backfilling_page(backfilled_by_ana(), "/runs", now=APRIL + 2 * MINUTE))
     assert "succeeded backfill: ana at 2026-02-01 00:00 UTC" in page
     assert "succeeded 3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in page
+
+
+def test_a_one_off_item_done_with_a_failed_call_has_the_backfill_form_on_its_page():
+    from test_backfill import remind_failing_first
+
+    from tickwork.per_item import Items
+
+    db = open_store()
+    nine = utc("2026-03-02 09:00")
+    id = run(Items(db, lambda: nine).once(remind_failing_first, {"todo": 1}, nine + MINUTE))
+    ticks(db, [], nine + MINUTE)
+    body = backfilling_page(db, f"/schedule?name={id}", now=nine + 2 * MINUTE).body
+    assert "Ask for the backfill" in body
