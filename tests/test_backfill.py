@@ -427,3 +427,15 @@ def test_a_backfill_gives_way_to_its_schedules_own_run_coming_due_within_ten_sec
     app.tick([census], utc("2026-03-02 10:01"))
     own = [r["outcome"] for r in runs(app.db, "census") if r["due_at"] == utc("2026-03-02 10:01") and not r["backfill"]]
     assert own == ["succeeded"] and len(backfilled(app, "census")) == 59
+
+
+def test_a_one_off_item_handed_over_for_the_moment_it_was_handed_over_is_backfilled_too(app):
+    from tickwork.per_item import Items
+
+    REMINDED.clear()
+    nine = utc("2026-03-02 09:00")
+    id = run(Items(app.db, lambda: nine).once(remind_failing_first, {"todo": 1}, nine))
+    app.tick([], nine)  # its one call fails
+    _, answer, err = app.run("backfill", id, "--from", "2026-03-02T08:55Z", "--to", "2026-03-02T09:05Z",
+                             "--dry-run", now=nine + 5 * MINUTE)
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [nine], err
