@@ -3,10 +3,11 @@ range without a succeeded run, oldest first, each once per (schedule, at) howeve
 few a tick, recorded as a backfill with who asked; `--dry-run` lists them; it can be cancelled."""
 
 import asyncio
+import random
 from math import ceil
 
 import pytest
-from faults import Meanwhile
+from faults import Killed, Meanwhile, Wrapped
 from helpers import Inputs, calendar, every, pulse, run, runs, tick_at, ticks
 from test_the_operators_command import App
 from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
@@ -15,7 +16,7 @@ from test_the_outbox import Queue, order_placed, outbox
 from tickwork import Schedule, call, items
 from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
 from tickwork.adapters.workers import TICK_STATEMENTS
-from tickwork.backfill_store import CLAIM_STATEMENTS, TAKE_LEASES
+from tickwork.backfill_store import CLAIM_STATEMENTS, RECORD_STARTS, TAKE_LEASES
 from tickwork.grid import Every
 from tickwork.pulses import Pulse
 from tickwork.schedule_store import MARK_TICK
@@ -439,3 +440,81 @@ def test_a_one_off_item_handed_over_for_the_moment_it_was_handed_over_is_backfil
     _, answer, err = app.run("backfill", id, "--from", "2026-03-02T08:55Z", "--to", "2026-03-02T09:05Z",
                              "--dry-run", now=nine + 5 * MINUTE)
     assert [o["at"]["ms"] for o in answer["occurrences"]] == [nine], err
+
+
+class Overlapping:
+    """An action recording each call's `at`, and the most calls under way at once."""
+
+    def __init__(self):
+        self.at: list[int] = []
+        self.under_way = self.most = 0
+
+    async def __call__(self):
+        self.under_way += 1
+        self.most = max(self.most, self.under_way)
+        self.at.append(call.at)
+        for _ in range(3):
+            await asyncio.sleep(0)  # the other tickers go on meanwhile
+        self.under_way -= 1
+
+
+class Slowed(Wrapped):
+    """Wraps a database: each call first lets the other tickers go on for a while, from none to
+    a round's worth of their calls (drawn from `seed`), so what a ticker read is often stale by
+    the time it claims."""
+
+    def __init__(self, inner, seed: int):
+        super().__init__(inner)
+        self.draw = random.Random(seed)
+
+    async def _call(self, sqls, send):
+        for _ in range(self.draw.randrange(12)):
+            await asyncio.sleep(0)
+        return await send()
+
+
+class KilledAfterClaims(Slowed):
+    """... and the worker dies right after its `claims`-th backfill claim landed."""
+
+    def __init__(self, inner, seed: int, claims: int):
+        super().__init__(inner, seed)
+        self.left, self.dead = claims, False
+
+    async def _call(self, sqls, send):
+        if self.dead:
+            raise Killed("the worker was killed")
+        result = await super()._call(sqls, send)
+        self.left -= RECORD_STARTS in sqls
+        self.dead = self.left == 0
+        return result
+
+
+def test_racing_tickers_making_many_backfilled_runs_a_tick_with_one_killed_make_each_occurrence_once(app):
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    action = Overlapping()
+    census = every(1, action=action)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 11:00"))  # 09:00 to 10:59 owed
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T10:59Z", now=utc("2026-03-02 11:00"))
+    dbs = [app.db] + [SQLiteDatabase(app.path) for _ in range(5)]
+
+    async def tickers(now, killed):
+        async def ticker(k, db):  # each a few rounds at most, some starting as others are rounds in
+            for _ in range(k * 5):
+                await asyncio.sleep(0)
+            return await tick_at(db, [census], now, max_statements=FIRST_READ + 2 * READS + 3 * (CLAIM_STATEMENTS + ENDS) + ENDS)
+
+        seed = now // MINUTE * len(dbs)
+        first = KilledAfterClaims(dbs[0], seed, 3) if killed else Slowed(dbs[0], seed)
+        wrapped = [first] + [Slowed(d, seed + k) for k, d in enumerate(dbs[1:], 1)]
+        return await asyncio.gather(*(ticker(k, d) for k, d in enumerate(wrapped)), return_exceptions=True)
+
+    for k in range(90):  # past the killed ticker's lease, many ticks racing
+        run(tickers(utc("2026-03-02 11:00:30") + k * MINUTE, killed=k == 0))
+    owed = [utc("2026-03-02 09:00") + k * MINUTE for k in range(120)]
+    assert sorted(at for at in action.at if at is not None) == owed  # each called once (its own runs name none)
+    made = sorted((r["at"], r["outcome"]) for r in runs(app.db, "census") if r["backfill"])
+    assert [at for at, _ in made] == owed
+    assert [outcome for _, outcome in made].count("failed") == 1  # the killed ticker's third, lease_expired
+    assert len(app.rows("SELECT * FROM tickwork_backfilled")) == 120 and action.most == 1
+    assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "done"}]
