@@ -518,3 +518,18 @@ def test_racing_tickers_making_many_backfilled_runs_a_tick_with_one_killed_make_
     assert [outcome for _, outcome in made].count("failed") == 1  # the killed ticker's third, lease_expired
     assert len(app.rows("SELECT * FROM tickwork_backfilled")) == 120 and action.most == 1
     assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "done"}]
+
+
+def test_backfills_waiting_on_paused_schedules_do_not_hold_up_younger_ones_that_can_be_made(app):
+    from tickwork.backfill import BACKFILLS_A_ROUND
+
+    paused = [every(1, name=f"paused{k}") for k in range(BACKFILLS_A_ROUND)]
+    census = every(1)
+    app.tick([*paused, census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    for k, schedule in enumerate(paused):
+        app.run("pause", schedule.name, now=utc("2026-03-02 10:00"))
+        app.run("backfill", schedule.name, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z",
+                now=utc("2026-03-02 10:00") + k)  # asked first, each
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00:20"))
+    app.tick([*paused, census], utc("2026-03-02 10:00:30"))
+    assert len(backfilled(app, "census")) == 59

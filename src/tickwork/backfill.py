@@ -82,11 +82,8 @@ async def _read(tick, store: BackfillStore) -> list[_Going]:
     for pending in chosen.values():
         state = pending.schedule
         schedule = tick.schedule_of(state)
-        removed = state.removed_at is not None and not backfilled_once_ended(pending.ended)
-        if schedule is None or schedule.action is None or state.paused or removed:
-            continue  # waits for the schedule to be declared again, resumed, or its action back
-        if state.lease_live(tick.now):
-            continue  # its own run holds the lease
+        if schedule is None or schedule.action is None:
+            continue  # waits for its action back (the read passed over those paused, removed or running)
         due = own_from(schedule.timing, state)
         end = min(pending.end, due - 1)
         try:
