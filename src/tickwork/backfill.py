@@ -68,8 +68,8 @@ async def backfill(tick) -> list:
 
 def _fits(tick) -> bool:
     room = tick.room()
-    sweep = tick.sweep_cost()
-    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS + CLAIM_STATEMENTS + tick.flush + sweep)
+    kept = tick.sweep_cost() + tick.for_later  # the sweep's, and the invocation's later ticks'
+    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS + CLAIM_STATEMENTS + tick.flush + kept)
 
 
 async def _read(tick, store: BackfillStore) -> list[_Going]:
