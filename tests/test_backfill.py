@@ -533,3 +533,11 @@ def test_backfills_waiting_on_paused_schedules_do_not_hold_up_younger_ones_that_
     app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00:20"))
     app.tick([*paused, census], utc("2026-03-02 10:00:30"))
     assert len(backfilled(app, "census")) == 59
+
+
+def test_a_tick_started_late_gives_way_by_the_wall_clock_not_by_its_scheduled_time(app):
+    census = every(1)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-02 10:00:30"), started_at=utc("2026-03-02 10:00:55"))  # invoked 25 s late
+    assert backfilled(app, "census") == []
