@@ -541,3 +541,22 @@ def test_a_tick_started_late_gives_way_by_the_wall_clock_not_by_its_scheduled_ti
     app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
     app.tick([census], utc("2026-03-02 10:00:30"), started_at=utc("2026-03-02 10:00:55"))  # invoked 25 s late
     assert backfilled(app, "census") == []
+
+
+def test_a_tick_reading_the_backfills_again_near_its_cap_stays_within_it(tmp_path, capsys):
+    from tickwork.schedule_store import ROWS_PER_STATEMENT
+
+    censuses = [every(1, name=f"census{k}") for k in range(3)]
+    read = 1 + ceil(len(censuses) * LOOKAHEAD / ROWS_PER_STATEMENT)  # the made check takes several statements
+    around = FIRST_READ + read + LOOKAHEAD * (CLAIM_STATEMENTS + ENDS)  # where the second read comes
+    for cap in range(around, around + CLAIM_STATEMENTS + ENDS + read):
+        (tmp_path / str(cap)).mkdir()
+        app = App(tmp_path / str(cap), capsys)
+        app.tick(censuses, utc("2026-03-02 08:59"), utc("2026-03-02 14:00"))
+        for census in censuses:
+            app.run("backfill", census.name, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T13:58Z",
+                    now=utc("2026-03-02 14:00"))
+        before = app.db.statements_run
+        app.tick(censuses, utc("2026-03-02 14:00:30"), max_statements=cap)
+        assert app.db.statements_run - before <= cap, cap
+        app.db.close()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from .backfill_store import CLAIM_STATEMENTS, ONE_OFF_DONE, BackfillStore, Pending, Step
 from .context import new_trace
-from .schedule_store import Claim, State, run_id
+from .schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
 from .times import SECOND, iso
 from .timing import COUNTED
 
@@ -67,9 +67,15 @@ async def backfill(tick) -> list:
 
 
 def _fits(tick) -> bool:
+    room = _room(tick)
+    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS)
+
+
+def _room(tick) -> int | None:
+    """The statements the step may spend on reads: what the tick has left beside a round's claim
+    and ends, the sweep's, and the invocation's later ticks'."""
     room = tick.room()
-    kept = tick.sweep_cost() + tick.for_later  # the sweep's, and the invocation's later ticks'
-    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS + CLAIM_STATEMENTS + tick.flush + kept)
+    return None if room is None else room - CLAIM_STATEMENTS - tick.flush - tick.sweep_cost() - tick.for_later
 
 
 async def _read(tick, store: BackfillStore) -> list[_Going]:
@@ -92,6 +98,9 @@ async def _read(tick, store: BackfillStore) -> list[_Going]:
             log.exception("%s: the occurrences to backfill could not be worked out", state.name)
             continue
         plans.append((pending, schedule, end, calls))
+    room = _room(tick)  # the made check takes a statement a ROWS_PER_STATEMENT occurrences: those it has room for
+    while room is not None and len(plans) > 1 and sum(len(c) for *_, c in plans) > room * ROWS_PER_STATEMENT:
+        plans.pop()
     made = await store.made([(p.schedule.name, c.at) for p, _, _, calls in plans for c in calls])
     going = []
     for pending, schedule, end, calls in plans:
