@@ -11,7 +11,7 @@ from tickwork import Schedule
 from tickwork.app import App
 from tickwork.grid import Every
 from tickwork.invocation import cron_invocation, marks_ahead
-from tickwork.times import MINUTE, SECOND, utc
+from tickwork.times import DAY, MINUTE, SECOND, utc
 
 NINE = utc("2026-03-02 09:00")
 
@@ -96,3 +96,17 @@ def test_schedules_the_app_cannot_make_from_its_manifest_fail_the_invocation_not
         {"kind": "schedule", "name": "census", "module": "helpers", "action": "run", "source": "census.jadpo:3"},))
     with pytest.raises(KeyError, match="every_ms"):
         invoke(App.from_manifest(stale), open_store(), Wall(NINE + 300))
+
+
+def test_a_backfill_leaves_each_later_mark_of_its_invocation_the_statements_of_its_tick():
+    from tickwork.operator_store import OperatorStore
+
+    census, marked = Schedule("census", Every(MINUTE), Calls()), Schedule("marked", Every(MINUTE), Calls())
+    app = App("DB", (census, marked), producers={"EVENTS": "events"})
+    db = open_store()
+    invoke(App("DB", (census,)), db, Wall(NINE - DAY), scheduled=NINE - DAY)  # census down for a day
+    invoke(App("DB", app.schedules), db, Wall(NINE - 10 * SECOND), scheduled=NINE - 10 * SECOND)  # marked due 09:00:50
+    run(OperatorStore(db).backfill("census", NINE - DAY + MINUTE, NINE - 2 * MINUTE, "ana", NINE - 5 * SECOND))
+    reports = invoke(app, db, Wall(NINE + 300))
+    assert [r.at for r in reports] == [NINE + k * 10 * SECOND for k in range(6)]
+    assert marked.action.at == [NINE + 50 * SECOND] and len(reports[0].runs) > 100  # the backfill made the most of the rest

@@ -3,9 +3,11 @@ range without a succeeded run, oldest first, each once per (schedule, at) howeve
 few a tick, recorded as a backfill with who asked; `--dry-run` lists them; it can be cancelled."""
 
 import asyncio
+import random
+from math import ceil
 
 import pytest
-from faults import Meanwhile
+from faults import Killed, Meanwhile, Wrapped
 from helpers import Inputs, calendar, every, pulse, run, runs, tick_at, ticks
 from test_the_operators_command import App
 from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
@@ -13,8 +15,10 @@ from test_the_outbox import Queue, order_placed, outbox
 
 from tickwork import Schedule, call, items
 from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
-from tickwork.backfill_store import CLAIM_STATEMENTS, TAKE_LEASES
+from tickwork.adapters.workers import TICK_STATEMENTS
+from tickwork.backfill_store import CLAIM_STATEMENTS, RECORD_STARTS, TAKE_LEASES
 from tickwork.grid import Every
+from tickwork.pulses import Pulse
 from tickwork.schedule_store import MARK_TICK
 from tickwork.tick import ENDS, FIRST_READ, tick
 from tickwork.times import DAY, HOUR, MINUTE, utc
@@ -183,10 +187,21 @@ def test_a_removed_schedule_is_not_backfilled(app):
 
 def test_a_tick_makes_a_bounded_number_of_occurrences_one_schedule_after_another(app):
     census = every(1)
-    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
-    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-01 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-01T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
     app.tick([census], utc("2026-03-02 10:00:30"))
     assert len(backfilled(app, "census")) == ROUNDS
+
+
+def test_a_tick_makes_as_many_backfilled_runs_as_its_statement_cap_allows(app):
+    census, cap = every(1), TICK_STATEMENTS
+    app.tick([census], utc("2026-02-01 00:00"), utc("2026-03-02 00:00"))  # a month down: 43,200 owed
+    app.run("backfill", "census", "--from", "2026-02-01T00:00Z", "--to", "2026-03-02T00:00Z", now=utc("2026-03-02 00:00"))
+    before = app.db.statements_run
+    app.tick([census], utc("2026-03-02 00:00:30"), max_statements=cap)
+    spent, made = app.db.statements_run - before, len(backfilled(app, "census"))
+    assert spent <= cap and cap - spent < READS + CLAIM_STATEMENTS + ENDS  # no room left for another round
+    assert made >= 100 and made == (spent - FIRST_READ - READS * ceil(made / LOOKAHEAD)) // (CLAIM_STATEMENTS + ENDS)
 
 
 def test_a_backfill_waits_while_its_schedule_holds_its_own_lease(app):
@@ -345,3 +360,203 @@ def test_a_backfilled_run_handing_over_in_bulk_leaves_the_statements_its_end_nee
     spent = app.db.statements_run - before
     assert [(at, outcome) for at, outcome, _ in backfilled(app)] == [(utc("2026-02-01 00:00"), "succeeded")]
     assert 0 < len(handed[-1].ids) < 200 and spent <= cap
+
+
+@pytest.mark.parametrize("timing", [Every(15 * MINUTE), Pulse(HOUR, 4)], ids=["every", "pulse"])
+def test_the_slots_a_failed_run_covered_before_the_one_its_retry_makes_again_are_backfilled(app, timing):
+    from test_retries import Failing
+
+    from tickwork.model import Retry
+
+    owed = [utc("2026-03-02 09:15") + k * 15 * MINUTE for k in range(5)]  # 10:30 is the retry's
+    census = Schedule("census", timing, Failing(1), retry=Retry(1, MINUTE))
+    app.tick([census], utc("2026-03-02 09:00"), utc("2026-03-02 10:30"))  # down from 09:15, its run fails
+    asked = ("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T10:30Z")
+    _, dry, _ = app.run(*asked, "--dry-run", now=utc("2026-03-02 10:30:30"))
+    assert [o["at"]["ms"] for o in dry["occurrences"]] == owed
+    _, answer, _ = app.run(*asked, now=utc("2026-03-02 10:30:30"))
+    assert answer["changed"] and len(answer["occurrences"]) == 5
+    app.tick([census], utc("2026-03-02 10:31"))
+    assert [at for at, _, _ in backfilled(app, "census")] == owed
+
+
+REMINDED: list = []
+
+
+async def remind_failing_first():
+    REMINDED.append(call.at)
+    if len(REMINDED) == 1:
+        raise RuntimeError("the mail server refused the reminder")
+
+
+def test_a_one_off_item_whose_call_failed_is_made_again_by_a_backfill_once(app):
+    from tickwork.per_item import Items
+
+    REMINDED.clear()
+    nine = utc("2026-03-02 09:00")
+    id = run(Items(app.db, lambda: nine).once(remind_failing_first, {"todo": 1}, nine + MINUTE))
+    app.tick([], nine + MINUTE)  # its one call fails, and the item is done
+    asked = ("backfill", id, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:05Z")
+    code, answer, err = app.run(*asked, now=nine + 5 * MINUTE)
+    assert code == 0 and answer["changed"], err
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [nine + MINUTE]
+    app.tick([], nine + 6 * MINUTE, nine + 7 * MINUTE)
+    assert REMINDED == [nine + MINUTE, nine + MINUTE]
+    assert [(r["at"], r["outcome"]) for r in runs(app.db, id) if r["backfill"]] == [(nine + MINUTE, "succeeded")]
+    code, again, _ = app.run(*asked, now=nine + 8 * MINUTE)
+    assert code == 0 and again["occurrences"] == [] and not again["changed"]
+
+
+def test_a_one_off_item_cancelled_is_not_backfilled(app):
+    from tickwork.per_item import Items
+
+    nine = utc("2026-03-02 09:00")
+    handed = Items(app.db, lambda: nine)
+    id = run(handed.once(remind_failing_first, {"todo": 1}, nine + MINUTE))
+    run(handed.cancel(id))
+    code, _, err = app.run("backfill", id, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:05Z",
+                           now=nine + 5 * MINUTE)
+    assert code == 1 and "backfill.schedule_removed" in err
+
+
+def test_a_backfill_gives_way_to_its_schedules_own_run_coming_due_within_ten_seconds(app):
+    census = every(1)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-02 10:00:50"))  # 10:01 is its own
+    assert backfilled(app, "census") == []
+    app.tick([census], utc("2026-03-02 10:01"))
+    own = [r["outcome"] for r in runs(app.db, "census") if r["due_at"] == utc("2026-03-02 10:01") and not r["backfill"]]
+    assert own == ["succeeded"] and len(backfilled(app, "census")) == 59
+
+
+def test_a_one_off_item_handed_over_for_the_moment_it_was_handed_over_is_backfilled_too(app):
+    from tickwork.per_item import Items
+
+    REMINDED.clear()
+    nine = utc("2026-03-02 09:00")
+    id = run(Items(app.db, lambda: nine).once(remind_failing_first, {"todo": 1}, nine))
+    app.tick([], nine)  # its one call fails
+    _, answer, err = app.run("backfill", id, "--from", "2026-03-02T08:55Z", "--to", "2026-03-02T09:05Z",
+                             "--dry-run", now=nine + 5 * MINUTE)
+    assert [o["at"]["ms"] for o in answer["occurrences"]] == [nine], err
+
+
+class Overlapping:
+    """An action recording each call's `at`, and the most calls under way at once."""
+
+    def __init__(self):
+        self.at: list[int] = []
+        self.under_way = self.most = 0
+
+    async def __call__(self):
+        self.under_way += 1
+        self.most = max(self.most, self.under_way)
+        self.at.append(call.at)
+        for _ in range(3):
+            await asyncio.sleep(0)  # the other tickers go on meanwhile
+        self.under_way -= 1
+
+
+class Slowed(Wrapped):
+    """Wraps a database: each call first lets the other tickers go on for a while, from none to
+    a round's worth of their calls (drawn from `seed`), so what a ticker read is often stale by
+    the time it claims."""
+
+    def __init__(self, inner, seed: int):
+        super().__init__(inner)
+        self.draw = random.Random(seed)
+
+    async def _call(self, sqls, send):
+        for _ in range(self.draw.randrange(12)):
+            await asyncio.sleep(0)
+        return await send()
+
+
+class KilledAfterClaims(Slowed):
+    """... and the worker dies right after its `claims`-th backfill claim landed."""
+
+    def __init__(self, inner, seed: int, claims: int):
+        super().__init__(inner, seed)
+        self.left, self.dead = claims, False
+
+    async def _call(self, sqls, send):
+        if self.dead:
+            raise Killed("the worker was killed")
+        result = await super()._call(sqls, send)
+        self.left -= RECORD_STARTS in sqls
+        self.dead = self.left == 0
+        return result
+
+
+def test_racing_tickers_making_many_backfilled_runs_a_tick_with_one_killed_make_each_occurrence_once(app):
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    action = Overlapping()
+    census = every(1, action=action)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 11:00"))  # 09:00 to 10:59 owed
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T10:59Z", now=utc("2026-03-02 11:00"))
+    dbs = [app.db] + [SQLiteDatabase(app.path) for _ in range(5)]
+
+    async def tickers(now, killed):
+        async def ticker(k, db):  # each a few rounds at most, some starting as others are rounds in
+            for _ in range(k * 5):
+                await asyncio.sleep(0)
+            return await tick_at(db, [census], now, max_statements=FIRST_READ + 2 * READS + 3 * (CLAIM_STATEMENTS + ENDS) + ENDS)
+
+        seed = now // MINUTE * len(dbs)
+        first = KilledAfterClaims(dbs[0], seed, 3) if killed else Slowed(dbs[0], seed)
+        wrapped = [first] + [Slowed(d, seed + k) for k, d in enumerate(dbs[1:], 1)]
+        return await asyncio.gather(*(ticker(k, d) for k, d in enumerate(wrapped)), return_exceptions=True)
+
+    for k in range(90):  # past the killed ticker's lease, many ticks racing
+        run(tickers(utc("2026-03-02 11:00:30") + k * MINUTE, killed=k == 0))
+    owed = [utc("2026-03-02 09:00") + k * MINUTE for k in range(120)]
+    assert sorted(at for at in action.at if at is not None) == owed  # each called once (its own runs name none)
+    made = sorted((r["at"], r["outcome"]) for r in runs(app.db, "census") if r["backfill"])
+    assert [at for at, _ in made] == owed
+    assert [outcome for _, outcome in made].count("failed") == 1  # the killed ticker's third, lease_expired
+    assert len(app.rows("SELECT * FROM tickwork_backfilled")) == 120 and action.most == 1
+    assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "done"}]
+
+
+def test_backfills_waiting_on_paused_schedules_do_not_hold_up_younger_ones_that_can_be_made(app):
+    from tickwork.backfill import BACKFILLS_A_ROUND
+
+    paused = [every(1, name=f"paused{k}") for k in range(BACKFILLS_A_ROUND)]
+    census = every(1)
+    app.tick([*paused, census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    for k, schedule in enumerate(paused):
+        app.run("pause", schedule.name, now=utc("2026-03-02 10:00"))
+        app.run("backfill", schedule.name, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z",
+                now=utc("2026-03-02 10:00") + k)  # asked first, each
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00:20"))
+    app.tick([*paused, census], utc("2026-03-02 10:00:30"))
+    assert len(backfilled(app, "census")) == 59
+
+
+def test_a_tick_started_late_gives_way_by_the_wall_clock_not_by_its_scheduled_time(app):
+    census = every(1)
+    app.tick([census], utc("2026-03-02 08:59"), utc("2026-03-02 10:00"))
+    app.run("backfill", "census", "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T09:58Z", now=utc("2026-03-02 10:00"))
+    app.tick([census], utc("2026-03-02 10:00:30"), started_at=utc("2026-03-02 10:00:55"))  # invoked 25 s late
+    assert backfilled(app, "census") == []
+
+
+def test_a_tick_reading_the_backfills_again_near_its_cap_stays_within_it(tmp_path, capsys):
+    from tickwork.schedule_store import ROWS_PER_STATEMENT
+
+    censuses = [every(1, name=f"census{k}") for k in range(3)]
+    read = 1 + ceil(len(censuses) * LOOKAHEAD / ROWS_PER_STATEMENT)  # the made check takes several statements
+    around = FIRST_READ + read + LOOKAHEAD * (CLAIM_STATEMENTS + ENDS)  # where the second read comes
+    for cap in range(around, around + CLAIM_STATEMENTS + ENDS + read):
+        (tmp_path / str(cap)).mkdir()
+        app = App(tmp_path / str(cap), capsys)
+        app.tick(censuses, utc("2026-03-02 08:59"), utc("2026-03-02 14:00"))
+        for census in censuses:
+            app.run("backfill", census.name, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T13:58Z",
+                    now=utc("2026-03-02 14:00"))
+        before = app.db.statements_run
+        app.tick(censuses, utc("2026-03-02 14:00:30"), max_statements=cap)
+        assert app.db.statements_run - before <= cap, cap
+        app.db.close()

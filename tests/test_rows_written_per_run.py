@@ -30,8 +30,10 @@ def written(db: SQLiteDatabase, sql: str) -> set[str]:
 
 
 def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by_tick_only():
-    # The index by tick is opened, but takes an entry only for ids of no tick's form (migration 0017).
-    assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick"}
+    # The index by tick is opened, but takes an entry only for ids of no tick's form (migration 0017);
+    # the index of the last occurrence covered, only for records covering several (migration 0020).
+    assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick",
+                                                    "tickwork_runs_by_last_covered"}
 
 
 def entries(db: SQLiteDatabase, index: str) -> int:
@@ -48,6 +50,7 @@ def test_a_ticks_run_records_take_no_entry_in_the_index_by_tick_their_ids_keep_t
     made = run(db.all("SELECT id, tick_at FROM tickwork_runs ORDER BY id"))
     assert [r["tick_at"] for r in made] == [NINE + minutes * MINUTE for minutes in (15, 30, 45)]
     assert entries(db, "tickwork_runs_by_tick") == 0 and entries(db, "tickwork_runs_by_schedule") == 3
+    assert entries(db, "tickwork_runs_by_last_covered") == 0
 
 
 def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go_30_days_old():

@@ -381,3 +381,16 @@ def test_the_bidirectional_controls_in_errors_and_inputs_are_shown_as_their_esca
 
     assert not [page for page in pages if re.search("[\u202a-\u202e\u2066-\u2069\u200e\u200f]", page)]
     assert "\\u202egnitset\\u202c" in pages[1] and "\\u202egnitset\\u202c" in pages[2]
+
+
+def test_a_one_off_item_done_with_a_failed_call_has_the_backfill_form_on_its_page():
+    from test_backfill import remind_failing_first
+
+    from tickwork.per_item import Items
+
+    db = open_store()
+    nine = utc("2026-03-02 09:00")
+    id = run(Items(db, lambda: nine).once(remind_failing_first, {"todo": 1}, nine + MINUTE))
+    ticks(db, [], nine + MINUTE)
+    body = backfilling_page(db, f"/schedule?name={id}", now=nine + 2 * MINUTE).body
+    assert "Ask for the backfill" in body

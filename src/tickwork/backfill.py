@@ -3,37 +3,60 @@ next occurrences of the backfills operators asked for (`tickwork backfill`), old
 
 Each occurrence is made once per (schedule, at) however ticks race, under the schedule's own
 lease (never two runs of a schedule at once), so a schedule makes one occurrence a round; what a
-backfilled run emits is kept with its end and delivered as any run's is.
+backfilled run emits is kept with its end and delivered as any run's is. The pending backfills,
+and which of their next occurrences are made, are read once for many rounds: a round costs its
+claim and its ends, so a tick makes as many as its statements allow.
 """
 
 import json
 import logging
 from dataclasses import dataclass, replace
 
-from .backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
+from .backfill_store import CLAIM_STATEMENTS, ONE_OFF_DONE, BackfillStore, Pending, Step
 from .context import new_trace
-from .schedule_store import Claim, run_id
-from .times import iso
+from .schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
+from .times import SECOND, iso
+from .timing import COUNTED
 
 log = logging.getLogger("tickwork")
 
 DRY_RUN_MOST = 1000  # occurrences an operator's command lists or counts at the most
 
-BACKFILLS_A_ROUND = 10  # pending backfills read a round; one occurrence each of different schedules
-ROUNDS = 5  # rounds a tick at most: a schedule's occurrences follow one another, a round each
-LOOKAHEAD = 20  # occurrences of a backfill looked at a round, the made ones passed over
-READS = 2  # a round's reads: the pending backfills, and which of their occurrences are made
+BACKFILLS_A_ROUND = 10  # pending backfills read at once; a round makes one occurrence of each
+ROUNDS = 200  # rounds a tick at most where no statement cap bounds them (the Worker's 900 allow ~170)
+LOOKAHEAD = 100  # occurrences of a backfill read at once, the made ones passed over
+READS = 2  # a read's statements: the pending backfills, and which of their occurrences are made
+# A schedule's round starts only while its own next due time is further off than this, the time
+# between ticks at the shortest (each 10-second mark): the tick that makes that run then finds the
+# lease given back, not held by a backfilled run, which would have the due run skipped `running`.
+GIVES_WAY = 10 * SECOND
+
+
+@dataclass
+class _Going:
+    """A pending backfill as the step goes on with it: its occurrences still to make of those
+    read (oldest first), and where it goes on from once they are (`next`; None: nowhere yet)."""
+
+    pending: Pending
+    todo: list
+    next: int | None
+    passed: bool = False  # gone on past occurrences found made, with no run
+    dropped: bool = False  # a claim of it was not won: left for the next tick
 
 
 async def backfill(tick) -> list:
     """Rounds of backfilled runs, while each finds something to do and the tick has the time and
-    the statements for another (its sweep's kept aside)."""
+    the statements for another (its sweep's kept aside); the backfills read again once the
+    occurrences read are made."""
     reports: list = []
+    store, going = BackfillStore(tick.store.db), []
     for _ in range(ROUNDS):
         if not _fits(tick):
             break
         try:
-            made, progressed = await _round(tick)
+            if not any(g.todo for g in going if not g.dropped):
+                going = await _read(tick, store)
+            made, progressed = await _round(tick, store, going)
         except Exception:
             log.exception("the backfill step failed; the next tick goes on with it")
             break
@@ -44,25 +67,30 @@ async def backfill(tick) -> list:
 
 
 def _fits(tick) -> bool:
+    room = _room(tick)
+    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS)
+
+
+def _room(tick) -> int | None:
+    """The statements the step may spend on reads: what the tick has left beside a round's claim
+    and ends, the sweep's, and the invocation's later ticks'."""
     room = tick.room()
-    sweep = tick.sweep_cost()
-    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS + CLAIM_STATEMENTS + tick.flush + sweep)
+    return None if room is None else room - CLAIM_STATEMENTS - tick.flush - tick.sweep_cost() - tick.for_later
 
 
-async def _round(tick) -> tuple[list, bool]:
-    store = BackfillStore(tick.store.db)
+async def _read(tick, store: BackfillStore) -> list[_Going]:
+    """The pending backfills the step goes on with, a schedule's one after another, each with
+    its next occurrences not made yet."""
     chosen: dict[str, Pending] = {}
     for pending in await store.pending(BACKFILLS_A_ROUND):
-        chosen.setdefault(pending.schedule.name, pending)  # a schedule's backfills one after another
+        chosen.setdefault(pending.schedule.name, pending)
     plans = []
     for pending in chosen.values():
         state = pending.schedule
         schedule = tick.schedule_of(state)
-        if schedule is None or schedule.action is None or state.paused or state.removed_at is not None:
-            continue  # waits for the schedule to be declared again, resumed, or its action back
-        if state.lease_live(tick.wall):
-            continue  # its own run holds the lease
-        due = own_from(state.due_at, state.retry_attempt, state.retry_due, state.retry_call.at)
+        if schedule is None or schedule.action is None:
+            continue  # waits for its action back (the read passed over those paused, removed or running)
+        due = own_from(schedule.timing, state)
         end = min(pending.end, due - 1)
         try:
             calls = to_backfill(schedule.timing, due, state.first_tick, pending.start, pending.end, LOOKAHEAD)
@@ -70,30 +98,53 @@ async def _round(tick) -> tuple[list, bool]:
             log.exception("%s: the occurrences to backfill could not be worked out", state.name)
             continue
         plans.append((pending, schedule, end, calls))
+    room = _room(tick)  # the made check takes a statement a ROWS_PER_STATEMENT occurrences: those it has room for
+    while room is not None and len(plans) > 1 and sum(len(c) for *_, c in plans) > room * ROWS_PER_STATEMENT:
+        plans.pop()
     made = await store.made([(p.schedule.name, c.at) for p, _, _, calls in plans for c in calls])
-    steps: list[Step] = []
+    going = []
     for pending, schedule, end, calls in plans:
-        name = pending.schedule.name
-        todo = [c for c in calls if (name, c.at) not in made]
-        if todo:
-            call = todo[0]
-            if pending.schedule.action is not None:
-                call = replace(call, input=json.loads(pending.schedule.input))
-            steps.append(Step(pending.id, name, call.at + 1, pending.who, call, run_id(tick.now), new_trace()))
-            tick.due[name] = schedule
-        elif len(calls) == LOOKAHEAD:
-            steps.append(Step(pending.id, name, calls[-1].at + 1, pending.who))
-        elif end + 1 > pending.start:
-            steps.append(Step(pending.id, name, end + 1, pending.who))  # past its end: done
+        tick.due[schedule.name] = schedule
+        todo = [c for c in calls if (schedule.name, c.at) not in made]
+        following = calls[-1].at + 1 if len(calls) == LOOKAHEAD else end + 1 if end + 1 > pending.start else None
+        going.append(_Going(pending, todo, following))
+    return going
+
+
+async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list, bool]:
+    """One occurrence of each backfill going on, claimed in one batch and run side by side; or,
+    for one with none left, going on past those found made."""
+    steps: list[tuple[_Going, Step]] = []
+    for g in going:
+        p = g.pending
+        if g.dropped or (not g.todo and (g.passed or g.next is None)):
+            continue
+        if g.todo and p.schedule.due_at - GIVES_WAY <= tick.clock_ms():  # the wall's: a tick may start late
+            continue  # its own due run comes first
+        if not g.todo:
+            g.passed = True
+            steps.append((g, Step(p.id, p.schedule.name, g.next, p.who)))  # past its end: done
+            continue
+        call = g.todo[0]
+        if p.schedule.action is not None:
+            call = replace(call, input=json.loads(p.schedule.input))
+        following = g.next if len(g.todo) == 1 and g.next is not None else call.at + 1
+        steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(tick.now), new_trace())))
     if not steps:
         return [], False
     lease = tick.lease(tick.elapsed())
-    won = await store.claim(steps, lease.until, tick.now, lease.started)
-    runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for s in steps if s.run in won]
+    won = await store.claim([s for _, s in steps], lease.until, tick.now, lease.started)
+    for g, s in steps:
+        if s.run is not None and s.run in won:
+            g.todo.pop(0)
+            g.passed = s.next == g.next  # its last: gone on past the rest read
+        elif s.run is not None:
+            g.dropped = True  # made by another tick, its lease held, or the backfill cancelled
+    runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for _, s in steps if s.run in won]
     for claim in runs:
         log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
-                 next(s.who for s in steps if s.run == claim.run))
-    return await tick.run_claimed(runs, lease), bool(won) or any(s.run is None for s in steps)
+                 next(s.who for _, s in steps if s.run == claim.run))
+    return await tick.run_claimed(runs, lease), bool(won) or any(s.run is None for _, s in steps)
 
 
 def timing_of_row(row: dict):
@@ -123,20 +174,33 @@ def timing_of_row(row: dict):
     raise ValueError(f"unknown form {form!r}")
 
 
-def own_from(due: int, retry_attempt: int | None, retry_due: int | None, retry_at: int | None) -> int:
+def own_from(timing, state: State) -> int:
     """Where the occurrences become the schedule's own, not a backfill's: with a retry pending,
-    the occurrence it makes again (its call's `at`, else the due time it is for; the row's due
-    time, the retry's, is no occurrence), else the row's due time."""
-    if retry_attempt is None or retry_due is None:
-        return due
-    return min(due, retry_due if retry_at is None else retry_at)
+    the occurrence it makes again (its call's `at`; an `every:` grid's or a pulse's call names
+    none, and covers the slots up to the next due time it put aside, the last of them its own),
+    else the row's due time."""
+    if state.retry_attempt is None or state.retry_due is None:
+        return state.due_at
+    at = state.retry_call.at
+    if at is None and state.retry_next is not None:
+        covered = timing.covered(state.retry_due, state.retry_next - 1, COUNTED)
+        at = None if covered is None else covered.last
+    return min(state.due_at, state.retry_due if at is None else at)
 
 
 def to_backfill(timing, due: int, first_tick: int, start: int, end: int, most: int = DRY_RUN_MOST) -> list:
     """The occurrences from `start` to `end` a backfill would look at: those the schedule owed
-    since the tick that first saw it (`first_tick`), before its due time `due` (from there on
-    they are its own), at most `most`."""
-    return timing.occurrences(due, max(start, first_tick + 1), min(end, due - 1), most)
+    since the tick that first saw it (`first_tick`; a one-off moment handed over for then or
+    before was owed from there too), before its due time `due` (from there on they are its
+    own), at most `most`."""
+    owed_from = min(first_tick + 1, timing.first_due(first_tick))
+    return timing.occurrences(due, max(start, owed_from), min(end, due - 1), most)
+
+
+def backfilled_once_ended(ended: str | None) -> bool:
+    """Whether a schedule ended so is still backfilled: a one-off item ends with its call
+    (`done`), and where that call did not succeed a backfill makes its moment again, once."""
+    return ended == ONE_OFF_DONE
 
 
 class Refused(ValueError):
@@ -192,12 +256,11 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
     row = await store.schedule(name)
     if row is None:
         return None
-    if row.get("removed_at") is not None:
+    if row.get("removed_at") is not None and not backfilled_once_ended(row.get("ended")):
         what = f"ended ({row['ended']})" if row.get("ended") else "no longer declared"
         raise Refused("backfill.schedule_removed", f"`{name}` is {what} since {when(int(row['removed_at']))}: "
                                                    f"there is nothing to backfill")
-    number = lambda key: None if row.get(key) is None else int(row[key])  # noqa: E731
-    due = own_from(int(row["due_at"]), number("retry_attempt"), number("retry_due"), number("retry_at"))
-    found = to_backfill(timing_of_row(row), due, int(row["first_tick"]), start, end)
+    timing = timing_of_row(row)
+    found = to_backfill(timing, own_from(timing, State.from_row(row)), int(row["first_tick"]), start, end)
     made = await store.made([(name, call.at) for call in found])
     return Plan(name, start, end, found, [call for call in found if (name, call.at) not in made])

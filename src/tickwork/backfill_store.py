@@ -7,23 +7,36 @@ from dataclasses import dataclass
 from .database import Database, Row
 from .schedule_store import LEASE_AFTER_LAPSES, LEASE_OPEN, State, chunks, json_rows
 
-# The pending backfills, oldest asked first, each with its schedule's row (the tick's first read
-# said some are pending: otherwise this is never sent). ?1 how many at most.
+# A one-off item ends with its call: where that call did not succeed, a backfill still makes its
+# moment (backfill.backfilled_once_ended).
+ONE_OFF_DONE = "done"
+
+# A schedule `s` whose backfills are made now: not paused, not removed (or a one-off item done), no
+# run of its own under way. Those waiting are no more read than claimed, so they hold none up.
+MAKES_NOW = f"s.paused = 0 AND (s.removed_at IS NULL OR s.ended = '{ONE_OFF_DONE}') AND NOT {LEASE_OPEN}"
+
+# The pending backfills, oldest asked first, of schedules making them now, each with its
+# schedule's row (the tick's first read said some are pending: otherwise this is never sent). ?1
+# how many at most. Those asked at one moment go in the order they were asked (the rowid, which
+# the index holds), so none is sorted; those waiting are passed over in it.
 PENDING = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open, b.id AS backfill_id, b.from_at AS backfill_from, b.to_at AS backfill_to, b.who AS backfill_who,
        b.next_at AS backfill_next
 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending
 JOIN tickwork_schedules AS s ON s.name = b.schedule
-WHERE b.state = 'pending'
-ORDER BY b.requested_at, b.id LIMIT CAST(?1 AS INTEGER)
+WHERE b.state = 'pending' AND {MAKES_NOW}
+ORDER BY b.requested_at, b.rowid LIMIT CAST(?1 AS INTEGER)
 """
 
 # An occurrence is made where a backfill made it, or a run for it succeeded: a run is for its due
-# time, or, covering several occurrences, for the last of them.
+# time, or, covering several occurrences, for the last of them. Each looked for through an index
+# by schedule and moment: a schedule's other records are never read, however many.
 MADE_RUN = """
 EXISTS (SELECT 1 FROM tickwork_backfilled AS x WHERE x.schedule = j.name AND x.at = j.at)
-OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.schedule = j.name AND r.outcome = 'succeeded'
-           AND ((r.due_at = j.at AND r.covers_last IS NULL) OR r.covers_last = j.at))
+OR EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.schedule = j.name AND r.due_at = j.at
+           AND r.covers_last IS NULL AND r.outcome = 'succeeded')
+OR EXISTS (SELECT 1 FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_last_covered
+           WHERE r.schedule = j.name AND r.covers_last = j.at AND r.outcome = 'succeeded')
 """
 
 # Which of the occurrences in ?1 (JSON [name, at]) are made already.
@@ -36,13 +49,12 @@ CLAIMS = json_rows("name", "at", "n", "i", "dst", "run", "backfill", "who", "tra
 
 # The schedule's own lease, as the due runs take it (not paused, no live lease: never two runs of
 # a schedule at once), moving no due time; only for an occurrence not made yet, of a backfill still
-# pending (not cancelled meanwhile).
+# pending (not cancelled meanwhile), of a schedule not removed or a one-off item done.
 TAKE_LEASES = f"""
 {CLAIMS}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2
 FROM j
-WHERE s.name = j.name AND j.run IS NOT NULL AND s.paused = 0 AND s.removed_at IS NULL
-  AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
+WHERE s.name = j.name AND j.run IS NOT NULL AND {MAKES_NOW} AND {LEASE_AFTER_LAPSES}
   AND EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.id = j.backfill AND b.state = 'pending')
   AND NOT ({MADE_RUN})
 RETURNING lease_run AS run

@@ -16,12 +16,15 @@ from .app import App
 from .database import Database
 from .outbox import Outbox
 from .schedule_store import ScheduleStore, out_of_date
-from .tick import FIRST_READ, WORKER_TICK_BUDGET, TickReport, tick
+from .tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, WORKER_TICK_BUDGET, TickReport, tick
 from .times import MINUTE, SECOND, iso
 
 log = logging.getLogger("tickwork")
 
 MARK = 10 * SECOND
+# What a tick keeps for each later mark of its invocation, so that a long backfill leaves each its
+# tick: the first read, a batch of due runs claimed (2 statements) and ended, the sweep.
+MARK_KEPT = FIRST_READ + 2 + ENDS_WITH_EVENTS + SWEEP
 
 
 def marks_ahead(scheduled: int, now: int) -> list[int]:
@@ -51,7 +54,8 @@ async def cron_invocation(
         return []
     declared = app.declared  # made at an isolate's first tick: a manifest it cannot be made from fails the invocation
     reports = []
-    for at in [scheduled] + (marks_ahead(scheduled, started) if app.has_queues else []):
+    ats = [scheduled] + (marks_ahead(scheduled, started) if app.has_queues else [])
+    for k, at in enumerate(ats):
         if at != scheduled:
             if clock() > at:
                 continue  # the tick before ran past this mark
@@ -64,7 +68,7 @@ async def cron_invocation(
             reports.append(await tick(
                 db, declared, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
-                alerts=app.alerts,
+                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k),
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))

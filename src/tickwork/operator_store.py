@@ -11,6 +11,7 @@ import re
 import uuid
 from dataclasses import dataclass
 
+from .backfill_store import ONE_OFF_DONE
 from .database import Database, Row
 from .schedule_store import IS_FAILING, ITEM_CANCELLABLE, LEASE_OPEN
 from .times import NEVER
@@ -217,10 +218,10 @@ SET state = '{state}', next_attempt_at = NULL, lease_run = NULL, lease_until = N
 WHERE id = ?1 AND {when} RETURNING id
 """
 
-# A backfill asked for: the request and its log row, only for a schedule still there (?1 its
-# name, ?2 the backfill's id, ?3 now, ?4 who, ?5 from, ?6 to, ?7 the log's id). The tick's
-# backfill step makes it.
-BACKFILLABLE = "FROM tickwork_schedules WHERE name = ?1 AND removed_at IS NULL"
+# A backfill asked for: the request and its log row, only for a schedule still there, or a one-off
+# item done with its call (?1 its name, ?2 the backfill's id, ?3 now, ?4 who, ?5 from, ?6 to, ?7 the
+# log's id). The tick's backfill step makes it.
+BACKFILLABLE = f"FROM tickwork_schedules WHERE name = ?1 AND (removed_at IS NULL OR ended = '{ONE_OFF_DONE}')"
 LOG_BACKFILL = f"""
 INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
 SELECT ?7, ?3, ?4, 'backfill', name,

@@ -94,6 +94,7 @@ async def tick(
     retention: int = RETENTION,
     settings: dict | None = None,
     alerts: str | None = None,
+    for_later: int = 0,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
@@ -107,10 +108,12 @@ async def tick(
     room for stay due for the next tick, oldest due first. `settings` are the app's (a Worker's
     vars) as the invocation began, which a purge's `after:` may read. `alerts` is the producer
     binding the outbox sends the app's alerts to (alerts.py): schedules failing and recovering,
-    ticks stopped.
+    ticks stopped. `for_later` of the statements are left to the ticks after it in its invocation:
+    its backfill step does not spend them.
     """
     tick = _Tick(ScheduleStore(db), declared(schedules), now, budget, monotonic, sleep, started_at,
                  max_statements, outbox, retention, settings, alerts)
+    tick.for_later = for_later
     return await tick.run()
 
 
@@ -210,6 +213,7 @@ class _Tick:
         self.lapse_from = 0  # the first tick of the window of runs whose leases may have lapsed
         self.housekeeping_due = False
         self.backfill_pending = False
+        self.for_later = 0  # statements left to the invocation's later ticks, which backfills do not spend
         self.retention = retention
         self.settings = settings or {}
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .. import words
+from ..backfill import backfilled_once_ended
 from ..operator_store import FROM_STATES
 from ..schedule_store import holds_lease
 from ..times import NEVER
@@ -344,7 +345,7 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
                                              before=f"{int(last['due_at'])}:{int(last['tick_at'])}:{last['id']}"),
                                   "older runs")))
     body += [tag("h2", "Backfills"), backfills_table(frame, found.backfills, back)]
-    if state.get("removed_at") is None:
+    if state.get("removed_at") is None or backfilled_once_ended(state.get("ended")):
         missed = found.last if found.last is not None and found.last.get("covers") is not None else {}
         body.append(backfill_form(frame, name, back, words.iso(missed.get("covers_first")) or "",
                                   words.iso(missed.get("covers_last")) or ""))
