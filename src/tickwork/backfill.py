@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from .backfill_store import CLAIM_STATEMENTS, ONE_OFF_DONE, BackfillStore, Pending, Step
 from .context import new_trace
 from .schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
-from .times import SECOND, iso
+from .times import MINUTE, SECOND, iso
 from .timing import COUNTED
 
 log = logging.getLogger("tickwork")
@@ -111,6 +111,14 @@ async def _read(tick, store: BackfillStore) -> list[_Going]:
     return going
 
 
+def _time_now(tick) -> int:
+    """The tick's own time as it goes on: its time, what has elapsed since it began, and how late
+    its invocation began where that is under a minute (a cron invocation started late). A tick by
+    hand for a time far behind the clock is measured on its own time, not the clock's."""
+    late = tick.wall - tick.now
+    return tick.now + tick.elapsed() + (late if 0 < late < MINUTE else 0)
+
+
 async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list, bool]:
     """One occurrence of each backfill going on, claimed in one batch and run side by side; or,
     for one with none left, going on past those found made."""
@@ -119,7 +127,7 @@ async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list,
         p = g.pending
         if g.dropped or (not g.todo and (g.passed or g.next is None)):
             continue
-        if g.todo and p.schedule.due_at - GIVES_WAY <= tick.clock_ms():  # the wall's: a tick may start late
+        if g.todo and p.schedule.due_at - GIVES_WAY <= _time_now(tick):
             continue  # its own due run comes first
         if not g.todo:
             g.passed = True
