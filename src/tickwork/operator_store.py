@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .database import Database, Row
 from .schedule_store import ITEM_CANCELLABLE, LEASE_OPEN
+from .times import NEVER
 
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
@@ -88,8 +89,9 @@ FROM (
 ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
 # A cursor before which every run falls, for the command (wrangler takes it inlined, as an integer;
-# the console, on Pyodide, binds a float of its own: console_store.NEWEST).
-PAST_EVERY_RUN = (2**53, "")
+# the console, on Pyodide, binds a float of its own: console_store.NEWEST). The largest int Pyodide
+# hands to D1 as a number: NEVER (2^53 - 1) and above go as a BigInt, which D1 refuses.
+PAST_EVERY_RUN = (NEVER - 1, "")
 
 SELECT_SCHEDULE = f"SELECT s.*, {LEASE_OPEN} AS lease_open FROM tickwork_schedules AS s WHERE s.name = ?1"
 
