@@ -12,7 +12,7 @@ from math import ceil
 from typing import Awaitable, Callable, Iterable
 
 from .context import current_run, new_trace, running
-from .database import Database
+from .database import Database, one_invocation
 from .model import (
     LEASE_GRACE,
     RUN_LIMIT,
@@ -80,6 +80,7 @@ class TickReport:
     runs: list[RunReport]
 
 
+@one_invocation(lambda *_, max_statements=None, **__: max_statements)
 async def tick(
     db: Database,
     schedules: Declared | Iterable[Schedule],
