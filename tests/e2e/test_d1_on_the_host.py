@@ -3,6 +3,7 @@ requests only, never by Miniflare's synchronous proxy calls (whose SynchronousFe
 `assert(message?.id === id)` under a thousand prepare+bind calls from one request), and what
 comes back is what D1 answers: values, errors, a failed batch rolled back."""
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -71,6 +72,33 @@ def test_integers_pyodide_sends_as_bigint_are_refused_by_d1s_bind(host):
         "JsException: Error: D1_TYPE_ERROR: Type 'bigint' not supported for value '9007199254740991'"
     )
     assert host.d1("SELECT COUNT(*) AS n FROM e2e_values") == [{"n": 0}]
+
+
+async def _values_on_the_sqlite_store(values):
+    """`_d1_values` of the host's Worker (conftest.py), on the unit tests' SQLite store."""
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    db = SQLiteDatabase()
+    await db.all("CREATE TABLE e2e_values (id INTEGER PRIMARY KEY, value)")
+    answers = []
+    for id, value in enumerate(values):
+        await db.all("INSERT INTO e2e_values (id, value) VALUES (?1, ?2)", (id, value))
+        [row] = await db.all("SELECT value, typeof(value) AS type, length(value) AS length FROM e2e_values "
+                             "WHERE id = ?1", (id,))
+        answers.append([type(row["value"]).__name__, row["value"], row["type"], row["length"]])
+    db.close()
+    return answers
+
+
+def test_an_int_bound_from_python_is_kept_as_a_real_and_the_unit_tests_store_keeps_it_so(host):
+    # D1 binds a JS number as REAL: a column of no affinity keeps 5.0, whose text is '5.0'.
+    sent = [5, -1, STORM_EPOCH_MS, 2**53 - 2, True, 2.5]
+
+    answers = host.fetch("/d1/values", "POST", json.dumps(sent).encode()).json()
+
+    assert [[kind, type_, length] for kind, _, type_, length in answers[:2]] == [["int", "real", 3], ["int", "real", 4]]
+    assert {type_ for _, _, type_, _ in answers} == {"real"}
+    assert asyncio.run(_values_on_the_sqlite_store(sent)) == answers
 
 
 def test_a_failing_statement_fails_its_whole_batch_with_d1s_message(host):
