@@ -4,6 +4,8 @@ batch counted as one, ints bound as the JS numbers D1 binds as REAL, a BigInt re
 D1_TYPE_ERROR, whole numbers read back as ints as Pyodide gives them. Checked on the host's
 Miniflare D1: `?1 || 'x'` of 5 is '5.0x', a TEXT column keeps '5.0', an INTEGER one 5."""
 
+from contextlib import suppress
+
 import pytest
 from helpers import run, runs, tick_at
 
@@ -134,3 +136,25 @@ def test_a_run_handing_over_one_call_at_a_time_past_the_ticks_cap_fails_naming_t
     assert report.outcome == Outcome.FAILED and "items.statements_used_up" in report.detail
     assert "every_many" in report.detail and db.round_trips - before <= 900
     assert runs(db, "enrol")[-1]["outcome"] == "failed"  # its end recorded, within the cap
+
+
+async def past_the_invocations_calls():
+    for k in range(PAID_QUERIES + 1):
+        await items.every(send_statement, {"customer": k}, "1d")
+
+
+PAST_THE_CALLS = Schedule("enrol", Every(DAY), past_the_invocations_calls)
+
+
+def test_a_tick_whose_run_passed_d1s_calls_leaves_its_end_to_the_lease_rather_than_retrying(db):
+    pauses = []
+
+    async def pause(seconds):
+        pauses.append(seconds)
+        if len(pauses) == 3:
+            raise RuntimeError("the tick retried a write D1 refuses for the rest of the invocation")
+
+    run(tick_at(db, [PAST_THE_CALLS], SUNDAY))
+    with suppress(D1Refused):  # what the tick does after the run is refused too (its housekeeping)
+        run(tick_at(db, [PAST_THE_CALLS], SUNDAY + DAY, sleep=pause))
+    assert pauses == [] and runs(db, "enrol")[-1]["outcome"] == "running"  # ended by a later tick, lapsed
