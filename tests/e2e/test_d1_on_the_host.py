@@ -30,6 +30,16 @@ def test_three_thousand_statements_from_one_request_all_answer_right(host):
     assert stored(host, "fetch") == {"n": 3000, "low": 0, "high": 2999, "exact": 3000}
 
 
+def test_d1_refuses_the_1001st_call_of_one_request_as_the_workers_runtime_does_and_the_next_request_has_its_own(host):
+    # A fifth of a storm's statements are calls of their own: 1,002 of them here, then batches.
+    refused = host.fetch("/d1/storm?n=5010&tag=capped", "POST", b"")
+    again = host.fetch("/d1/storm?n=5&tag=next", "POST", b"")
+
+    assert refused.status == 500 and "Too many API requests by single worker invocation." in refused.text, refused
+    assert stored(host, "capped") == {"n": 1000, "low": 0, "high": 999, "exact": 1000}
+    assert (again.status, again.json()) == (200, {"statements": 5, "wrong": []}), again
+
+
 def test_two_thousand_statements_from_an_action_inside_one_tick_all_answer_right(host):
     handed = host.fetch(f"/d1/storm?n=2000&tag=tick&at={NINE}", "POST", b"")
     assert handed.status == 201, handed
