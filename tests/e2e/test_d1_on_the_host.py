@@ -52,6 +52,19 @@ def test_two_thousand_statements_from_an_action_inside_one_tick_all_answer_right
     assert stored(host, "tick") == {"n": 2000, "low": 0, "high": 1999, "exact": 2000}
 
 
+def test_a_run_whose_action_used_up_the_invocations_d1_calls_is_left_to_its_lease_not_retried(host):
+    handed = host.fetch(f"/d1/storm?n=5010&tag=tick-capped&at={NINE}", "POST", b"")
+    assert handed.status == 201, handed
+
+    ticked = host.tick(NINE)
+
+    said = "\n".join(line["line"] if isinstance(line, dict) else str(line) for line in ticked["lines"])
+    assert ticked["ok"] and "d1_storm@" not in json.dumps(ticked["runs"]), ticked
+    assert "the ends could not be recorded: Error: Too many API requests by single worker invocation.;" in said
+    assert "trying again" not in said
+    assert host.d1("SELECT outcome FROM tickwork_runs WHERE schedule LIKE 'd1_storm@%'") == [{"outcome": "running"}]
+
+
 def test_values_bound_from_python_come_back_as_d1_gives_them(host):
     unicode = "Grüße, 世界 🎉 ‮a\u0301 \"quoted\" 'single' \\ \n end"
     sent = [
