@@ -5,6 +5,10 @@
 // results (objects to dicts). Miniflare's own proxies have no such names, so each binding is
 // a small class here named as the runtime names it, doing its work in Miniflare.
 
+// D1's calls an invocation (the Paid plan's), and what workerd answers past them.
+export const INVOCATION_CALLS = 1000;
+export const PAST_THE_CAP = 'Too many API requests by single worker invocation.';
+
 // D1 as the Worker meets it. `prepare()` and `bind()` only record the statement and its values,
 // checked and converted as workerd's own `bind()` does (a value of another type fails there with
 // D1's `D1_TYPE_ERROR`). Nothing reaches Miniflare until `all`, `run`, `first`, `raw`, `batch` or
@@ -17,6 +21,16 @@ export class D1Database {
 
   constructor(send) {
     this.#send = send;
+  }
+
+  // The database as one invocation of the Worker reaches it: workerd counts an invocation's calls
+  // to D1 (a batch is one) and refuses those past D1's 1,000 (the Paid plan's; 50 on Free) with
+  // its own error, sending nothing. The host's own reads (migrations, the run records) are no
+  // invocation's.
+  forInvocation() {
+    let calls = 0;
+    return new D1Database((call) =>
+      ++calls > INVOCATION_CALLS ? Promise.reject(new Error(PAST_THE_CAP)) : this.#send(call));
   }
 
   prepare(sql) {

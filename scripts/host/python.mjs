@@ -10,7 +10,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { ExecutionContext } from './bindings.mjs';
+import { D1Database, ExecutionContext } from './bindings.mjs';
 import { pyodideFor } from './runtimes.mjs';
 
 export const SESSION = '/session/metadata';
@@ -59,6 +59,13 @@ function patchWaitUntil(ctx) {
     );
   };
   ctx.patched = true;
+}
+
+// The env one invocation's `Default(ctx, env)` gets: each D1 binding counts that invocation's calls.
+function invocationEnv(env) {
+  return Object.fromEntries(
+    Object.entries(env).map(([name, value]) => [name, value instanceof D1Database ? value.forInvocation() : value]),
+  );
 }
 
 export class PythonWorker {
@@ -183,7 +190,7 @@ export class PythonWorker {
     const Default = this.main.Default;
     if (!Default) throw new Error('the Worker\'s main module defines no class Default(WorkerEntrypoint)');
     const ctx = new ExecutionContext();
-    const instance = Default(ctx, this.env);
+    const instance = Default(ctx, invocationEnv(this.env));
     try {
       let result = await call(instance);
       if (result && typeof result === 'object' && 'js_response' in result) result = result.js_response;

@@ -53,7 +53,7 @@ class LocalD1File(SQLiteDatabase):
     """Miniflare's file of a local D1 database, read-only; rows as D1 answers them through wrangler."""
 
     def __init__(self, path: Path, binding: str | None = None):
-        super().__init__(path, read_only=True)
+        super().__init__(path, read_only=True, as_the_worker=False)  # bound as wrangler binds them
         self.path, self.binding = path, binding
 
     async def all(self, sql: str, params: Params = ()) -> list[Row]:

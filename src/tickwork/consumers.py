@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from .context import new_trace, running
-from .database import Database
+from .database import Database, one_invocation
 from .declare import CONSUMES, consumer  # noqa: F401  (re-exported: the build reads CONSUMES here)
 from .model import Consumer
 from .timing import Call
@@ -73,6 +73,7 @@ def received(message: Message) -> Received:
     return Received(f"message:{message.id}", None, body, new_trace())
 
 
+@one_invocation()
 async def consume(db: Database, consumer: Consumer, messages: list[Message], now: int, outbox: Outbox | None = None,
                   clock=None) -> None:
     """Deals with one batch of a queue's messages: acked once handled, retried otherwise."""

@@ -13,7 +13,7 @@ import logging
 from typing import Awaitable, Callable
 
 from .app import App
-from .database import Database
+from .database import Database, one_invocation
 from .outbox import Outbox
 from .schedule_store import ScheduleStore, out_of_date
 from .tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, WORKER_TICK_BUDGET, TickReport, tick
@@ -35,6 +35,7 @@ def marks_ahead(scheduled: int, now: int) -> list[int]:
     return [mark for mark in (scheduled + k * MARK for k in range(1, 6)) if mark >= now]
 
 
+@one_invocation(lambda *_, cap, **__: cap)
 async def cron_invocation(
     db: Database,
     app: App,

@@ -104,9 +104,10 @@ FROM (
 ) AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
 ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
 """
-# A cursor before which every run falls: NEVER, the largest integer Pyodide hands D1 as a number
-# (past it a BigInt, which D1 refuses), so the Worker binds it as the command does.
-PAST_EVERY_RUN = (NEVER, "")
+# A cursor before which every run falls, for the command (wrangler takes it inlined, as an integer)
+# and the Worker alike: the largest int Pyodide hands to D1 as a number (NEVER, 2^53 - 1, and above
+# go as a BigInt, which D1 refuses).
+PAST_EVERY_RUN = (NEVER - 1, "")
 
 SELECT_SCHEDULE = f"SELECT s.*, {LEASE_OPEN} AS lease_open FROM tickwork_schedules AS s WHERE s.name = ?1"
 

@@ -35,11 +35,11 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 from types import FunctionType
-from typing import Callable, Iterable
+from typing import Awaitable, Callable, Iterable
 
 from .app import action_key, action_of, timing_of
 from .calendars import CACHED, NONEXISTENT, REPEATED
-from .database import Database
+from .database import FREE_QUERIES, PAID_QUERIES, Database, past_the_cap
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .model import Action, ScheduleError
 from .schedule_store import ScheduleStore, digest, json_lists
@@ -108,7 +108,8 @@ class Items:
 
     async def cancel(self, id: str) -> bool:
         """Ends the schedule handed over under `id`; False when there is none going on."""
-        return await self.store.cancel(_id(id), self.now())
+        id = _id(id)
+        return await self._single("cancel", lambda: self.store.cancel(id, self.now()))
 
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
@@ -156,8 +157,21 @@ class Items:
                          label: object) -> str:
         now = self.now()
         id, row = _row(action, input, entry, expires, now, {}, label)
-        await self.store.hand_over(*row)
+        await self._single("hand-over", lambda: self.store.hand_over(*row))
         return id
+
+    async def _single(self, what: str, statement: Callable[[], Awaitable]):
+        """A single call's one statement, refused with the calls in bulk named where the caller
+        has no statement left for it, or D1 none left in the invocation."""
+        room = self.room()
+        if room is not None and room < 1:
+            raise _used_up(f"a single {what} is one D1 statement, and the caller has none left")
+        try:
+            return await statement()
+        except Exception as error:
+            if not past_the_cap(error):
+                raise
+            raise _used_up(f"a single {what} is one D1 statement, and D1 refused it: {error}") from error
 
     async def _each(self, action: Action, inputs: Iterable, entry: dict, expires: int | None,
                     label: Labels) -> Bulk:
@@ -201,6 +215,12 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, [id, key, entry_text, body, form, every_ms, due, expires, now, _label(label)]
+
+
+def _used_up(why: str) -> ScheduleError:
+    return ScheduleError("items.statements_used_up", f"{why} (D1 takes {PAID_QUERIES:,} calls an invocation, {FREE_QUERIES} on Free)",
+                         "hand many over in one call, many to a statement: items.calendar_many, every_many, "
+                         "once_many or hand_over, and cancel_many (README: Schedules handed over at run time, In bulk)")
 
 
 def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, int]]:

@@ -12,7 +12,7 @@ from math import ceil
 from typing import Awaitable, Callable, Iterable
 
 from .context import current_run, new_trace, running
-from .database import Database
+from .database import Database, one_invocation, past_the_cap
 from .model import (
     LEASE_GRACE,
     RUN_LIMIT,
@@ -80,6 +80,7 @@ class TickReport:
     runs: list[RunReport]
 
 
+@one_invocation(lambda *_, max_statements=None, **__: max_statements)
 async def tick(
     db: Database,
     schedules: Declared | Iterable[Schedule],
@@ -720,7 +721,7 @@ class _Tick:
     async def must_land(self, names: str, what: str, by: int, write: Callable):
         """Runs `write(late)` until D1 takes it, while the leases last (to `by`, on the invocation's
         clock): `late` is None on the first attempt, then says what failed. Raises the last error
-        when the leases are up."""
+        when the leases are up, or at once when D1 takes no more calls from the invocation."""
         late, attempt = None, 1
         while True:
             try:
@@ -728,6 +729,10 @@ class _Tick:
             except Exception as error:
                 pause = RETRY_PAUSES[min(attempt - 1, len(RETRY_PAUSES) - 1)]
                 attempt += 1
+                if past_the_cap(error):  # every later call of the invocation is refused too
+                    log.error("%s: the %s could not be recorded: %s; their leases lapse at %s", names, what, error,
+                              iso(by))
+                    raise
                 if self.clock_ms() + pause * 1000 >= by:
                     log.error("%s: the %s could not be recorded before the leases lapse at %s: %s",
                               names, what, iso(by), error)

@@ -3,6 +3,7 @@ requests only, never by Miniflare's synchronous proxy calls (whose SynchronousFe
 `assert(message?.id === id)` under a thousand prepare+bind calls from one request), and what
 comes back is what D1 answers: values, errors, a failed batch rolled back."""
 
+import asyncio
 import json
 import subprocess
 from pathlib import Path
@@ -29,6 +30,16 @@ def test_three_thousand_statements_from_one_request_all_answer_right(host):
     assert stored(host, "fetch") == {"n": 3000, "low": 0, "high": 2999, "exact": 3000}
 
 
+def test_d1_refuses_the_1001st_call_of_one_request_as_the_workers_runtime_does_and_the_next_request_has_its_own(host):
+    # A fifth of a storm's statements are calls of their own: 1,002 of them here, then batches.
+    refused = host.fetch("/d1/storm?n=5010&tag=capped", "POST", b"")
+    again = host.fetch("/d1/storm?n=5&tag=next", "POST", b"")
+
+    assert refused.status == 500 and "Too many API requests by single worker invocation." in refused.text, refused
+    assert stored(host, "capped") == {"n": 1000, "low": 0, "high": 999, "exact": 1000}
+    assert (again.status, again.json()) == (200, {"statements": 5, "wrong": []}), again
+
+
 def test_two_thousand_statements_from_an_action_inside_one_tick_all_answer_right(host):
     handed = host.fetch(f"/d1/storm?n=2000&tag=tick&at={NINE}", "POST", b"")
     assert handed.status == 201, handed
@@ -39,6 +50,19 @@ def test_two_thousand_statements_from_an_action_inside_one_tick_all_answer_right
     storms = [run for run in ticked["runs"] if run["schedule"].startswith("d1_storm@")]
     assert [(run["outcome"], run["detail"]) for run in storms] == [("succeeded", None)], storms
     assert stored(host, "tick") == {"n": 2000, "low": 0, "high": 1999, "exact": 2000}
+
+
+def test_a_run_whose_action_used_up_the_invocations_d1_calls_is_left_to_its_lease_not_retried(host):
+    handed = host.fetch(f"/d1/storm?n=5010&tag=tick-capped&at={NINE}", "POST", b"")
+    assert handed.status == 201, handed
+
+    ticked = host.tick(NINE)
+
+    said = "\n".join(line["line"] if isinstance(line, dict) else str(line) for line in ticked["lines"])
+    assert ticked["ok"] and "d1_storm@" not in json.dumps(ticked["runs"]), ticked
+    assert "the ends could not be recorded: Error: Too many API requests by single worker invocation.;" in said
+    assert "trying again" not in said
+    assert host.d1("SELECT outcome FROM tickwork_runs WHERE schedule LIKE 'd1_storm@%'") == [{"outcome": "running"}]
 
 
 def test_values_bound_from_python_come_back_as_d1_gives_them(host):
@@ -71,6 +95,33 @@ def test_integers_pyodide_sends_as_bigint_are_refused_by_d1s_bind(host):
         "JsException: Error: D1_TYPE_ERROR: Type 'bigint' not supported for value '9007199254740991'"
     )
     assert host.d1("SELECT COUNT(*) AS n FROM e2e_values") == [{"n": 0}]
+
+
+async def _values_on_the_sqlite_store(values):
+    """`_d1_values` of the host's Worker (conftest.py), on the unit tests' SQLite store."""
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    db = SQLiteDatabase()
+    await db.all("CREATE TABLE e2e_values (id INTEGER PRIMARY KEY, value)")
+    answers = []
+    for id, value in enumerate(values):
+        await db.all("INSERT INTO e2e_values (id, value) VALUES (?1, ?2)", (id, value))
+        [row] = await db.all("SELECT value, typeof(value) AS type, length(value) AS length FROM e2e_values "
+                             "WHERE id = ?1", (id,))
+        answers.append([type(row["value"]).__name__, row["value"], row["type"], row["length"]])
+    db.close()
+    return answers
+
+
+def test_an_int_bound_from_python_is_kept_as_a_real_and_the_unit_tests_store_keeps_it_so(host):
+    # D1 binds a JS number as REAL: a column of no affinity keeps 5.0, whose text is '5.0'.
+    sent = [5, -1, STORM_EPOCH_MS, 2**53 - 2, True, 2.5]
+
+    answers = host.fetch("/d1/values", "POST", json.dumps(sent).encode()).json()
+
+    assert [[kind, type_, length] for kind, _, type_, length in answers[:2]] == [["int", "real", 3], ["int", "real", 4]]
+    assert {type_ for _, _, type_, _ in answers} == {"real"}
+    assert asyncio.run(_values_on_the_sqlite_store(sent)) == answers
 
 
 def test_a_failing_statement_fails_its_whole_batch_with_d1s_message(host):

@@ -12,7 +12,7 @@ import time
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Sequence
 
-from ..database import Database, Params, Row, Statement
+from ..database import PAID_QUERIES, Database, Params, Row, Statement
 from ..context import in_worker, new_trace, running
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # D1 takes 1,000 queries an invocation on the Paid plan; the rest is left to the actions.
 # An app sets its own with [tool.tickwork] d1_statements_per_tick.
 TICK_STATEMENTS = 900
-INVOCATION_STATEMENTS = 1000  # what `items(...)` may make in a handler's invocation; 50 on Free
+INVOCATION_STATEMENTS = PAID_QUERIES  # what `items(...)` may make in a handler's invocation; 50 on Free
 
 
 class D1Database(Database):

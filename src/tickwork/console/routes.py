@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from .. import backfill, words
 from ..app import App, timing_of
-from ..database import Database
+from ..database import Database, one_invocation
 from ..model import Outcome
 from ..operator_store import OperatorStore
 from ..times import DAY, HOUR, NEVER, instant
@@ -59,6 +59,7 @@ def respond(status: int, body: str | bytes, content_type: str = HTML, **headers)
                                    **{key.replace("_", "-"): value for key, value in headers.items()}})
 
 
+@one_invocation(lambda app, *_: app.statements_per_tick)
 async def serve(db: Database, app: App, request: Request, now: int, access: Checked | Local) -> Response:
     """The console's answer to `request` (its path under the app's prefix) at `now` (epoch ms).
     `access`: `Checked` on the Worker; `LOCAL` only from the local host's bridge."""
