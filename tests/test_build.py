@@ -135,6 +135,29 @@ def test_a_schedule_declared_in_python_compiles_to_the_same_model(tmp_path):
     assert (plain.name, plain.action, plain.every_ms) == ("chore_census", "chore_census", 900_000)
 
 
+def test_more_declared_schedules_than_an_isolate_holds_are_too_many_schedules(tmp_path):
+    from tickwork_build.build import MOST_DECLARED
+
+    many = ACTIONS + (f'\nfrom tickwork import schedule\nfor k in range({MOST_DECLARED + 1}):\n'
+                      '    schedule(every="1d", name=f"chore_{k}")(queue_chore_census)\n')
+    with pytest.raises(BuildFailed) as failed:
+        build(project(tmp_path, {}, actions=many))
+    [problem] = failed.value.problems
+    assert (problem.code, problem.file, problem.line) == ("deployable.too_many_schedules",
+                                                           "src/app/domains/planning/__init__.py", 12)
+    assert f"{MOST_DECLARED + 1:,} schedules are declared" in problem.message
+    assert "items" in problem.mend
+
+
+def test_the_manifest_keeps_the_schedules_as_json_and_the_command_reads_them_without_importing_it(tmp_path):
+    from tickwork_cli.manifest import declared
+
+    root = project(tmp_path, {"chore_census.jadpo": CENSUS})
+    built = build(root)
+    assert 'SCHEDULES = tuple(json.loads(r"""[' in built.manifest.read_text()
+    assert declared(root)["chore_census"]["every_ms"] == 900_000
+
+
 def test_the_build_adds_the_minute_cron_trigger_to_wrangler_toml(tmp_path):
     root = project(tmp_path, {"chore_census.jadpo": CENSUS})
     wrangler = root / "wrangler.toml"

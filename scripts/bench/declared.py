@@ -8,6 +8,10 @@ around the tick), its statements, round trips and rows written, with the ratios 
 Goals (issue 15): at most 1.3x the time and no more memory at 100,000 declared than at 100; 2
 statements in 1 round trip writing at most 1 row. Prints one JSON line per figure and exits
 non-zero naming the goals missed.
+
+On the host it also weighs the isolate (issue 23): for 1,000, 10,000 and the most the build lets
+an app declare, a Worker of its own whose manifest the build's code wrote (`--manifest N PATH`),
+its Wasm heap after import and after its first ticks; goal: under an isolate's 128 MB.
 """
 
 import asyncio
@@ -131,7 +135,40 @@ async def host_main(ctx, js_env, sizes) -> str:
     return json.dumps({"results": results, "missed": missed(results)})
 
 
-if __name__ == "__main__":
+def manifest(n: int) -> str:
+    """The manifest the build writes for N declared daily schedules of the example app's
+    `tidy_up`, minutes apart (CPython, beside the build's code)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tickwork_build.output import manifest_source
+    from tickwork_build.schedules import Spec
+
+    specs = [Spec(kind="schedule", name=f"chore_{k}", domain="planning", module="app.domains.planning",
+                  action="tidy_up", source=f"src/app/domains/planning/schedules/chore_{k}.jadpo:3",
+                  every_ms=DAY + (k % 600) * MINUTE) for k in range(n)]
+    return manifest_source("DB", specs, TICK_STATEMENTS)
+
+
+async def host_ticks(ctx, js_env) -> None:
+    """On the host, in a Worker built with `manifest(n)`: its first tick, which seeds the rows,
+    and five nothing-due ticks after it, at the 10-second marks."""
+    import entry
+    from tickwork.adapters.workers import D1Database
+
+    db, now = D1Database(entry.Default(ctx, js_env).env.DB), T0
+    await tick(db, entry.APP.declared, now, started_at=now)
+    for _ in range(5):
+        now += 10 * SECOND
+        await tick(db, entry.APP.declared, now, started_at=now, max_statements=TICK_STATEMENTS)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--most"]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tickwork_build.build import MOST_DECLARED
+
+    print(MOST_DECLARED)
+elif __name__ == "__main__" and sys.argv[1:2] == ["--manifest"]:
+    Path(sys.argv[3]).write_text(manifest(int(sys.argv[2])))
+elif __name__ == "__main__":
     sizes = tuple(int(n) for n in sys.argv[1].split(",")) if len(sys.argv) > 1 else SIZES
     results = asyncio.run(measure({n: migrated_sqlite() for n in sizes}, "cpython_sqlite", ROUNDS))
     report("declared_schedules", results, missed(results))
