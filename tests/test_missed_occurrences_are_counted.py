@@ -53,7 +53,7 @@ def test_a_pulse_after_a_gap_records_the_shares_it_covers(db):
     assert covers(run) == (5, utc("2026-01-01 00:15"), utc("2026-01-01 01:15"), 0)
 
 
-def test_a_calendar_walked_to_its_bound_records_that_it_covers_at_least_that_many(db):
+def test_a_calendar_counted_past_its_bound_records_that_it_covers_more_than_that_many(db):
     minutely = calendar("* * * * *", name="minutely")
     ticks(db, [minutely], utc("2026-01-01 00:00"), utc("2026-01-02 00:00"))
     [run] = runs(db, "minutely")

@@ -41,6 +41,7 @@ _REACH = timedelta(hours=3)
 _ASIDE = timedelta(seconds=1)
 _EPOCH = date(1970, 1, 1)
 _MS = timedelta(milliseconds=1)
+_DAY = timedelta(days=1)
 
 
 def parse_cron(expression: str):
@@ -185,14 +186,12 @@ class CronCalendar:
         zone keeps one offset (ms) with it, the others with None. A day is steady where the
         offsets 3 h before its start, its end and the next day's end agree (no zone changes its
         clock twice within a day)."""
-        base = datetime.fromtimestamp(start / 1000, tz=timezone.utc) - _REACH
-
-        def offset(days: int) -> timedelta:
-            return (base + timedelta(days=days)).astimezone(self.tz).utcoffset()
-
-        here, then, run, kept = offset(0), offset(1), start, None
-        for k, day in enumerate(range(start, stop, DAY)):
-            later = offset(k + 2)
+        first = datetime.fromtimestamp(start / 1000, tz=timezone.utc) - _REACH
+        here, then = first.astimezone(self.tz).utcoffset(), (first + _DAY).astimezone(self.tz).utcoffset()
+        sampled, run, kept = first + 2 * _DAY, start, None
+        for day in range(start, stop, DAY):
+            later = sampled.astimezone(self.tz).utcoffset()
+            sampled += _DAY
             steady = here // _MS if here == then == later else None
             if day > start and steady != kept:
                 yield run, day, kept
