@@ -41,7 +41,7 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
 
 def schedules_source(specs: list[Spec]) -> list[str]:
     """SCHEDULES as JSON, an entry a line, parsed at import: written as Python literals, 10,000
-    entries took an isolate 130 MB to compile (its limit is 128 MB); as one string, 43 MB. The
+    entries took an isolate 130 MB to compile (its limit is 128 MB); as one string, 36 MB. The
     raw string holds JSON safely: every quote inside a JSON string is escaped, so no three meet."""
     entries = ",\n".join(json.dumps(spec.manifest_entry()) for spec in sorted(specs, key=lambda spec: spec.name))
     return [f'SCHEDULES = tuple(json.loads(r"""[\n{entries}\n]"""))' if entries else "SCHEDULES = ()"]
