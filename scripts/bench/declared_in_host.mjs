@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // scripts/bench/declared.py on the host: a nothing-due tick at N declared schedules, the bundled
 // Worker's tickwork on Pyodide, its store Miniflare's local D1 (one database per N); then the
-// isolate's weight: for 1,000, 10,000 and the most the build allows, a fresh Worker (the bundle
-// with a manifest of N entries written by the build's own code), its Wasm heap after import and
-// after its first ticks, against an isolate's 128 MB.
+// isolate's weight: for 1,000, 10,000 and the most the build allows, of schedules and of
+// calendars (the heavier: a cron of its own each), a fresh Worker (the bundle with a manifest of
+// N entries written by the build's own code), its Wasm heap after import and after its first
+// ticks, against an isolate's 128 MB.
 // Prints one JSON line per measurement, then exits non-zero naming the goals missed.
 //
 //   node scripts/bench/declared_in_host.mjs [--bundle build/worker] [--sizes 100,10000,100000]
@@ -23,20 +24,20 @@ const PYTHON = process.env.PYTHON ?? path.join(ROOT, '.venv', 'bin', 'python');
 const SCRIPT = path.join(ROOT, 'scripts', 'bench', 'declared.py');
 const ISOLATE_MB = 128;
 
-// The Wasm heap of a Worker declaring `n`, as its manifest says; memory a Wasm instance took is
-// never given back, so the heap after the ticks is the most it held.
-async function weighed(n) {
+// The Wasm heap of a Worker declaring `n` of `kind`, as its manifest says; memory a Wasm
+// instance took is never given back, so the heap after the ticks is the most it held.
+async function weighed(n, kind) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tickwork-bench-heap-'));
   try {
     cpSync(bundle, dir, { recursive: true });
-    execFileSync(PYTHON, [SCRIPT, '--manifest', String(n), path.join(dir, 'tickwork_manifest.py')]);
+    execFileSync(PYTHON, [SCRIPT, '--manifest', String(n), path.join(dir, 'tickwork_manifest.py'), kind]);
     return await withHost(
       { bundle: dir, toml: wranglerToml('tickwork-bench-heap', ['DB']), script: 'declared.py' },
       async ({ platform, worker, bench }) => {
         const heap = () => Math.round((worker.pyodide._module.HEAP8.length / 2 ** 20) * 10) / 10;
         const imported = heap();
         await bench.host_ticks(new ExecutionContext(), platform.env);
-        return { bench: 'declared_heap', declared: n, heap_mb_after_import: imported, heap_mb_after_ticks: heap() };
+        return { bench: 'declared_heap', kind, declared: n, heap_mb_after_import: imported, heap_mb_after_ticks: heap() };
       },
     );
   } finally {
@@ -51,13 +52,13 @@ await report('declared_schedules', async () => {
   );
   const most = Number(execFileSync(PYTHON, [SCRIPT, '--most']).toString());
   const heaps = [];
-  for (const n of [1000, 10000, most]) heaps.push(await weighed(n));
+  for (const kind of ['schedule', 'calendar']) for (const n of [1000, 10000, most]) heaps.push(await weighed(n, kind));
   const over = heaps.filter((h) => h.heap_mb_after_ticks >= ISOLATE_MB);
   return {
     results: [...ticked.results, ...heaps],
     missed: [
       ...ticked.missed,
-      ...over.map((h) => `a Worker declaring ${h.declared.toLocaleString('en')} holds a ${h.heap_mb_after_ticks} MB ` +
+      ...over.map((h) => `a Worker declaring ${h.declared.toLocaleString('en')} ${h.kind}s holds a ${h.heap_mb_after_ticks} MB ` +
         `Wasm heap (goal: under an isolate's ${ISOLATE_MB} MB)`),
     ],
   };
