@@ -135,6 +135,51 @@ def test_a_schedule_declared_in_python_compiles_to_the_same_model(tmp_path):
     assert (plain.name, plain.action, plain.every_ms) == ("chore_census", "chore_census", 900_000)
 
 
+def test_more_declared_schedules_than_an_isolate_holds_are_too_many_schedules(tmp_path):
+    from tickwork_build.build import MOST_DECLARED
+
+    many = ACTIONS + (f'\nfrom tickwork import schedule\nfor k in range({MOST_DECLARED + 1}):\n'
+                      '    schedule(every="1d", name=f"chore_{k}")(queue_chore_census)\n')
+    with pytest.raises(BuildFailed) as failed:
+        build(project(tmp_path, {}, actions=many))
+    [problem] = failed.value.problems
+    assert (problem.code, problem.file, problem.line) == ("deployable.too_many_schedules",
+                                                           "src/app/domains/planning/__init__.py", 12)
+    assert f"{MOST_DECLARED + 1:,} schedules are declared" in problem.message
+    assert "items" in problem.mend
+
+
+def test_the_manifest_keeps_the_schedules_as_json_and_the_command_reads_them_without_importing_it(tmp_path):
+    from tickwork_cli.manifest import declared
+
+    root = project(tmp_path, {"chore_census.jadpo": CENSUS})
+    built = build(root)
+    assert 'SCHEDULES = tuple(json.loads(r"""[' in built.manifest.read_text()
+    assert declared(root)["chore_census"]["every_ms"] == 900_000
+
+
+def test_the_manifests_json_holds_any_text_a_schedule_declares():
+    """Quotes, backslashes and escapes in a raw triple-quoted string of JSON: what the Worker
+    imports and what the command reads is what was declared."""
+    import ast
+
+    from tickwork_build.output import manifest_source
+    from tickwork_build.schedules import Spec
+    from tickwork_cli.manifest import _literal
+
+    texts = ['"""', "'''", "\\", 'a\\', '\\"""', '""""', '\\N{BULLET}', '\\u0041', '\\x00', "é€😀",
+             "\ud800", "\n\r\t\x00", ']"""))\nimport os\n#', '"\\']
+    specs = [Spec(kind="calendar", name=f"s{k}", domain=text, module=text, action=text, source=f"{text}:{k}",
+                  cron=text, zone=text, nonexistent=text, repeated=text) for k, text in enumerate(texts)]
+    source = manifest_source("DB", specs, 10)
+    imported: dict = {}
+    exec(compile(source, "tickwork_manifest.py", "exec"), imported)
+    [schedules] = [node.value for node in ast.parse(source).body
+                   if isinstance(node, ast.Assign) and node.targets[0].id == "SCHEDULES"]
+    declared = tuple(spec.manifest_entry() for spec in sorted(specs, key=lambda spec: spec.name))
+    assert imported["SCHEDULES"] == _literal(schedules) == declared
+
+
 def test_the_build_adds_the_minute_cron_trigger_to_wrangler_toml(tmp_path):
     root = project(tmp_path, {"chore_census.jadpo": CENSUS})
     wrangler = root / "wrangler.toml"

@@ -3,6 +3,8 @@ owing several occurrences records how many it covers, the first and the last."""
 
 import asyncio
 
+import pytest
+
 from helpers import calendar, every, pulse, run, runs, tick_at, ticks
 from test_retries_backfill_and_alerts_together import Interleaved
 
@@ -51,11 +53,29 @@ def test_a_pulse_after_a_gap_records_the_shares_it_covers(db):
     assert covers(run) == (5, utc("2026-01-01 00:15"), utc("2026-01-01 01:15"), 0)
 
 
-def test_a_calendar_walked_to_its_bound_records_that_it_covers_at_least_that_many(db):
+def test_a_calendar_counted_past_its_bound_records_that_it_covers_more_than_that_many(db):
     minutely = calendar("* * * * *", name="minutely")
     ticks(db, [minutely], utc("2026-01-01 00:00"), utc("2026-01-02 00:00"))
     [run] = runs(db, "minutely")
     assert covers(run) == (100, utc("2026-01-01 00:01"), utc("2026-01-02 00:00"), 1)
+
+
+@pytest.mark.parametrize("missed, tick, more", [
+    (99, utc("2026-01-01 01:39"), 0), (100, utc("2026-01-01 01:40"), 0), (101, utc("2026-01-01 01:41"), 1)])
+def test_a_calendar_run_covering_exactly_the_bound_records_that_many_and_past_it_more(db, missed, tick, more):
+    """Counting stops at 100: a run covering 100 covers exactly 100, one covering 101 more than 100."""
+    minutely = calendar("* * * * *", name="minutely")
+    ticks(db, [minutely], utc("2026-01-01 00:00"), tick)
+    [run] = runs(db, "minutely")
+    assert covers(run) == (min(missed, 100), utc("2026-01-01 00:01"), tick, more)
+
+
+def test_a_record_past_the_bound_says_more_than_the_bound_were_missed():
+    from tickwork.words import missed_words
+
+    record = {"covers": 100, "covers_first": utc("2026-01-01 00:01"), "covers_last": utc("2026-01-02 00:00")}
+    assert missed_words({**record, "covers_more": 1}, "minutely").startswith("more than 100 occurrences missed")
+    assert missed_words({**record, "covers_more": 0}, "minutely").startswith("100 occurrences missed")
 
 
 def test_a_run_on_time_records_no_count(db):

@@ -112,7 +112,7 @@ def test_the_entry_imports_only_what_a_cold_start_needs(tmp_path):
 def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(tmp_path):
     app_dir = built_app_on_cpython(tmp_path)
     manifest = app_dir / "tickwork_manifest.py"
-    manifest.write_text(manifest.read_text().replace("'action': 'tidy_up'", "'action': 'tidy_up_gone'"))
+    manifest.write_text(manifest.read_text().replace('"action": "tidy_up"', '"action": "tidy_up_gone"'))
     failed = python_in(app_dir, "import entry")
     assert failed.returncode == 1 and "has no attribute 'tidy_up_gone'" in failed.stderr
 
@@ -120,7 +120,7 @@ def test_an_action_the_manifest_names_but_the_app_lacks_fails_the_entry_import(t
 def test_a_manifest_entry_of_a_kind_this_tickwork_does_not_know_fails_the_entry_import(tmp_path):
     app_dir = built_app_on_cpython(tmp_path)
     manifest = app_dir / "tickwork_manifest.py"
-    manifest.write_text(manifest.read_text().replace("{'kind': 'pulse'", "{'kind': 'hourly'"))
+    manifest.write_text(manifest.read_text().replace('{"kind": "pulse"', '{"kind": "hourly"'))
     failed = python_in(app_dir, "import entry")
     assert failed.returncode == 1
     assert "unknown kind of schedule in the manifest: 'hourly'; rebuild the app" in failed.stderr

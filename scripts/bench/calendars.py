@@ -1,11 +1,14 @@
 """`make bench`: what a tick spends on calendars, for 1,000 calendars across 50 zones.
 
 For each calendar found due, a tick works out the one call it owes (the latest occurrence at or
-before the tick) and the next due time, once for all calendars of one form and due time. This
-measures that work for all 1,000 at once (50 forms), after one minute without ticks and after a
-month: the two should cost about the same, since neither walks the occurrences in between.
-Prints one JSON line and fails when a tick takes more than GOAL_MS; runs on CPython and, through
-the local host, in Pyodide (`python -c` of `main()` there, with Pyodide's own goal).
+before the tick), the next due time and the occurrences that call covers (counted to 100), once
+for all calendars of one form and due time. This measures that work for all 1,000 at once (50
+forms), after one minute without ticks and after a month, and after 1 h 1 min against 31 days
+(issue 23: 20.5x the CPU, the counting walking each calendar's occurrences one search apiece).
+Goals: a tick within GOAL_MS; the month-late tick within MONTH_OVER_HOUR of the hour-late one,
+in calendar searches (load-proof: each a step or two of croniter) and in time (the median of
+interleaved rounds' ratios). Prints one JSON line and fails when a goal is missed; runs on
+CPython and, through the local host, in Pyodide (`python -c` of `main()` there).
 """
 
 import json
@@ -19,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from tickwork.calendars import Calendar, CronCalendar  # noqa: E402
 from tickwork.timing import Owing  # noqa: E402
-from tickwork.times import DAY, MINUTE, utc  # noqa: E402
+from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
 
 ZONES = [
     "UTC", "Europe/Berlin", "Europe/London", "Europe/Paris", "Europe/Madrid", "Europe/Rome",
@@ -49,14 +52,61 @@ def calendars() -> list[Calendar]:
     ]
 
 
+# CPU seconds: a loaded machine's waits are not the tick's. The host's Pyodide, which has no CPU
+# clock of its own (Wasm's is the wall clock), sets its thread's (calendars_in_host.mjs).
+CLOCK = time.process_time
+
+
+class Searches:
+    """Counts the calendar searches made (CronCalendar._search), the unit of a calendar's cost."""
+
+    def __init__(self):
+        self.made = 0
+        search = CronCalendar._search
+
+        def counted(calendar, moment, forward):
+            self.made += 1
+            return search(calendar, moment, forward)
+
+        CronCalendar._search = counted
+
+
+SEARCHES = Searches()
+
+
 def tick_cost(entries: list[Calendar], tick: int, outage: int) -> float:
-    """Seconds one tick spends owing and rescheduling every calendar, `outage` after its due time."""
-    started = time.perf_counter()
+    """CPU seconds one tick spends owing, rescheduling and counting the occurrences covered of every
+    calendar, `outage` after its due time. The calendars keep what a search found last (for the
+    ticks that follow within the minute): a tick after an outage finds none of it of use."""
+    for entry in entries:
+        entry.cron.__dict__.pop("_last_next", None)
+        entry.cron.__dict__.pop("_last_latest", None)
+    started = CLOCK()
     owing = Owing(tick)  # one tick's: nothing carries over from the round before
     for entry in entries:
         owing.owed(entry, tick - outage)
         owing.following(entry, tick - outage)
-    return time.perf_counter() - started
+        owing.covered(entry, tick - outage)
+    return CLOCK() - started
+
+
+def searches(entries: list[Calendar], tick: int, outage: int) -> int:
+    before = SEARCHES.made
+    tick_cost(entries, tick, outage)
+    return SEARCHES.made - before
+
+
+def month_over_hour(entries: list[Calendar], rounds: int) -> dict:
+    """The tick 31 days late against the one 1 h 1 min late: searches, and the median of the
+    rounds' time ratios (each round times both, back to back)."""
+    tick = TICKS["ordinary"]
+    hour, month = HOUR + MINUTE, 31 * DAY
+    ratios = [tick_cost(entries, tick, month) / tick_cost(entries, tick, hour) for _ in range(rounds)]
+    return {
+        "searches_after_an_hour": searches(entries, tick, hour),
+        "searches_after_31_days": searches(entries, tick, month),
+        "month_over_hour_time": round(statistics.median(ratios), 2),
+    }
 
 
 def main(rounds: int = 5) -> dict:
@@ -76,19 +126,29 @@ def main(rounds: int = 5) -> dict:
     result["month_over_minute"] = round(
         result["ordinary_tick_after_a_month_ms"] / result["ordinary_tick_after_a_minute_ms"], 2
     )
+    result.update(month_over_hour(entries, 4 * rounds + 1))
+    result["month_over_hour_searches"] = round(
+        result["searches_after_31_days"] / result["searches_after_an_hour"], 2
+    )
     return result
 
 
 GOAL_MS = 100  # on CPython, per tick, the DST minute included
+MONTH_OVER_HOUR = 1.5
 
 
-def missed(result: dict, goal_ms: float = GOAL_MS) -> list[str]:
-    return [key for key, value in result.items() if key.endswith("_ms") and value > goal_ms]
+def missed(result: dict, goal_ms: float | None = GOAL_MS) -> list[str]:
+    """The goals missed, each said; `goal_ms` None (Pyodide's) leaves the time per tick out."""
+    found = [f"{key} is {value} ms (goal: at most {goal_ms} ms)" for key, value in result.items()
+             if goal_ms is not None and key.endswith("_ms") and value > goal_ms]
+    found += [f"{key} is {result[key]}x (goal: at most {MONTH_OVER_HOUR}x)"
+              for key in ("month_over_hour_searches", "month_over_hour_time") if result[key] > MONTH_OVER_HOUR]
+    return found
 
 
 if __name__ == "__main__":
     result = main()
     print(json.dumps(result))
     if missed(result):
-        print(f"calendars_per_tick: over the goal of {GOAL_MS} ms: {', '.join(missed(result))}", file=sys.stderr)
+        print("calendars_per_tick: goals missed:\n  " + "\n  ".join(missed(result)), file=sys.stderr)
         sys.exit(1)

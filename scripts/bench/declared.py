@@ -8,6 +8,11 @@ around the tick), its statements, round trips and rows written, with the ratios 
 Goals (issue 15): at most 1.3x the time and no more memory at 100,000 declared than at 100; 2
 statements in 1 round trip writing at most 1 row. Prints one JSON line per figure and exits
 non-zero naming the goals missed.
+
+On the host it also weighs the isolate (issue 23): for 1,000, 10,000 and the most the build lets
+an app declare, of schedules and of calendars, a Worker of its own whose manifest the build's code
+wrote (`--manifest N PATH [calendar]`), its Wasm heap after import and after its first ticks;
+goal: under an isolate's 128 MB.
 """
 
 import asyncio
@@ -131,7 +136,52 @@ async def host_main(ctx, js_env, sizes) -> str:
     return json.dumps({"results": results, "missed": missed(results)})
 
 
-if __name__ == "__main__":
+# The calendars weighed: a weekly time of its own each (10,080 crons), across these zones.
+WEIGHED_ZONES = ("UTC", "Europe/Berlin", "America/New_York", "Asia/Tokyo", "Australia/Sydney", "America/Sao_Paulo",
+                 "Europe/London", "Asia/Kolkata")
+
+
+def manifest(n: int, kind: str = "schedule") -> str:
+    """The manifest the build writes for N declared schedules of the example app's `tidy_up`
+    (CPython, beside the build's code): daily ones minutes apart, or calendars (the heavier
+    entry, each with a croniter to search), a weekly time of its own each, an hour overdue."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tickwork_build.output import manifest_source
+    from tickwork_build.schedules import Spec
+
+    def timing(k: int) -> dict:
+        if kind == "schedule":
+            return {"every_ms": DAY + (k % 600) * MINUTE}
+        return {"cron": f"{k % 60} {k // 60 % 24} * * {k // 1440 % 7}", "zone": WEIGHED_ZONES[k % len(WEIGHED_ZONES)],
+                "overdue_ms": 3600 * SECOND, "nonexistent": "shift", "repeated": "first"}
+
+    specs = [Spec(kind=kind, name=f"chore_{k}", domain="planning", module="app.domains.planning",
+                  action="tidy_up", source=f"src/app/domains/planning/schedules/chore_{k}.jadpo:3", **timing(k))
+             for k in range(n)]
+    return manifest_source("DB", specs, TICK_STATEMENTS)
+
+
+async def host_ticks(ctx, js_env) -> None:
+    """On the host, in a Worker built with `manifest(n)`: its first tick, which seeds the rows,
+    and five nothing-due ticks after it, at the 10-second marks."""
+    import entry
+    from tickwork.adapters.workers import D1Database
+
+    db, now = D1Database(entry.Default(ctx, js_env).env.DB), T0
+    await tick(db, entry.APP.declared, now, started_at=now)
+    for _ in range(5):
+        now += 10 * SECOND
+        await tick(db, entry.APP.declared, now, started_at=now, max_statements=TICK_STATEMENTS)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--most"]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tickwork_build.build import MOST_DECLARED
+
+    print(MOST_DECLARED)
+elif __name__ == "__main__" and sys.argv[1:2] == ["--manifest"]:
+    Path(sys.argv[3]).write_text(manifest(int(sys.argv[2]), *sys.argv[4:5]))
+elif __name__ == "__main__":
     sizes = tuple(int(n) for n in sys.argv[1].split(",")) if len(sys.argv) > 1 else SIZES
     results = asyncio.run(measure({n: migrated_sqlite() for n in sizes}, "cpython_sqlite", ROUNDS))
     report("declared_schedules", results, missed(results))

@@ -66,6 +66,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
         if spec is not None:
             specs.append(spec)
     problems += project.problems
+    problems += check_declared_count(declarations)
     problems += check_statements_per_tick(project)
     problems += check_retention(project)
     problems += check_alerts(project)
@@ -167,6 +168,34 @@ def check_alerts(project: Project) -> list[Problem]:
             f"queue's name to {project.config_file}, and a consumer that sends the email or chat message",
             "pyproject.toml",
             _line_of(project, "alerts"),
+        )
+    ]
+
+
+# The most schedules a Worker may declare: an isolate has 128 MB, and at 30,000 calendars of
+# distinct crons (the heaviest kind) the Worker's Wasm heap in the host's Pyodide is about 90 MB
+# after its first ticks, leaving room for the JavaScript heap and for longer names; 50,000 took
+# 120 MB (132 MB with names three times as long)
+# (scripts/bench/declared_in_host.mjs checks it). Items handed over at run time are rows of D1,
+# not part of the isolate's memory.
+MOST_DECLARED = 30_000
+
+
+def check_declared_count(declarations: list[Declaration]) -> list[Problem]:
+    """More declared schedules than an isolate holds: refused at the first one past the most."""
+    if len(declarations) <= MOST_DECLARED:
+        return []
+    past = declarations[MOST_DECLARED]
+    return [
+        Problem(
+            "deployable.too_many_schedules",
+            f"{len(declarations):,} schedules are declared; a Worker holds at most {MOST_DECLARED:,} "
+            f"within an isolate's 128 MB of memory",
+            f"declare at most {MOST_DECLARED:,} and hand the others over at run time as items "
+            "(`tickwork.items`), rows of D1 that take no memory of the isolate",
+            past.file,
+            past.line,
+            past.name,
         )
     ]
 

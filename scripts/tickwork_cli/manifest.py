@@ -2,6 +2,7 @@
 read as data: the manifest is never imported, so reading it runs none of its code."""
 
 import ast
+import json
 from pathlib import Path
 
 MANIFEST = Path("build") / "app" / "tickwork_manifest.py"
@@ -17,10 +18,19 @@ def _constant(project_root: Path, name: str):
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             try:
-                return ast.literal_eval(node.value)
+                return _literal(node.value)
             except ValueError:
                 return None
     return None
+
+
+def _literal(node: ast.expr):
+    """A literal, or the manifest's `tuple(json.loads("[...]"))` of one (SCHEDULES)."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Call):
+        inner = node.args[0]
+        if len(inner.args) == 1 and isinstance(inner.args[0], ast.Constant) and isinstance(inner.args[0].value, str):
+            return tuple(json.loads(inner.args[0].value))
+    return ast.literal_eval(node)
 
 
 def declared(project_root: Path) -> dict[str, dict] | None:

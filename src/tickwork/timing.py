@@ -18,8 +18,8 @@ class Call:
 
 @dataclass(frozen=True)
 class Covered:
-    """The occurrences one call covers: how many (`exact` False where counting stopped at the
-    bound asked for), the first and the last, the one the call is for."""
+    """The occurrences one call covers: how many (`exact` False where there were more than the
+    bound asked for, and `count` that bound), the first and the last, the one the call is for."""
 
     count: int
     first: int
@@ -79,7 +79,7 @@ class Timing(ABC):
         if not found:
             return None
         last = found[-1].at if len(found) < most else self._latest(due, tick)
-        return Covered(len(found), found[0].at, last, len(found) < most)
+        return Covered(len(found), found[0].at, last, last == found[-1].at)  # the bound itself is exact
 
     def _latest(self, due: int, tick: int) -> int:
         call = self.owed(due, tick)

@@ -296,7 +296,7 @@ def missed_words(run: dict, name: str, verbose: bool = False) -> str:
     if run.get("covers") is None:
         return ""
     first, last = int(run["covers_first"]), int(run["covers_last"])
-    count = f"{'at least ' if run.get('covers_more') else ''}{int(run['covers'])}"
+    count = f"{'more than ' if run.get('covers_more') else ''}{int(run['covers'])}"
     text = f"{count} occurrences missed, {when(first)} to {when(last)}"
     if verbose:
         what = "run" if run["outcome"] != "skipped" else "skip"
