@@ -770,6 +770,13 @@ def test_status_says_the_clock_and_the_state_disagree_after_ticks_ahead_of_the_c
     assert "ahead of this command's clock" in text.splitlines()[0]
 
 
+def test_status_tells_the_tickwork_commands_forms_which_every_worker_has_not_this_repos_make_targets(app):
+    app.tick([every(15)], NINE + 103 * 24 * HOUR)
+    _, text, _ = app.run("status", now=NINE, json_=False)
+    assert "tickwork tick TIME" in text and "tickwork dev --fresh" in text
+    assert "make " not in text
+
+
 # -- values wrangler would rewrite -------------------------------------------------------------
 
 @pytest.mark.parametrize("value", [

@@ -555,9 +555,9 @@ async def status(store: OperatorStore, now: int, threshold: int) -> Answer:
         lines = ["TICKS STOPPED: no tick has been recorded yet"]
     elif disagrees:
         lines = [f"CLOCK AND STATE DISAGREE: the last tick recorded, {when(last)}, is {words.short(last - now)} "
-                 f"after this command's clock ({when(now)}): ticks by hand into the future (make tick TIME=...) "
+                 f"after this command's clock ({when(now)}): ticks by hand into the future (tickwork tick TIME) "
                  f"or a clock that is behind. Whether ticks stopped cannot be told until the clock passes it; "
-                 f"make dev ARGS=--fresh starts a local D1 again from empty"]
+                 f"tickwork dev --fresh starts a local D1 again from empty"]
     elif stopped:
         lines = [f"TICKS STOPPED: the last tick was {when(last)}, {words.short(now - last)} ago, "
                  f"over the threshold of {words.short(threshold)}"]
