@@ -235,6 +235,13 @@ def _due_words(item: dict) -> str:
     return when(item["due"]["ms"]) if item["due"] else "by hand"
 
 
+def _asked_for(item: dict) -> str:
+    """Who asked for a run by hand or a backfill: a run on its due time was asked for by no one."""
+    if item["by_hand"]:
+        return f"by hand by {item['by_hand']}"
+    return f"backfill by {item['backfill']}" if item["backfill"] else ""
+
+
 def _took_words(item: dict) -> str:
     return words.short(item["took_ms"]) if item["took_ms"] is not None else ""
 
@@ -260,10 +267,9 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
-                i["by_hand"] or (f"backfill: {i['backfill']}" if i["backfill"] else ""),
-                _missed_words(run, name), _clip(i["detail"], 60),
+                _asked_for(i), _missed_words(run, name), _clip(i["detail"], 60),
             ])
-        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "BY HAND",
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "ASKED FOR",
                          "MISSED", "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]

@@ -188,13 +188,14 @@ WHERE id = ?1 AND {when} RETURNING id
 """
 
 # A backfill asked for: the request and its log row, only for a schedule still there (?1 its
-# name, ?2 the backfill's id, ?3 now, ?4 who, ?5 from, ?6 to, ?7 the log's id). The tick's
-# backfill step makes it.
+# name, ?2 the backfill's id, ?3 now, ?4 who, ?5 from, ?6 to, ?7 the log's id; the log says the
+# range in ISO UTC times, as an operator reads it). The tick's backfill step makes it.
 BACKFILLABLE = "FROM tickwork_schedules WHERE name = ?1 AND removed_at IS NULL"
 LOG_BACKFILL = f"""
 INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
 SELECT ?7, ?3, ?4, 'backfill', name,
-       'backfill ' || ?2 || ' from ' || CAST(?5 AS INTEGER) || ' to ' || CAST(?6 AS INTEGER) {BACKFILLABLE}
+       'backfill ' || ?2 || ' from ' || strftime('%Y-%m-%dT%H:%M:%fZ', ?5 / 1000.0, 'unixepoch')
+       || ' to ' || strftime('%Y-%m-%dT%H:%M:%fZ', ?6 / 1000.0, 'unixepoch') {BACKFILLABLE}
 """
 REQUEST_BACKFILL = f"""
 INSERT INTO tickwork_backfills (id, schedule, from_at, to_at, who, requested_at, next_at)

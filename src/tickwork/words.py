@@ -286,11 +286,10 @@ def missed_words(run: dict, name: str, verbose: bool = False) -> str:
         return ""
     first, last = int(run["covers_first"]), int(run["covers_last"])
     count = f"{'at least ' if run.get('covers_more') else ''}{int(run['covers'])}"
-    text = f"{count} occurrences missed, {when(first)} to {when(last)}"
+    what = "run" if run["outcome"] != "skipped" else "skip"
+    text = f"{count} occurrences missed, {when(first)} to {when(last)}; this {what} is for the latest"
     if verbose:
-        what = "run" if run["outcome"] != "skipped" else "skip"
-        text += (f"; this {what} is for the latest: `tickwork backfill {name} --from {iso(first)} "
-                 f"--to {iso(last)}` makes the others")
+        text += f": `tickwork backfill {name} --from {iso(first)} --to {iso(last)}` makes the others"
     return text
 
 
