@@ -434,11 +434,19 @@ def pytest_configure(config):
     )
 
 
+# An e2e test's set-up builds a wheel, a virtualenv, npm packages or a bundle and starts Pyodide:
+# 35 s for the slowest at load 2, some 5 min at load 20 on 2 cores. pyproject's 120 s dumped the
+# threads of tests that then passed; 10 min is over any such run and still tells a real hang.
+E2E_FAULTHANDLER_TIMEOUT = 600
+
+
 def pytest_collection_modifyitems(items):
     here = Path(__file__).parent
     for item in items:
         if here in Path(item.fspath).parents:
             item.add_marker(pytest.mark.e2e)
+            if item.get_closest_marker("faulthandler_timeout") is None:
+                item.add_marker(pytest.mark.faulthandler_timeout(E2E_FAULTHANDLER_TIMEOUT))
 
 
 def _env():
