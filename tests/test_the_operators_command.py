@@ -611,6 +611,30 @@ def test_a_wrangler_error_is_raised_with_its_text(tmp_path):
         run(short.batch([("SELECT 1", ()), ("SELECT 2", ())]))
 
 
+BUSY = Done(1, "", "workerd/util/sqlite.c++:1672: failed: SQLite failed; database is locked: SQLITE_BUSY\nstack: ...")
+
+
+def test_a_local_d1_found_busy_is_tried_again_a_few_seconds_apart_its_batch_having_rolled_back(tmp_path):
+    answers, paused = [BUSY, BUSY, Done(0, '[{"results": [{"a": 1}], "success": true}]')], []
+    db = WranglerD1(tmp_path, "DB", runner=lambda *a, **k: answers.pop(0), pause=paused.append)
+    assert run(db.all("SELECT 1 AS a")) == [{"a": 1}]
+    assert paused == [2.0, 2.0]
+
+
+def test_a_local_d1_busy_through_every_try_is_one_line_saying_so_never_the_raw_sqlite_busy(tmp_path):
+    paused = []
+    db = WranglerD1(tmp_path, "DB", runner=lambda *a, **k: BUSY, pause=paused.append)
+    with pytest.raises(WranglerError) as busy:
+        run(db.all("UPDATE t SET a = 1"))
+    assert str(busy.value) == ("the local D1 stayed busy (SQLITE_BUSY) through 5 tries 2 s apart: another process "
+                               "holds it, such as a `tickwork tick`; nothing was changed: try again once it ends")
+    assert len(paused) == 4
+    remote = WranglerD1(tmp_path, "DB", remote=True, runner=lambda *a, **k: BUSY, pause=paused.append)
+    with pytest.raises(WranglerError):
+        run(remote.all("UPDATE t SET a = 1"))
+    assert len(paused) == 4, "Cloudflare's D1 is never this machine's file another process holds"
+
+
 def test_why_a_due_time_passed_less_than_the_threshold_ago_waits_for_the_next_tick(app):
     app.tick([every(15)], NINE, NINE + 14 * MINUTE)
     _, answer, _ = app.run("why", "census", now=NINE + 16 * MINUTE)

@@ -11,8 +11,10 @@
 // `--fresh` empties the local D1 first. The bundle is what `wrangler deploy --dry-run --outdir`
 // wrote (`make bundle`).
 
-import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { describeRun, Host, jsonLine } from './host.mjs';
@@ -30,6 +32,14 @@ const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
 const CONSOLE = '/cdn-cgi/tickwork/console';
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
+// While `dev` runs, its workerd holds the local D1: another on the same file (`wrangler d1 execute
+// --local`, a `tick` host) and dev's own meet SQLITE_BUSY. So dev says in this file of its state
+// directory where it listens, and the operator's command sends its changes to COMMAND_ROUTE
+// (tickwork_cli/local_d1.py's DevHostD1, with the file's token), `tick` its tick to the scheduled
+// route; the console and the scheduled route already go through dev.
+const DEV_FILE = 'tickwork-dev.json';
+const COMMAND_ROUTE = '/cdn-cgi/tickwork/d1';
+const TOKEN_HEADER = 'x-tickwork-dev-token';
 
 // Where everything is printed. Human: run lines and the Worker's output on stdout, its stderr on
 // stderr. JSON: stdout holds only one JSON object per run or skip; the rest goes to stderr.
@@ -139,7 +149,7 @@ function plain(res, status, text) {
 
 // Listens before the Worker is loaded, so that a port in use is said at once; requests wait for
 // `started` ({host, crons, withConsole}).
-function serve(started, printer, { port, track }) {
+function serve(started, printer, { port, track, token }) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     try {
@@ -169,6 +179,15 @@ function serve(started, printer, { port, track }) {
         if (wantsJson) return json(res, value.ok ? 200 : 500, { ...value, cron, time, lines });
         return plain(res, value.ok ? 200 : 500, value.ok ? 'Ran scheduled event' : `Scheduled event failed:\n${value.error}`);
       }
+      if (url.pathname === COMMAND_ROUTE && req.method === 'POST') {
+        if (req.headers[TOKEN_HEADER] !== token) return json(res, 403, { error: `the token of ${DEV_FILE} is needed` });
+        const { binding, statements } = JSON.parse(await readBody(req));
+        try {
+          return json(res, 200, { results: await track(host.batchOfTheCommand(binding, statements)) });
+        } catch (error) {
+          return json(res, 500, { error: String(error.message ?? error) });
+        }
+      }
       if (url.pathname === '/cdn-cgi/tickwork/reset' && req.method === 'POST') {
         return json(res, 200, { applied: await host.reset() });
       }
@@ -193,6 +212,38 @@ function serve(started, printer, { port, track }) {
     });
     server.listen(port, '127.0.0.1', () => resolve(server));
   });
+}
+
+// The `dev` running on the local D1 in `persistTo`, as its file says ({url, pid, token}), or null.
+function runningDev(persistTo) {
+  let dev;
+  try {
+    dev = JSON.parse(readFileSync(path.join(persistTo, DEV_FILE), 'utf8'));
+    process.kill(dev.pid, 0);
+  } catch (error) {
+    if (error.code !== 'EPERM') return null; // no file, or its process is gone
+  }
+  return dev;
+}
+
+// `tick` beside a running `dev`: the tick is dev's scheduled route's, on the bundle dev started
+// with. Null where nothing listens there after all (a dev killed without removing its file).
+async function tickThroughDev(dev, printer, cron, time) {
+  const query = new URLSearchParams({ time: String(time), far: '1', ...(cron ? { cron } : {}) });
+  let answer;
+  try {
+    const response = await fetch(`${dev.url}${SCHEDULED[0]}?${query}`, { headers: { accept: 'application/json' } });
+    answer = await response.json();
+  } catch (error) {
+    if (error.cause?.code === 'ECONNREFUSED') return null;
+    throw error;
+  }
+  process.stderr.write(`tickwork host: tickwork dev runs on this local D1 (${dev.url}): ticked through it, ` +
+    `on the bundle it started with\n`);
+  for (const { stream, line } of answer.lines ?? []) printer.worker(stream, line);
+  for (const run of answer.runs ?? []) printer.run(run);
+  if (!answer.ok) printer.error(`tick ${iso(time)} (${answer.cron}) failed:\n${answer.error}`);
+  return answer.ok ? 0 : 1;
 }
 
 // The timer of `dev`: the marks and crons of timer.mjs, delivered by real timeouts.
@@ -234,6 +285,12 @@ async function main() {
   }
   const printer = new Printer(values.json);
   const time = command === 'tick' ? tickTime(values.time, { now: Date.now(), far: values.far }) : undefined;
+  const dev = command === 'tick' ? runningDev(values['persist-to']) : null;
+  if (dev) {
+    const ticked = await tickThroughDev(dev, printer, values.cron, time);
+    if (ticked !== null) return ticked;
+  }
+  const token = randomUUID();
   const inflight = new Set();
   let host;
   let stopTimer = () => {};
@@ -273,7 +330,7 @@ async function main() {
   };
   let ready;
   const started = new Promise((resolve) => (ready = resolve));
-  server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track }) : undefined;
+  server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track, token }) : undefined;
 
   const startedAt = Date.now();
   host = await Host.start({
@@ -298,6 +355,10 @@ async function main() {
   }
 
   const { port } = server.address();
+  const devFile = path.join(values['persist-to'], DEV_FILE);
+  mkdirSync(values['persist-to'], { recursive: true });
+  writeFileSync(devFile, `${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid, token })}\n`, { mode: 0o600 });
+  process.on('exit', () => rmSync(devFile, { force: true }));
   const step = MINUTE;
   if (!values['no-timer']) stopTimer = startTimer(host, printer, { crons, step, track });
   const handlers = host.worker.handlerNames().join(', ') || 'none';

@@ -251,6 +251,16 @@ export class Host {
     return await this.worker.console(request, prefix);
   }
 
+  // The statements of one batch of the operator's command (tickwork_cli's DevHostD1), run on the
+  // Worker's own D1 binding, so that one process holds the local D1 while `dev` runs. The rows of each.
+  async batchOfTheCommand(binding, statements) {
+    const database = this.platform.databases[binding];
+    if (!database) throw new Error(`no D1 database is bound as ${binding}`);
+    const { db } = database;
+    const done = await db.batch(statements.map(({ sql, params }) => db.prepare(sql).bind(...params)));
+    return done.map((result) => result.results ?? []);
+  }
+
   async reset() {
     this.reported.clear();
     return await this.platform.reset();
