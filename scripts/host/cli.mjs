@@ -12,11 +12,11 @@
 // wrote (`make bundle`).
 
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 
+import { COMMAND_ROUTE, DEV_FILE, runningDev, TOKEN_HEADER, tokenMatches, writeDevFile } from './dev_file.mjs';
 import { describeRun, Host, jsonLine } from './host.mjs';
 import { iso, tickTime } from './times.mjs';
 import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
@@ -32,14 +32,6 @@ const SCHEDULED = ['/cdn-cgi/handler/scheduled', '/__scheduled'];
 const CONSOLE = '/cdn-cgi/tickwork/console';
 // How long Ctrl-C waits for invocations to end, and then for Miniflare to go, before exiting.
 const STOP_GRACE_MS = 700;
-// While `dev` runs, its workerd holds the local D1: another on the same file (`wrangler d1 execute
-// --local`, a `tick` host) and dev's own meet SQLITE_BUSY. So dev says in this file of its state
-// directory where it listens, and the operator's command sends its changes to COMMAND_ROUTE
-// (tickwork_cli/local_d1.py's DevHostD1, with the file's token), `tick` its tick to the scheduled
-// route; the console and the scheduled route already go through dev.
-const DEV_FILE = 'tickwork-dev.json';
-const COMMAND_ROUTE = '/cdn-cgi/tickwork/d1';
-const TOKEN_HEADER = 'x-tickwork-dev-token';
 
 // Where everything is printed. Human: run lines and the Worker's output on stdout, its stderr on
 // stderr. JSON: stdout holds only one JSON object per run or skip; the rest goes to stderr.
@@ -180,7 +172,7 @@ function serve(started, printer, { port, track, token }) {
         return plain(res, value.ok ? 200 : 500, value.ok ? 'Ran scheduled event' : `Scheduled event failed:\n${value.error}`);
       }
       if (url.pathname === COMMAND_ROUTE && req.method === 'POST') {
-        if (req.headers[TOKEN_HEADER] !== token) return json(res, 403, { error: `the token of ${DEV_FILE} is needed` });
+        if (!tokenMatches(req.headers[TOKEN_HEADER], token)) return json(res, 403, { error: `the token of ${DEV_FILE} is needed` });
         const { binding, statements } = JSON.parse(await readBody(req));
         try {
           return json(res, 200, { results: await track(host.batchOfTheCommand(binding, statements)) });
@@ -212,18 +204,6 @@ function serve(started, printer, { port, track, token }) {
     });
     server.listen(port, '127.0.0.1', () => resolve(server));
   });
-}
-
-// The `dev` running on the local D1 in `persistTo`, as its file says ({url, pid, token}), or null.
-function runningDev(persistTo) {
-  let dev;
-  try {
-    dev = JSON.parse(readFileSync(path.join(persistTo, DEV_FILE), 'utf8'));
-    process.kill(dev.pid, 0);
-  } catch (error) {
-    if (error.code !== 'EPERM') return null; // no file, or its process is gone
-  }
-  return dev;
 }
 
 // `tick` beside a running `dev`: the tick is dev's scheduled route's, on the bundle dev started
@@ -355,9 +335,7 @@ async function main() {
   }
 
   const { port } = server.address();
-  const devFile = path.join(values['persist-to'], DEV_FILE);
-  mkdirSync(values['persist-to'], { recursive: true });
-  writeFileSync(devFile, `${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid, token })}\n`, { mode: 0o600 });
+  const devFile = writeDevFile(values['persist-to'], { url: `http://127.0.0.1:${port}`, pid: process.pid, token });
   process.on('exit', () => rmSync(devFile, { force: true }));
   const step = MINUTE;
   if (!values['no-timer']) stopTimer = startTimer(host, printer, { crons, step, track });

@@ -87,7 +87,7 @@ def _js_number(value: int | float) -> int | float | None:
 
 
 # Where a running `tickwork dev` says it listens, in its state directory, and how a batch of the
-# command reaches it: scripts/host/cli.mjs's DEV_FILE, COMMAND_ROUTE and TOKEN_HEADER.
+# command reaches it: scripts/host/dev_file.mjs's DEV_FILE, COMMAND_ROUTE and TOKEN_HEADER.
 DEV_FILE = "tickwork-dev.json"
 COMMAND_ROUTE = "/cdn-cgi/tickwork/d1"
 TOKEN_HEADER = "x-tickwork-dev-token"
