@@ -13,6 +13,7 @@ from tickwork.operator_store import FROM_STATES, OperatorStore
 from tickwork.schedule_store import holds_lease
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
+from tickwork.words import asked_words as _asked_words
 from tickwork.words import attempts_of as _attempts_of
 from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_words, occurrence_words
 from tickwork.words import call_words as _call_words
@@ -235,13 +236,6 @@ def _due_words(item: dict) -> str:
     return when(item["due"]["ms"]) if item["due"] else "by hand"
 
 
-def _asked_for(item: dict) -> str:
-    """Who asked for a run by hand or a backfill: a run on its due time was asked for by no one."""
-    if item["by_hand"]:
-        return f"by hand by {item['by_hand']}"
-    return f"backfill by {item['backfill']}" if item["backfill"] else ""
-
-
 def _took_words(item: dict) -> str:
     return words.short(item["took_ms"]) if item["took_ms"] is not None else ""
 
@@ -267,7 +261,7 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
-                _asked_for(i), _missed_words(run, name), _clip(i["detail"], 60),
+                _asked_words(i), _missed_words(run, name), _clip(i["detail"], 60),
             ])
         lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "ASKED FOR",
                          "MISSED", "DETAIL"], table)

@@ -11,6 +11,7 @@ import re
 import uuid
 from dataclasses import dataclass
 
+from .alerts_store import iso_sql
 from .database import Database, Row
 from .schedule_store import ITEM_CANCELLABLE, LEASE_OPEN
 
@@ -194,8 +195,7 @@ BACKFILLABLE = "FROM tickwork_schedules WHERE name = ?1 AND removed_at IS NULL"
 LOG_BACKFILL = f"""
 INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
 SELECT ?7, ?3, ?4, 'backfill', name,
-       'backfill ' || ?2 || ' from ' || strftime('%Y-%m-%dT%H:%M:%fZ', ?5 / 1000.0, 'unixepoch')
-       || ' to ' || strftime('%Y-%m-%dT%H:%M:%fZ', ?6 / 1000.0, 'unixepoch') {BACKFILLABLE}
+       'backfill ' || ?2 || ' from ' || {iso_sql('?5')} || ' to ' || {iso_sql('?6')} {BACKFILLABLE}
 """
 REQUEST_BACKFILL = f"""
 INSERT INTO tickwork_backfills (id, schedule, from_at, to_at, who, requested_at, next_at)

@@ -280,6 +280,14 @@ def gap_words(gap: dict) -> str:
     return f"no tick from {when(start)} to {when(end)} ({short(end - start)})"
 
 
+def asked_words(run: dict) -> str:
+    """Who asked for a run by hand or a backfill (`tickwork history`'s ASKED FOR, the console's):
+    a run on its due time was asked for by no one."""
+    if run.get("by_hand"):
+        return f"by hand by {run['by_hand']}"
+    return f"backfill by {run['backfill']}" if run.get("backfill") else ""
+
+
 def missed_words(run: dict, name: str, verbose: bool = False) -> str:
     """`3 occurrences missed, 02-01 00:00 to 04-01 00:00; this run is for the latest`."""
     if run.get("covers") is None:
