@@ -4,7 +4,9 @@ constant time (crypto.timingSafeEqual), and a wrong one, or none, is refused."""
 
 import json
 import os
+import socket
 import stat
+import subprocess
 from pathlib import Path
 
 from helpers import in_node
@@ -60,3 +62,28 @@ def test_only_dev_s_own_token_is_taken(tmp_path):
     assert not matches("b5e0c5c2")
     assert not matches(None)  # no header
     assert not matches("")
+
+
+CLI_MJS = DEV_FILE_MJS.parent / "cli.mjs"
+
+
+def _dev(tmp_path: Path, state: Path, port: int) -> subprocess.CompletedProcess:
+    """`tickwork dev`'s host, refusing before it loads any Worker (so no bundle is needed)."""
+    return subprocess.run(["node", str(CLI_MJS), "dev", "--port", str(port), "--persist-to", str(state),
+                           "--config", str(tmp_path / "wrangler.toml"), "--bundle", str(tmp_path / "none")],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+
+def test_a_second_dev_on_the_local_d1_a_dev_runs_on_is_refused_saying_which(tmp_path):
+    """Two workerds on one file meet each other's lock (SQLITE_BUSY), and the second's file would
+    hide the first's from the command."""
+    state = tmp_path / "state"
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+        state.mkdir()
+        (state / "tickwork-dev.json").write_text(json.dumps({"url": url, "pid": os.getpid(), "token": "t"}))
+        done = _dev(tmp_path, state, 0)
+    assert done.returncode == 1
+    assert f"tickwork dev already runs on the local D1 in {state} ({url}, pid {os.getpid()})" in done.stderr
+    assert json.loads((state / "tickwork-dev.json").read_text())["url"] == url, "the running dev's file is kept"
+

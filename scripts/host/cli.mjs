@@ -16,7 +16,7 @@ import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-import { COMMAND_ROUTE, DEV_FILE, runningDev, TOKEN_HEADER, tokenMatches, writeDevFile } from './dev_file.mjs';
+import { COMMAND_ROUTE, DEV_FILE, listening, runningDev, TOKEN_HEADER, tokenMatches, writeDevFile } from './dev_file.mjs';
 import { describeRun, Host, jsonLine } from './host.mjs';
 import { iso, tickTime } from './times.mjs';
 import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
@@ -200,7 +200,7 @@ function serve(started, printer, { port, track, token }) {
   return new Promise((resolve, reject) => {
     server.once('error', (error) => {
       if (error.code !== 'EADDRINUSE') return reject(error);
-      reject(new Error(`port ${port} is in use (another make dev?); pick another: make dev ARGS="--port ${port + 1}"`));
+      reject(new Error(`port ${port} is in use (another tickwork dev?); pick another: tickwork dev --port ${port + 1}`));
     });
     server.listen(port, '127.0.0.1', () => resolve(server));
   });
@@ -265,10 +265,15 @@ async function main() {
   }
   const printer = new Printer(values.json);
   const time = command === 'tick' ? tickTime(values.time, { now: Date.now(), far: values.far }) : undefined;
-  const dev = command === 'tick' ? runningDev(values['persist-to']) : null;
-  if (dev) {
+  const dev = runningDev(values['persist-to']);
+  if (dev && command === 'tick') {
     const ticked = await tickThroughDev(dev, printer, values.cron, time);
     if (ticked !== null) return ticked;
+  }
+  // A second dev's workerd would meet the first's lock, and its file hide the first's.
+  if (dev && command === 'dev' && (await listening(dev))) {
+    throw new Error(`tickwork dev already runs on the local D1 in ${values['persist-to']} (${dev.url}, pid ${dev.pid}): ` +
+      `a second would meet its lock (SQLITE_BUSY); stop it, or give this one another --persist-to`);
   }
   const token = randomUUID();
   const inflight = new Set();

@@ -7,6 +7,7 @@
 
 import { timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 export const DEV_FILE = 'tickwork-dev.json';
@@ -40,4 +41,17 @@ export function runningDev(persistTo) {
     if (error.code !== 'EPERM') return null; // no file, or its process is gone
   }
   return dev;
+}
+
+// Whether something listens where `dev` says it does (a dev killed outright left its file).
+export function listening(dev) {
+  const { hostname, port } = new URL(dev.url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
