@@ -286,7 +286,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
     elif entry is not None:
         where = entry.get("source") or "unknown"
     elif manifest is None:
-        where = "unknown: the project has no build/app/tickwork_manifest.py (make build writes it)"
+        where = "unknown: the project has no build/app/tickwork_manifest.py (tickwork build writes it)"
     else:
         where = "not declared in the current build (build/app/tickwork_manifest.py)"
     last_tick = _number((app or {}).get("last_tick"))
