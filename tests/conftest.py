@@ -1,5 +1,25 @@
+import faulthandler
+
 import pytest
+from _pytest.faulthandler import fault_handler_stderr_fd_key, get_exit_on_timeout_config_value, get_timeout_config_value
 from helpers import open_store
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "faulthandler_timeout(seconds): this test's own faulthandler timeout in place of "
+                   "pyproject's, for a test whose set-up or run outlasts that on a loaded machine")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item):
+    """pytest arms `faulthandler_timeout` in its own wrapper around this hook (it has no marker for
+    it): a test marked with its own is armed again here, inside that wrapper, which disarms it after."""
+    marker = item.get_closest_marker("faulthandler_timeout")
+    armed = fault_handler_stderr_fd_key in item.config.stash  # not with -p no:faulthandler
+    if marker is not None and armed and get_timeout_config_value(item.config):
+        faulthandler.dump_traceback_later(marker.args[0], file=item.config.stash[fault_handler_stderr_fd_key],
+                                          exit=get_exit_on_timeout_config_value(item.config))
 
 
 @pytest.fixture

@@ -129,7 +129,36 @@ def test_history_says_a_backfilled_run_was_a_backfill_and_who_asked(tmp_path, ca
     assert sorted((r["backfill"] or "", r["at"]["ms"]) for r in answer["runs"]) == [
         ("", utc("2026-04-01 00:00")), ("ana", utc("2026-02-01 00:00"))]
     _, text, _ = app.run("history", "statement", now=utc("2026-04-01 00:07"), json_=False)
-    assert "backfill: ana" in text
+    header, backfilled = text.splitlines()[1:3]
+    assert "BY HAND" not in header and "ASKED FOR" in header
+    assert "backfill by ana" in backfilled
+    app.db.close()
+
+
+def test_history_says_a_run_after_missed_occurrences_is_for_the_latest_of_them(tmp_path, capsys):
+    """Its DUE is the first missed occurrence, its CALL the latest: the row says which it is for."""
+    from test_the_operators_command import App
+
+    app = App(tmp_path, capsys)
+    app.tick([calendar("0 0 1 * *", name="statement")], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
+    for argv in (["history", "statement"], ["history"]):
+        _, text, _ = app.run(*argv, now=utc("2026-04-01 00:06"), json_=False)
+        [row] = [line for line in text.splitlines() if "at 2026-04-01 00:00 UTC" in line]
+        assert row.split()[:2] in (["2026-02-01", "00:00"], ["2026-04-01", "00:05"]), row
+        assert "3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC; this run is for the latest" in row
+    app.db.close()
+
+
+def test_the_operator_log_says_a_backfills_range_in_iso_utc_times(tmp_path, capsys):
+    from test_the_operators_command import App
+
+    app = App(tmp_path, capsys)
+    app.tick([calendar("0 0 1 * *", name="statement")], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z", "--who", "ana",
+            now=utc("2026-04-01 00:06"))
+    _, text, _ = app.run("history", "statement", now=utc("2026-04-01 00:07"), json_=False)
+    [logged] = [line for line in text.splitlines() if " ana backfill " in line]
+    assert logged.endswith("from 2026-02-01T00:00:00.000Z to 2026-03-01T00:00:00.000Z)"), logged
     app.db.close()
 
 

@@ -349,7 +349,7 @@ def test_the_backfill_form_is_filled_with_the_occurrences_the_last_run_missed():
 
 def test_a_backfilled_run_says_who_asked_for_it():
     page = shown(backfilling_page(backfilled_by_ana(), now=APRIL + 2 * MINUTE))
-    assert "succeeded at 2026-02-01 00:00 UTC backfill: ana" in page
+    assert "succeeded at 2026-02-01 00:00 UTC backfill by ana" in page, "as `tickwork history` says it"
     assert "Backfills" in page and " ana 2026-02-01 00:00 UTC" in page and " done 1 " in page
 
 
@@ -360,7 +360,7 @@ def test_runs_across_schedules_show_a_retry_s_attempt(retrying):
 
 def test_runs_across_schedules_show_who_asked_for_a_backfill_and_the_occurrences_a_run_covered():
     page = shown(backfilling_page(backfilled_by_ana(), "/runs", now=APRIL + 2 * MINUTE))
-    assert "succeeded backfill: ana at 2026-02-01 00:00 UTC" in page
+    assert "succeeded backfill by ana at 2026-02-01 00:00 UTC" in page
     assert "succeeded 3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC" in page
 
 

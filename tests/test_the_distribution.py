@@ -5,7 +5,9 @@ import sys
 import tomllib
 from fnmatch import fnmatch
 
+import pytest
 from helpers import ROOT
+from packaging.specifiers import SpecifierSet
 from vendor import PINNED
 
 from tickwork_tool.command import CLI_EXTRA, main
@@ -30,6 +32,13 @@ def test_the_commands_extra_pins_the_builds_packages_at_the_versions_the_tests_r
 
     assert "pydantic" in extra
     assert {name: dev.get(name) for name in extra} == extra
+
+
+@pytest.mark.parametrize("python", ["3.13.0", "3.13.2", "3.14.0", "3.14.2"])
+def test_the_wheel_installs_on_the_pythons_of_the_workers_pyodides_and_the_cpythons_of_their_projects(python):
+    """A Worker made today runs Python 3.14 (Pyodide 314), one made before 2026-09-08 3.13; its
+    project's virtualenv, where the command runs, is CPython of either."""
+    assert python in SpecifierSet(PYPROJECT["project"]["requires-python"])
 
 
 def test_the_tickwork_command_is_the_wheels_console_script():

@@ -222,7 +222,9 @@ def test_why_without_a_manifest_says_the_place_is_unknown_and_handed_over_ones_s
     run(ScheduleStore(app.db).hand_over(
         "remind@abc", "app.domains.planning:remind", json.dumps({"kind": "once", "at_ms": NINE + HOUR}),
         "{}", f"once {NINE + HOUR}", 0, NINE + HOUR, None, NINE))
-    assert app.run("why", "census", now=NINE)[1]["declared"].startswith("unknown")
+    assert app.run("why", "census", now=NINE)[1]["declared"] == (
+        "unknown: the project has no build/app/tickwork_manifest.py (tickwork build writes it)"), (
+        "the command's own form, which every Worker has, not this repo's make target")
     assert app.run("why", "remind@abc", now=NINE)[1]["declared"] == (
         "handed over at run time: calls app.domains.planning:remind")
 
@@ -628,6 +630,30 @@ def test_a_wrangler_error_is_raised_with_its_text(tmp_path):
         run(short.batch([("SELECT 1", ()), ("SELECT 2", ())]))
 
 
+BUSY = Done(1, "", "workerd/util/sqlite.c++:1672: failed: SQLite failed; database is locked: SQLITE_BUSY\nstack: ...")
+
+
+def test_a_local_d1_found_busy_is_tried_again_a_few_seconds_apart_its_batch_having_rolled_back(tmp_path):
+    answers, paused = [BUSY, BUSY, Done(0, '[{"results": [{"a": 1}], "success": true}]')], []
+    db = WranglerD1(tmp_path, "DB", runner=lambda *a, **k: answers.pop(0), pause=paused.append)
+    assert run(db.all("SELECT 1 AS a")) == [{"a": 1}]
+    assert paused == [2.0, 2.0]
+
+
+def test_a_local_d1_busy_through_every_try_is_one_line_saying_so_never_the_raw_sqlite_busy(tmp_path):
+    paused = []
+    db = WranglerD1(tmp_path, "DB", runner=lambda *a, **k: BUSY, pause=paused.append)
+    with pytest.raises(WranglerError) as busy:
+        run(db.all("UPDATE t SET a = 1"))
+    assert str(busy.value) == ("the local D1 stayed busy (SQLITE_BUSY) through 5 tries 2 s apart: another process "
+                               "holds it, such as a `tickwork tick`; nothing was changed: try again once it ends")
+    assert len(paused) == 4
+    remote = WranglerD1(tmp_path, "DB", remote=True, runner=lambda *a, **k: BUSY, pause=paused.append)
+    with pytest.raises(WranglerError):
+        run(remote.all("UPDATE t SET a = 1"))
+    assert len(paused) == 4, "Cloudflare's D1 is never this machine's file another process holds"
+
+
 def test_why_a_due_time_passed_less_than_the_threshold_ago_waits_for_the_next_tick(app):
     app.tick([every(15)], NINE, NINE + 14 * MINUTE)
     _, answer, _ = app.run("why", "census", now=NINE + 16 * MINUTE)
@@ -785,6 +811,13 @@ def test_status_says_the_clock_and_the_state_disagree_after_ticks_ahead_of_the_c
     assert (code, answer["stopped"], answer["clock_disagrees"]) == (1, None, True)
     _, text, _ = app.run("schedules", now=NINE, json_=False)
     assert "ahead of this command's clock" in text.splitlines()[0]
+
+
+def test_status_tells_the_tickwork_commands_forms_which_every_worker_has_not_this_repos_make_targets(app):
+    app.tick([every(15)], NINE + 103 * 24 * HOUR)
+    _, text, _ = app.run("status", now=NINE, json_=False)
+    assert "tickwork tick TIME" in text and "tickwork dev --fresh" in text
+    assert "make " not in text
 
 
 # -- values wrangler would rewrite -------------------------------------------------------------

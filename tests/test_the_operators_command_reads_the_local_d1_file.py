@@ -1,18 +1,22 @@
 """`tickwork VERB --local` reads Miniflare's SQLite file of the local D1 (issue 18): found where
 Miniflare keeps it, opened read-only, never in a writer's way, its rows as D1's JSON gives them;
-the verbs that change go through wrangler. (tests/e2e/test_the_operators_command_on_the_local_d1.py
-compares its answers with wrangler's on the host's D1.)"""
+the verbs that change go through the running `tickwork dev`, else wrangler.
+(tests/e2e/test_the_operators_command_on_the_local_d1.py compares its answers with wrangler's on
+the host's D1.)"""
 
 import asyncio
 import json
+import os
+import socket
 import sqlite3
+import subprocess
 
 import pytest
 from helpers import MIGRATIONS, ROOT
 
 from tickwork.times import utc
 from tickwork_cli.cli import connect, main, parser
-from tickwork_cli.local_d1 import LocalD1File, database_file, database_name, object_id
+from tickwork_cli.local_d1 import DEV_FILE, DevHostD1, LocalD1File, database_file, database_name, object_id
 from tickwork_cli.wrangler_d1 import WranglerD1
 
 NOON = utc("2026-01-05 12:00")
@@ -77,6 +81,35 @@ def test_a_backfill_asked_for_or_cancelled_goes_through_wrangler_and_its_dry_run
     assert db_of("backfill", "--cancel", "abc") is WranglerD1
     assert db_of("backfill", "x", "--from", "2026-01-05T09:00Z", "--to", "2026-01-05T10:00Z", "--dry-run") is LocalD1File
     assert db_of("backfills") is LocalD1File
+
+
+def _db_of(state, *argv):
+    db, _ = connect(parser().parse_args([*argv, "--local", "--persist-to", str(state), "--project", str(ROOT)]))
+    return type(db)
+
+
+def test_while_tickwork_dev_runs_on_the_state_the_verbs_that_change_go_through_it_and_reads_stay_on_the_file(state):
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1]
+        (state / DEV_FILE).write_text(json.dumps({"url": f"http://127.0.0.1:{port}", "pid": os.getpid(), "token": "t"}))
+        assert {_db_of(state, verb, "x") for verb in ("pause", "resume", "run", "retry", "dismiss", "cancel")} == {
+            DevHostD1}
+        assert _db_of(state, "backfill", "--cancel", "abc") is DevHostD1
+        assert _db_of(state, "schedules") is LocalD1File
+        assert _db_of(state, "pause", "x", "--through-wrangler") is WranglerD1
+
+
+def test_a_file_a_dev_killed_outright_left_is_passed_over(state):
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    with socket.create_server(("127.0.0.1", 0)) as listening:
+        port = listening.getsockname()[1]
+        (state / DEV_FILE).write_text(json.dumps({"url": f"http://127.0.0.1:{port}", "pid": gone.pid, "token": "t"}))
+        assert _db_of(state, "pause", "x") is WranglerD1  # its process is gone
+    (state / DEV_FILE).write_text(json.dumps({"url": f"http://127.0.0.1:{port}", "pid": os.getpid(), "token": "t"}))
+    assert _db_of(state, "pause", "x") is WranglerD1  # nothing listens where it says
+    (state / DEV_FILE).write_text("{")
+    assert _db_of(state, "pause", "x") is WranglerD1
 
 
 def test_the_file_is_opened_read_only_and_a_write_changes_nothing(state):

@@ -125,6 +125,32 @@ def test_init_refuses_a_default_with_a_scheduled_of_its_own(tmp_path):
     assert "src/entry.py:8: Default has its own scheduled(): call tickwork from it" in _refusal(tmp_path)
 
 
+OWN_QUEUE = "\n    async def queue(self, batch, env=None, ctx=None):\n        for message in batch.messages:\n            message.ack()\n"
+
+
+def test_init_refuses_a_default_with_a_queue_of_its_own_saying_how_to_keep_it_beside_tickworks(tmp_path):
+    _worker(tmp_path, entry=ENTRY + OWN_QUEUE)
+
+    refused = _refusal(tmp_path)
+
+    assert "src/entry.py:8: Default has its own queue(): call tickwork from it" in refused
+    assert ("to keep your consumer for your own queues, hand tickwork only the batches of its queues: "
+            "`if batch.queue in APP.consumers: return await run_queue(APP, self.env, batch, self.ctx)` "
+            "first") in refused
+
+
+def test_a_queue_of_ones_own_handing_tickworks_batches_to_it_as_the_refusal_says_is_kept(tmp_path):
+    dispatching = OWN_QUEUE.replace(
+        "        for message", "        if batch.queue in APP.consumers:\n"
+        "            return await run_queue(APP, self.env, batch, self.ctx)\n        for message")
+    _worker(tmp_path, entry=ENTRY + dispatching)
+
+    _init(tmp_path)
+
+    entry = (tmp_path / "src" / "entry.py").read_text()
+    assert entry.count("async def queue(") == 1 and "message.ack()" in entry
+
+
 def _jsonc_worker(root, wrangler=TEMPLATE_WRANGLER_JSONC, name="wrangler.jsonc"):
     _worker(root)
     (root / "wrangler.toml").unlink()

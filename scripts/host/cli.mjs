@@ -11,10 +11,12 @@
 // `--fresh` empties the local D1 first. The bundle is what `wrangler deploy --dry-run --outdir`
 // wrote (`make bundle`).
 
-import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
+import { COMMAND_ROUTE, DEV_FILE, listening, runningDev, TOKEN_HEADER, tokenMatches, writeDevFile } from './dev_file.mjs';
 import { describeRun, Host, jsonLine } from './host.mjs';
 import { iso, tickTime } from './times.mjs';
 import { cronPlan, MINUTE, nextTickAt } from './timer.mjs';
@@ -139,7 +141,7 @@ function plain(res, status, text) {
 
 // Listens before the Worker is loaded, so that a port in use is said at once; requests wait for
 // `started` ({host, crons, withConsole}).
-function serve(started, printer, { port, track }) {
+function serve(started, printer, { port, track, token }) {
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url, 'http://127.0.0.1');
     try {
@@ -169,6 +171,15 @@ function serve(started, printer, { port, track }) {
         if (wantsJson) return json(res, value.ok ? 200 : 500, { ...value, cron, time, lines });
         return plain(res, value.ok ? 200 : 500, value.ok ? 'Ran scheduled event' : `Scheduled event failed:\n${value.error}`);
       }
+      if (url.pathname === COMMAND_ROUTE && req.method === 'POST') {
+        if (!tokenMatches(req.headers[TOKEN_HEADER], token)) return json(res, 403, { error: `the token of ${DEV_FILE} is needed` });
+        const { binding, statements } = JSON.parse(await readBody(req));
+        try {
+          return json(res, 200, { results: await track(host.batchOfTheCommand(binding, statements)) });
+        } catch (error) {
+          return json(res, 500, { error: String(error.message ?? error) });
+        }
+      }
       if (url.pathname === '/cdn-cgi/tickwork/reset' && req.method === 'POST') {
         return json(res, 200, { applied: await host.reset() });
       }
@@ -189,10 +200,30 @@ function serve(started, printer, { port, track }) {
   return new Promise((resolve, reject) => {
     server.once('error', (error) => {
       if (error.code !== 'EADDRINUSE') return reject(error);
-      reject(new Error(`port ${port} is in use (another make dev?); pick another: make dev ARGS="--port ${port + 1}"`));
+      reject(new Error(`port ${port} is in use (another tickwork dev?); pick another: tickwork dev --port ${port + 1}`));
     });
     server.listen(port, '127.0.0.1', () => resolve(server));
   });
+}
+
+// `tick` beside a running `dev`: the tick is dev's scheduled route's, on the bundle dev started
+// with. Null where nothing listens there after all (a dev killed without removing its file).
+async function tickThroughDev(dev, printer, cron, time) {
+  const query = new URLSearchParams({ time: String(time), far: '1', ...(cron ? { cron } : {}) });
+  let answer;
+  try {
+    const response = await fetch(`${dev.url}${SCHEDULED[0]}?${query}`, { headers: { accept: 'application/json' } });
+    answer = await response.json();
+  } catch (error) {
+    if (error.cause?.code === 'ECONNREFUSED') return null;
+    throw error;
+  }
+  process.stderr.write(`tickwork host: tickwork dev runs on this local D1 (${dev.url}): ticked through it, ` +
+    `on the bundle it started with\n`);
+  for (const { stream, line } of answer.lines ?? []) printer.worker(stream, line);
+  for (const run of answer.runs ?? []) printer.run(run);
+  if (!answer.ok) printer.error(`tick ${iso(time)} (${answer.cron}) failed:\n${answer.error}`);
+  return answer.ok ? 0 : 1;
 }
 
 // The timer of `dev`: the marks and crons of timer.mjs, delivered by real timeouts.
@@ -234,6 +265,17 @@ async function main() {
   }
   const printer = new Printer(values.json);
   const time = command === 'tick' ? tickTime(values.time, { now: Date.now(), far: values.far }) : undefined;
+  const dev = runningDev(values['persist-to']);
+  if (dev && command === 'tick') {
+    const ticked = await tickThroughDev(dev, printer, values.cron, time);
+    if (ticked !== null) return ticked;
+  }
+  // A second dev's workerd would meet the first's lock, and its file hide the first's.
+  if (dev && command === 'dev' && (await listening(dev))) {
+    throw new Error(`tickwork dev already runs on the local D1 in ${values['persist-to']} (${dev.url}, pid ${dev.pid}): ` +
+      `a second would meet its lock (SQLITE_BUSY); stop it, or give this one another --persist-to`);
+  }
+  const token = randomUUID();
   const inflight = new Set();
   let host;
   let stopTimer = () => {};
@@ -274,7 +316,7 @@ async function main() {
   };
   let ready;
   const started = new Promise((resolve) => (ready = resolve));
-  server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track }) : undefined;
+  server = command === 'dev' ? await serve(started, printer, { port: Number(values.port), track, token }) : undefined;
 
   const startedAt = Date.now();
   host = await Host.start({
@@ -299,6 +341,8 @@ async function main() {
   }
 
   const { port } = server.address();
+  const devFile = writeDevFile(values['persist-to'], { url: `http://127.0.0.1:${port}`, pid: process.pid, token });
+  process.on('exit', () => rmSync(devFile, { force: true }));
   const step = MINUTE;
   if (!values['no-timer']) stopTimer = startTimer(host, printer, { crons, step, track });
   const handlers = host.worker.handlerNames().join(', ') || 'none';

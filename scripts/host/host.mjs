@@ -15,7 +15,7 @@ import { iso } from './times.mjs';
 // schedule_store.run_id), read along the primary key; others, through the index by tick.
 const RUNS_OF_TICK = `
 SELECT id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, detail, at, n, i, dst,
-       items, batches, trace, events, by_hand, attempt
+       items, batches, trace, events, by_hand, backfill, attempt
 FROM (
   SELECT * FROM tickwork_runs
   WHERE id >= 'z' || printf('%012x', CAST(?1 AS INTEGER)) AND id < 'z' || printf('%012x', CAST(?1 AS INTEGER) + 60000)
@@ -55,6 +55,7 @@ export function runRecord(row) {
     events: row.events == null ? null : JSON.parse(row.events),
     trace: row.trace ?? null,
     by_hand: row.by_hand ?? null,
+    backfill: row.backfill ?? null,
     attempt: row.attempt ?? 1,
     id: row.id,
   };
@@ -90,7 +91,8 @@ export function describeRun(run) {
   const attempt = run.attempt > 1 ? ` (attempt ${run.attempt})` : '';
   const did = run.items != null ? `, ${run.items} record${run.items === 1 ? '' : 's'} purged` : emittedWords(run.events);
   // A run by hand made before the schedule was due is for no due time: it moved none.
-  const when = run.by_hand == null ? `due ${run.due}`
+  const asked = run.backfill != null ? `, backfill by ${run.backfill}` : '';
+  const when = run.by_hand == null ? `due ${run.due}${asked}`
     : run.due_at > run.tick_at ? `run by hand by ${run.by_hand}` : `due ${run.due}, by hand by ${run.by_hand}`;
   return printable(`${run.schedule} ${when}${call}${attempt}: ${run.outcome}${why ? ` (${why})` : ''}${did}${took}${detail}`);
 }
@@ -247,6 +249,16 @@ export class Host {
   // reach it.
   async console(request, prefix) {
     return await this.worker.console(request, prefix);
+  }
+
+  // The statements of one batch of the operator's command (tickwork_cli's DevHostD1), run on the
+  // Worker's own D1 binding, so that one process holds the local D1 while `dev` runs. The rows of each.
+  async batchOfTheCommand(binding, statements) {
+    const database = this.platform.databases[binding];
+    if (!database) throw new Error(`no D1 database is bound as ${binding}`);
+    const { db } = database;
+    const done = await db.batch(statements.map(({ sql, params }) => db.prepare(sql).bind(...params)));
+    return done.map((result) => result.results ?? []);
   }
 
   async reset() {

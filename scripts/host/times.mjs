@@ -56,7 +56,7 @@ export function tickTime(text, { now, far = false }) {
     throw new Error(
       `a tick at ${iso(time)} is ${span(away)} ${time > now ? 'after' : 'before'} now (${iso(now - (now % 1000))}) ` +
         `and the due times it leaves in D1 are kept for good. To tick there anyway add --far ` +
-        `(make tick ARGS=--far; far=1 on /cdn-cgi/handler/scheduled); make dev ARGS=--fresh ` +
+        `(tickwork tick TIME --far; far=1 on /cdn-cgi/handler/scheduled); tickwork dev --fresh ` +
         `starts again from an empty local D1`,
     );
   }

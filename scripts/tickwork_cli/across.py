@@ -6,7 +6,7 @@ import re
 
 from tickwork.operator_store import PAST_EVERY_RUN, OperatorStore
 
-from .verbs import Answer, _call_words, _clip, _did, _due_words, _page, _run_item, _table, _took_words
+from .verbs import Answer, _call_words, _clip, _did, _due_words, _missed_words, _page, _run_item, _table, _took_words
 from .words import when
 
 
@@ -38,9 +38,9 @@ async def recent(store: OperatorStore, now: int, since: int | None, outcome: str
         for i, run in zip(items, runs):
             table.append([when(i["tick"]["ms"]), i["schedule"], _clip(i["label"], 30), _due_words(i),
                           _took_words(i), i["outcome"], i["code"] or "",
-                          _call_words(run), _did(run), _clip(i["detail"], 50)])
-        lines += _table(["TICK", "SCHEDULE", "LABEL", "DUE", "TOOK", "OUTCOME", "CODE", "CALL", "DID", "DETAIL"],
-                        table)
+                          _call_words(run), _did(run), _missed_words(run, i["schedule"]), _clip(i["detail"], 50)])
+        lines += _table(["TICK", "SCHEDULE", "LABEL", "DUE", "TOOK", "OUTCOME", "CODE", "CALL", "DID", "MISSED",
+                         "DETAIL"], table)
     if after:
         lines += ["", f"more: tickwork history --before {after} (with the same filters)"]
     return Answer(data, lines)

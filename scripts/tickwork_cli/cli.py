@@ -19,7 +19,7 @@ from tickwork.operator_store import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
 from . import across, verbs
-from .local_d1 import LocalD1File, database_file
+from .local_d1 import DevHostD1, DevHostError, LocalD1File, database_file, running_dev
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
@@ -73,14 +73,15 @@ def parser() -> argparse.ArgumentParser:
     place = where.add_mutually_exclusive_group(required=True)
     place.add_argument("--local", action="store_true",
                        help="the local D1 of `tickwork dev`, in .wrangler/state or --persist-to: read from "
-                            "Miniflare's file, changed through wrangler d1 execute --local")
+                            "Miniflare's file, changed through the running tickwork dev, else through "
+                            "wrangler d1 execute --local")
     place.add_argument("--remote", action="store_true",
                        help="Cloudflare's D1 (wrangler d1 execute --remote): wrangler's login decides who may")
     place.add_argument("--sqlite", metavar="FILE", type=Path, help="a SQLite file holding tickwork's tables")
     where.add_argument("--persist-to", metavar="DIR", type=Path, help="with --local: wrangler's state directory")
     where.add_argument("--through-wrangler", action="store_true",
-                       help="with --local: read through `wrangler d1 execute --local` too, not Miniflare's file "
-                            "(changes always go through wrangler)")
+                       help="with --local: read and change through `wrangler d1 execute --local`, not "
+                            "Miniflare's file or the running tickwork dev")
     where.add_argument("--project", metavar="DIR", type=Path, default=Path("."),
                        help="the directory of wrangler.toml and pyproject.toml (default: here)")
     common.add_argument("--json", action="store_true", help="answer in JSON on stdout")
@@ -186,6 +187,9 @@ def connect(args) -> tuple[Database, Path | None]:
         path = _local_file(loaded, binding, state)  # a change too: wrangler would make an empty one
         if not _changes(args):
             return LocalD1File(path, binding), loaded.root
+        dev = running_dev(state)
+        if dev is not None:
+            return DevHostD1(dev, binding), loaded.root
     return WranglerD1(loaded.root, binding, remote=args.remote, persist_to=persist), loaded.root
 
 
@@ -313,11 +317,15 @@ def main(argv: list[str] | None = None, now: int | None = None, stdout=None, std
         return _say(stderr, printable(f"tickwork {args.verb}: {error}"), 1)
     except WranglerError as error:
         return _say(stderr, printable(f"tickwork {args.verb}: wrangler: {_database_error(str(error))}"), 1)
+    except DevHostError as error:
+        return _say(stderr, printable(f"tickwork {args.verb}: tickwork dev: {_database_error(str(error))}"), 1)
     except sqlite3.Error as error:
         return _say(stderr, printable(f"tickwork {args.verb}: {_database_error(str(error))}"), 1)
     finally:
         if isinstance(db, SQLiteDatabase):
             db.close()
+    if isinstance(db, DevHostD1):
+        _say(stderr, f"tickwork {args.verb}: made through the tickwork dev running on this local D1 ({db.url})", 0)
     if args.json:
         return _say(stdout, json_printable(json.dumps(answer.data, indent=2, ensure_ascii=False)), answer.code)
     return _say(stdout, "\n".join(printable(line) for line in answer.lines), answer.code)

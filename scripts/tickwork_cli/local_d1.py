@@ -12,18 +12,25 @@ no lock a writer waits for and sees what was committed when its read began, so r
 `tickwork dev` ticks is safe; a batch is one read transaction (one snapshot), and a busy timeout
 covers the moment a checkpoint holds the file. The statements are the operator store's, bound
 as SQLite binds them. Writes (`pause`, `resume`, `run`, `retry`, `dismiss`, `cancel`, `backfill`) are not
-made here: they go through `wrangler d1 execute --local`, as D1 batches made by workerd.
+made here: while `tickwork dev` runs they go through it (DevHostD1), else through `wrangler d1
+execute --local`, as D1 batches made by workerd.
 """
 
 import hashlib
 import hmac
+import json
 import math
+import os
+import socket
+import urllib.error
+import urllib.request
 from decimal import Decimal
 from pathlib import Path
 from typing import Sequence
+from urllib.parse import urlsplit
 
 from tickwork.adapters.sqlite import SQLiteDatabase
-from tickwork.database import Params, Row, Statement
+from tickwork.database import Database, Params, Row, Statement
 
 NAMESPACE = "miniflare-D1DatabaseObject"  # Miniflare's D1 plugin: the Durable Object's unique key
 
@@ -77,3 +84,68 @@ def _js_number(value: int | float) -> int | float | None:
     if not math.isfinite(number):
         return None
     return int(Decimal(repr(number))) if number.is_integer() and abs(number) < 1e21 else number
+
+
+# Where a running `tickwork dev` says it listens, in its state directory, and how a batch of the
+# command reaches it: scripts/host/dev_file.mjs's DEV_FILE, COMMAND_ROUTE and TOKEN_HEADER.
+DEV_FILE = "tickwork-dev.json"
+COMMAND_ROUTE = "/cdn-cgi/tickwork/d1"
+TOKEN_HEADER = "x-tickwork-dev-token"
+DEV_TIMEOUT_S = 120  # a batch waits behind the Worker's own D1 calls: a tick's, at most its minute
+
+
+class DevHostError(Exception):
+    """What the running `tickwork dev` answered to a batch it could not run."""
+
+
+def running_dev(state: Path) -> dict | None:
+    """The `tickwork dev` running on the local D1 in `state` ({url, pid, token}), or None: no file,
+    or one a dev killed outright left, its process gone or nothing listening where it says."""
+    try:
+        dev = json.loads((state / DEV_FILE).read_text())
+        os.kill(int(dev["pid"]), 0)
+    except PermissionError:
+        pass  # a process of another user: its port says whether it is dev
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    address = urlsplit(str(dev.get("url")))
+    try:
+        socket.create_connection((address.hostname, address.port), timeout=5).close()
+    except (OSError, ValueError):
+        return None
+    return dev
+
+
+class DevHostD1(Database):
+    """The local D1 through the running `tickwork dev`: each batch runs on the Worker's own binding
+    in dev's process, one D1 transaction, so that no second workerd meets dev's lock (SQLITE_BUSY)."""
+
+    def __init__(self, dev: dict, binding: str):
+        self.url, self.token, self.binding = dev["url"], dev["token"], binding
+        self.statements_run = self.round_trips = 0
+
+    async def all(self, sql: str, params: Params = ()) -> list[Row]:
+        [rows] = await self.batch([(sql, params)])
+        return rows
+
+    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
+        body = {"binding": self.binding,
+                "statements": [{"sql": sql, "params": list(params)} for sql, params in statements]}
+        request = urllib.request.Request(self.url + COMMAND_ROUTE, data=json.dumps(body).encode(), method="POST",
+                                         headers={"content-type": "application/json", TOKEN_HEADER: self.token})
+        self.statements_run += len(statements)
+        self.round_trips += 1
+        try:
+            with urllib.request.urlopen(request, timeout=DEV_TIMEOUT_S) as answer:
+                return json.loads(answer.read())["results"]
+        except urllib.error.HTTPError as error:
+            raise DevHostError(f"{self.url} answered {error.code}: {_said(error.read())}") from None
+        except (OSError, ValueError, KeyError) as error:
+            raise DevHostError(f"{self.url} did not answer the change (it may have been made): {error}") from None
+
+
+def _said(body: bytes) -> str:
+    try:
+        return str(json.loads(body)["error"])[:500]
+    except (ValueError, KeyError, TypeError):
+        return body.decode(errors="replace")[:500]

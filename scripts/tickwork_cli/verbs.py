@@ -13,6 +13,7 @@ from tickwork.operator_store import FROM_STATES, SEARCHED, OperatorStore
 from tickwork.schedule_store import ScheduleStore, holds_lease, out_of_date
 from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
+from tickwork.words import asked_words as _asked_words
 from tickwork.words import attempts_of as _attempts_of
 from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_words, occurrence_words
 from tickwork.words import call_words as _call_words
@@ -264,10 +265,9 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
-                i["by_hand"] or (f"backfill: {i['backfill']}" if i["backfill"] else ""),
-                _missed_words(run, name), _clip(i["detail"], 60),
+                _asked_words(i), _missed_words(run, name), _clip(i["detail"], 60),
             ])
-        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "BY HAND",
+        lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "ASKED FOR",
                          "MISSED", "DETAIL"], table)
     if logged:
         lines += ["", "Operator log:"]
@@ -290,7 +290,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
     elif entry is not None:
         where = entry.get("source") or "unknown"
     elif manifest is None:
-        where = "unknown: the project has no build/app/tickwork_manifest.py (make build writes it)"
+        where = "unknown: the project has no build/app/tickwork_manifest.py (tickwork build writes it)"
     else:
         where = "not declared in the current build (build/app/tickwork_manifest.py)"
     last_tick = _number((app or {}).get("last_tick"))
@@ -564,9 +564,9 @@ async def status(store: OperatorStore, now: int, threshold: int, binding: str = 
         lines = ["TICKS STOPPED: no tick has been recorded yet"]
     elif disagrees:
         lines = [f"CLOCK AND STATE DISAGREE: the last tick recorded, {when(last)}, is {words.short(last - now)} "
-                 f"after this command's clock ({when(now)}): ticks by hand into the future (make tick TIME=...) "
+                 f"after this command's clock ({when(now)}): ticks by hand into the future (tickwork tick TIME) "
                  f"or a clock that is behind. Whether ticks stopped cannot be told until the clock passes it; "
-                 f"make dev ARGS=--fresh starts a local D1 again from empty"]
+                 f"tickwork dev --fresh starts a local D1 again from empty"]
     elif stopped:
         lines = [f"TICKS STOPPED: the last tick was {when(last)}, {words.short(now - last)} ago, "
                  f"over the threshold of {words.short(threshold)}"]

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -29,6 +30,11 @@ QUIET = {
 # holding `BEGIN TRANSACTION` (refusing one that holds two), inside string literals too: a string
 # is written as literals joined with `||`, cut inside each, so the command never holds them.
 _UNTOUCHABLE = re.compile(r"(?<=BEGIN TRANS)(?=ACTION)|(?<=COMMIT)(?=;)", re.IGNORECASE)
+
+# A local D1 that another workerd holds (a `tickwork tick` host, or a dev older than this command)
+# answers SQLITE_BUSY, its batch rolled back: tried again this many times, this far apart.
+BUSY_TRIES = 5
+BUSY_PAUSE_S = 2.0
 
 # SQLite's own integers: a larger one would be read as a REAL.
 _SMALLEST, _LARGEST = -(2**63), 2**63 - 1
@@ -134,12 +140,13 @@ class WranglerD1(Database):
     remote (Cloudflare's, as wrangler's login allows)."""
 
     def __init__(self, project: Path, binding: str, remote: bool = False, persist_to: Path | None = None,
-                 runner=subprocess.run):
+                 runner=subprocess.run, pause=time.sleep):
         self.project = project
         self.binding = binding
         self.remote = remote
         self.persist_to = persist_to
         self.runner = runner
+        self.pause = pause
         self.statements_run = 0
         self.round_trips = 0
         self.rows_written = 0
@@ -161,12 +168,7 @@ class WranglerD1(Database):
             raise WranglerError(f"a statement could not be written for wrangler: {error}") from None
         self.statements_run += len(statements)
         self.round_trips += 1
-        try:
-            done = self.runner(self.command(text), cwd=self.project, env={**os.environ, **QUIET},
-                               capture_output=True, text=True, timeout=300)
-        except (OSError, subprocess.TimeoutExpired) as error:
-            raise WranglerError(f"wrangler did not run: {error}") from None
-        answer = _json(done.stdout)
+        done, answer = self._execute(text)
         if done.returncode != 0 or not isinstance(answer, list):
             raise WranglerError(_error_text(answer, done))
         if len(answer) != len(statements):
@@ -177,6 +179,24 @@ class WranglerD1(Database):
                 raise WranglerError(f"wrangler answered a statement that failed: {json.dumps(result)[:300]}")
             results.append([dict(row) for row in result.get("results") or []])
         return results
+
+    def _execute(self, text: str) -> tuple[subprocess.CompletedProcess, object]:
+        """wrangler's run of the command and its JSON answer; a local D1 found busy, again."""
+        for tried in range(1, BUSY_TRIES + 1):
+            try:
+                done = self.runner(self.command(text), cwd=self.project, env={**os.environ, **QUIET},
+                                   capture_output=True, text=True, timeout=300)
+            except (OSError, subprocess.TimeoutExpired) as error:
+                raise WranglerError(f"wrangler did not run: {error}") from None
+            answer = _json(done.stdout)
+            busy = done.returncode != 0 and "SQLITE_BUSY" in done.stdout + done.stderr
+            if not busy or self.remote:
+                return done, answer
+            if tried < BUSY_TRIES:
+                self.pause(BUSY_PAUSE_S)
+        raise WranglerError(f"the local D1 stayed busy (SQLITE_BUSY) through {BUSY_TRIES} tries "
+                            f"{BUSY_PAUSE_S:g} s apart: another process holds it, such as a `tickwork tick`; "
+                            "nothing was changed: try again once it ends")
 
 
 def _json(stdout: str):

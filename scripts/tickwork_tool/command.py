@@ -25,8 +25,31 @@ For the Worker in this folder:
   tick TIME [ARGS]  build, bundle and run one tick at TIME (ISO UTC, epoch ms or now) against the local D1 (--far, --json)
 
 The operator's verbs (tickwork schedules --help, ...):
-  schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, status
+  schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, backfills, status
 """
+HOST_USAGE = {
+    "dev": """usage: tickwork dev [--port N] [--json] [--fresh] [--no-timer] [--persist-to DIR] [--config FILE]
+
+Build, bundle and run the Worker in this folder on the local host, offline: it serves the Worker's
+fetch on the port (default 8787) and ticks at each whole minute.
+  --port N          the port to serve on (default 8787)
+  --json            one JSON object per run or skip on stdout; the rest on stderr
+  --fresh           empty the local D1 first, then apply the migrations
+  --no-timer        tick only when asked (GET /cdn-cgi/handler/scheduled?time=...)
+  --persist-to DIR  wrangler's state directory (default .wrangler/state)
+  --config FILE     wrangler.json, wrangler.jsonc or wrangler.toml (default: the first there)
+""",
+    "tick": """usage: tickwork tick TIME [--far] [--cron CRON] [--json] [--persist-to DIR] [--config FILE]
+
+Build, bundle and run one tick of the Worker in this folder at TIME against the local D1, and exit.
+  TIME              2026-01-05T09:15Z (ISO, UTC unless it says otherwise), epoch ms, or now
+  --far             allow a TIME more than a day from now (its due times stay in the local D1)
+  --cron CRON       the cron the tick is for (default: the Worker's trigger)
+  --json            one JSON object per run or skip on stdout; the rest on stderr
+  --persist-to DIR  wrangler's state directory (default .wrangler/state)
+  --config FILE     wrangler.json, wrangler.jsonc or wrangler.toml (default: the first there)
+""",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,7 +118,7 @@ def host(verb: str, rest: list[str]) -> int:
     stderr, so that with --json stdout holds only the host's JSON lines."""
     root = Path.cwd()
     if {"-h", "--help"} & set(rest):
-        print(USAGE, end="")
+        print(HOST_USAGE[verb], end="")
         return 0
     if verb == "tick":
         if not rest:

@@ -39,6 +39,10 @@ async def queue(self, batch, env=None, ctx=None):
     await run_queue(APP, self.env, batch, self.ctx)
 """
 HANDLERS = dict(zip(("scheduled", "queue"), METHODS.split("\n\n")))  # each one's lines in METHODS
+# run_queue retries a batch of a queue the app declares no consumer for: a Worker's own consumer
+# goes on beside tickwork's by handing it only the batches of tickwork's queues.
+BESIDE = {"queue": "; to keep your consumer for your own queues, hand tickwork only the batches of its queues: "
+                   "`if batch.queue in APP.consumers: return await run_queue(APP, self.env, batch, self.ctx)` first"}
 MAIN = re.compile(r"""(?m)^main\s*=\s*(["'])([^"'\n]*)\1""")
 BUILD = re.compile(r"(?m)^\[build\][ \t]*(#.*)?$")
 MADE = ("build/", "python_modules/", "node_modules/", ".wrangler/")
@@ -289,7 +293,7 @@ def _entry_refusals(path: Path, name: str) -> list[str]:
     if default.body[0].lineno == default.lineno:
         return [f"{name}:{default.lineno}: Default's body is on its class line: write it on lines of its own"]
     return [f"{name}:{method.lineno}: Default has its own {handler}(): call tickwork from it "
-            f"({_tickworks_call(handler)}), then run tickwork init again"
+            f"({_tickworks_call(handler)}), then run tickwork init again" + BESIDE.get(handler, "")
             for handler, method in _handlers(default).items() if not _calls_tickwork(handler, method)]
 
 

@@ -11,6 +11,7 @@ import re
 import uuid
 from dataclasses import dataclass
 
+from .alerts_store import iso_sql
 from .backfill_store import ONE_OFF_DONE
 from .database import Database, Row
 from .schedule_store import IS_FAILING, ITEM_CANCELLABLE, LEASE_OPEN
@@ -221,12 +222,13 @@ WHERE id = ?1 AND {when} RETURNING id
 
 # A backfill asked for: the request and its log row, only for a schedule still there, or a one-off
 # item done with its call (?1 its name, ?2 the backfill's id, ?3 now, ?4 who, ?5 from, ?6 to, ?7 the
-# log's id). The tick's backfill step makes it.
+# log's id; the log says the range in ISO UTC times, as an operator reads it). The tick's backfill
+# step makes it.
 BACKFILLABLE = f"FROM tickwork_schedules WHERE name = ?1 AND (removed_at IS NULL OR ended = '{ONE_OFF_DONE}')"
 LOG_BACKFILL = f"""
 INSERT INTO tickwork_operator_log (id, at, who, verb, schedule, detail)
 SELECT ?7, ?3, ?4, 'backfill', name,
-       'backfill ' || ?2 || ' from ' || CAST(?5 AS INTEGER) || ' to ' || CAST(?6 AS INTEGER) {BACKFILLABLE}
+       'backfill ' || ?2 || ' from ' || {iso_sql('?5')} || ' to ' || {iso_sql('?6')} {BACKFILLABLE}
 """
 REQUEST_BACKFILL = f"""
 INSERT INTO tickwork_backfills (id, schedule, from_at, to_at, who, requested_at, next_at)

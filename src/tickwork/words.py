@@ -291,17 +291,24 @@ def gap_words(gap: dict) -> str:
     return f"no tick from {when(start)} to {when(end)} ({short(end - start)})"
 
 
+def asked_words(run: dict) -> str:
+    """Who asked for a run by hand or a backfill (`tickwork history`'s ASKED FOR, the console's):
+    a run on its due time was asked for by no one."""
+    if run.get("by_hand"):
+        return f"by hand by {run['by_hand']}"
+    return f"backfill by {run['backfill']}" if run.get("backfill") else ""
+
+
 def missed_words(run: dict, name: str, verbose: bool = False) -> str:
     """`3 occurrences missed, 02-01 00:00 to 04-01 00:00; this run is for the latest`."""
     if run.get("covers") is None:
         return ""
     first, last = int(run["covers_first"]), int(run["covers_last"])
     count = f"{'more than ' if run.get('covers_more') else ''}{int(run['covers'])}"
-    text = f"{count} occurrences missed, {when(first)} to {when(last)}"
+    what = "run" if run["outcome"] != "skipped" else "skip"
+    text = f"{count} occurrences missed, {when(first)} to {when(last)}; this {what} is for the latest"
     if verbose:
-        what = "run" if run["outcome"] != "skipped" else "skip"
-        text += (f"; this {what} is for the latest: `tickwork backfill {name} --from {iso(first)} "
-                 f"--to {iso(last)}` makes the others")
+        text += f": `tickwork backfill {name} --from {iso(first)} --to {iso(last)}` makes the others"
     return text
 
 

@@ -434,11 +434,19 @@ def pytest_configure(config):
     )
 
 
+# An e2e test's set-up builds a wheel, a virtualenv, npm packages or a bundle and starts Pyodide:
+# 35 s for the slowest at load 2, some 5 min at load 20 on 2 cores. pyproject's 120 s dumped the
+# threads of tests that then passed; 10 min is over any such run and still tells a real hang.
+E2E_FAULTHANDLER_TIMEOUT = 600
+
+
 def pytest_collection_modifyitems(items):
     here = Path(__file__).parent
     for item in items:
         if here in Path(item.fspath).parents:
             item.add_marker(pytest.mark.e2e)
+            if item.get_closest_marker("faulthandler_timeout") is None:
+                item.add_marker(pytest.mark.faulthandler_timeout(E2E_FAULTHANDLER_TIMEOUT))
 
 
 def _env():
@@ -603,22 +611,24 @@ class LocalHost:
         dry_run(self.project, outdir)
 
     def run_host(self, *args: str) -> subprocess.CompletedProcess:
-        """Another host process on the same D1 state, e.g. a one-shot `tick`."""
+        """Another host process on the same D1 state (unless `args` name another: the last flag
+        given wins), e.g. a one-shot `tick`, which a `dev` running on that state makes itself."""
         return subprocess.run(
-            ["node", str(HOST), *args, "--config", str(self.project / "wrangler.toml"),
-             "--bundle", str(self.project / "build" / "worker"), "--persist-to", str(self.state)],
+            ["node", str(HOST), "--config", str(self.project / "wrangler.toml"),
+             "--bundle", str(self.project / "build" / "worker"), "--persist-to", str(self.state), *args],
             cwd=self.project, env=_env(), capture_output=True, text=True, timeout=180,
         )
 
 
 @contextmanager
-def running_host(project: Path, config: Path | None = None, state: Path | None = None):
+def running_host(project: Path, config: Path | None = None, state: Path | None = None, timer: bool = False):
     """`node cli.mjs dev` on `project`'s bundle, with `config` (project/wrangler.toml unless
-    given) and its D1 state in `state` (project/state), until the block ends."""
+    given) and its D1 state in `state` (project/state), until the block ends; ticking by itself
+    with `timer`."""
     config = config or project / "wrangler.toml"
     state = state or project / "state"
     process = subprocess.Popen(
-        ["node", str(HOST), "dev", "--no-timer", "--port", "0",
+        ["node", str(HOST), "dev", *([] if timer else ["--no-timer"]), "--port", "0",
          "--config", str(config), "--bundle", str(project / "build" / "worker"),
          "--persist-to", str(state)],
         cwd=project, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -49,8 +49,9 @@ def test_an_action_reads_a_var_and_a_secret_and_its_row_commits_with_the_runs_en
     assert E2E_REPORTS_TOKEN not in host.printed()
 
 
-def test_with_secrets_in_dev_vars_a_json_tick_keeps_stdout_to_json_lines(host):
-    done = host.run_host("tick", "--time", str(NINE), "--far", "--json")
+def test_with_secrets_in_dev_vars_a_json_tick_keeps_stdout_to_json_lines(host, tmp_path):
+    """A host of its own, on a local D1 no dev runs on (beside one, the tick would be dev's)."""
+    done = host.run_host("tick", "--time", str(NINE), "--far", "--json", "--persist-to", str(tmp_path / "state"))
 
     assert done.returncode == 0, done.stderr
     assert all(line.startswith("{") for line in done.stdout.splitlines()), done.stdout

@@ -28,7 +28,10 @@ def test_a_backfill_asked_for_on_the_local_d1_is_made_by_the_next_ticks(host):
     asked = answer(tickwork(host, "backfill", "chore_census", "--from", "2026-01-05T12:00Z", "--to",
                             "2026-01-05T13:00Z", "--who", "ana", "--json", now=utc("2026-01-05 13:01")))
     assert asked["changed"]
+    since = len(host.output)
     host.tick(utc("2026-01-05 13:01"))
+    printed = host.printed("chore_census due 2026-01-05T12:15:00Z", since=since)
+    assert "chore_census due 2026-01-05T12:15:00Z, backfill by ana: succeeded" in printed, printed
     host.tick(utc("2026-01-05 13:02"))
     made = [(r["at"], r["outcome"], r["backfill"]) for r in census_runs(host) if r["backfill"]]
     assert made == [(utc("2026-01-05 12:15"), "succeeded", "ana"), (utc("2026-01-05 12:30"), "succeeded", "ana"),

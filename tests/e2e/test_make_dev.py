@@ -82,17 +82,19 @@ def test_a_request_to_a_worker_without_fetch_answers_a_plain_404_saying_so(dev):
     assert "Traceback" not in answer.text
 
 
-def test_a_port_in_use_is_named_with_how_to_pick_another_in_one_line(host):
+def test_a_port_in_use_is_named_with_how_to_pick_another_in_one_line(host, tmp_path):
+    """In the `tickwork dev` form every Worker has; on a D1 of its own (beside the host's running
+    dev, a second dev is refused first)."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
 
-        done = host.run_host("dev", "--port", str(port))
+        done = host.run_host("dev", "--port", str(port), "--persist-to", str(tmp_path / "state"))
 
     assert done.returncode == 1
     assert done.stderr == (
-        f'tickwork host: port {port} is in use (another make dev?); pick another: make dev ARGS="--port {port + 1}"\n'
+        f"tickwork host: port {port} is in use (another tickwork dev?); pick another: tickwork dev --port {port + 1}\n"
     )
 
 

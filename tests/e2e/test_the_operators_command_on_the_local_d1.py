@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from conftest import running_host
 from helpers import ROOT
 
 from tickwork.times import utc
@@ -271,3 +272,32 @@ def test_local_reads_the_file_wrangler_writes_for_each_way_of_naming_the_databas
     assert isinstance(db, LocalD1File)
     assert asyncio.run(db.all("SELECT x FROM t")) == [{"x": "here"}]
     db.close()
+
+
+@pytest.fixture(scope="module")
+def ticking(host, tmp_path_factory):
+    """`tickwork dev` ticking by itself, on a local D1 of its own: with queues bound, at each
+    10-second mark, so that its workerd holds the D1 most of each minute."""
+    with running_host(host.project, state=tmp_path_factory.mktemp("ticking") / "state", timer=True) as dev:
+        assert "sweep due" in dev.printed("sweep due", timeout=150), "".join(dev.output)
+        yield dev
+
+
+def test_with_dev_ticking_the_commands_changes_go_through_it_and_each_one_is_made(ticking):
+    """Made through `wrangler d1 execute --local`, a second workerd on dev's file, 2 in 3 failed
+    with a raw SQLITE_BUSY, and dev's own D1 calls met it too."""
+    for i, verb in enumerate(["pause", "resume"] * 3 + ["run"]):
+        done = tickwork(ticking, verb, "chore_census", "--who", f"op{i}")
+        assert done.returncode == 0, done.stderr
+        assert done.stderr.startswith(f"tickwork {verb}: made through the tickwork dev running on this local D1 "
+                                      f"({ticking.url})"), done.stderr
+    logged = answer(tickwork(ticking, "history", "chore_census", "--json"))["operator_log"]
+    assert sorted(row["who"] for row in logged) == ["op0", "op1", "op2", "op3", "op4", "op5", "op6"]
+    assert "SQLITE_BUSY" not in "".join(ticking.output)
+
+
+def test_a_tick_by_hand_beside_dev_ticking_is_dev_s_own_and_meets_no_sqlite_busy(ticking):
+    done = ticking.run_host("tick", "--time", "now", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "ticked through it" in done.stderr
+    assert "SQLITE_BUSY" not in done.stdout + done.stderr + "".join(ticking.output)

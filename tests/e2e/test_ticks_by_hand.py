@@ -75,8 +75,8 @@ def test_a_tick_more_than_a_day_from_the_clock_is_refused_without_far(when, said
     refused = tick_time(when)["refused"]
 
     assert f"a tick at {when[:16]}:00Z is {said}" in refused
-    assert "add --far (make tick ARGS=--far; far=1 on /cdn-cgi/handler/scheduled)" in refused
-    assert "make dev ARGS=--fresh starts again from an empty local D1" in refused
+    assert "add --far (tickwork tick TIME --far; far=1 on /cdn-cgi/handler/scheduled)" in refused
+    assert "tickwork dev --fresh starts again from an empty local D1" in refused
 
 
 def test_with_far_a_tick_ten_years_ahead_is_made():

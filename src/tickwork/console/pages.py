@@ -123,7 +123,7 @@ def outcome(run: dict) -> Html:
 
 def outcome_noted(run: dict) -> Html:
     """The outcome, with a retry's attempt and who asked for a run by hand or a backfill below it."""
-    notes = [attempt(run, None), asked_by(run), words.missed_words(run, run["schedule"])]
+    notes = [attempt(run, None), words.asked_words(run), words.missed_words(run, run["schedule"])]
     return join([outcome(run), *(tag("span", note, class_="zone") for note in notes if note)])
 
 
@@ -330,11 +330,11 @@ def schedule(frame: Frame, name: str, found, declared_source: str | None, next_d
             actions.append(button(frame, "/schedule/cancel", "Cancel this item", back, name=name))
     runs = found.runs
     history = table(
-        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR BY",
+        ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
         [[moment(None if words.ahead_of_due(run) else run["due_at"], frame.now, zone),
           moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, attempts),
-          run.get("kind") or "", words.call_words(run), words.did(run), asked_by(run),
+          run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run.get("trace") or "", class_="id"), detail(run)]
          for run in runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in facts)),
@@ -357,12 +357,6 @@ def attempt(run: dict, attempts: int | None) -> str:
     """`attempt 2 of 4` where the schedule retries or the run is a retry; '' otherwise."""
     number = int(run.get("attempt") or 1)
     return words.attempt_words(number, attempts) if attempts or number > 1 else ""
-
-
-def asked_by(run: dict) -> str:
-    if run.get("by_hand"):
-        return f"by hand: {run['by_hand']}"
-    return f"backfill: {run['backfill']}" if run.get("backfill") else ""
 
 
 def detail(run: dict) -> str:
