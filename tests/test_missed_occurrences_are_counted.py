@@ -73,7 +73,7 @@ def test_a_calendar_run_covering_exactly_the_bound_records_that_many_and_past_it
 def test_a_record_past_the_bound_says_more_than_the_bound_were_missed():
     from tickwork.words import missed_words
 
-    record = {"covers": 100, "covers_first": utc("2026-01-01 00:01"), "covers_last": utc("2026-01-02 00:00")}
+    record = {"outcome": "succeeded", "covers": 100, "covers_first": utc("2026-01-01 00:01"), "covers_last": utc("2026-01-02 00:00")}
     assert missed_words({**record, "covers_more": 1}, "minutely").startswith("more than 100 occurrences missed")
     assert missed_words({**record, "covers_more": 0}, "minutely").startswith("100 occurrences missed")
 
