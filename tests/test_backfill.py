@@ -560,3 +560,84 @@ def test_a_tick_reading_the_backfills_again_near_its_cap_stays_within_it(tmp_pat
         app.tick(censuses, utc("2026-03-02 14:00:30"), max_statements=cap)
         assert app.db.statements_run - before <= cap, cap
         app.db.close()
+
+
+def tick_statements(app, schedules, moment):
+    """The statements the tick at `moment` makes."""
+    before = app.db.statements_run
+    app.tick(schedules, moment)
+    return app.db.statements_run - before
+
+
+def weekly_item_backfilled(app):
+    """A weekly item handed over, and a backfill of it asked for: its id."""
+    from test_schedules_handed_over import send_statement
+
+    from tickwork.per_item import Items
+
+    id = run(Items(app.db, lambda: utc("2026-01-04 12:00")).calendar(
+        send_statement, {"customer": "c1"}, "0 9 * * 1", zone="Europe/Berlin"))
+    app.tick([], utc("2026-02-01 10:00"))
+    app.run("backfill", id, "--from", "2026-01-01T00:00Z", "--to", "2026-01-25T00:00Z", now=utc("2026-02-01 10:01"))
+    return id
+
+
+def test_a_backfill_of_an_item_cancelled_after_it_was_asked_ends_as_its_schedule_gone(app):
+    from tickwork.per_item import Items
+
+    id = weekly_item_backfilled(app)
+    run(Items(app.db, lambda: utc("2026-02-01 10:01")).cancel(id))
+    app.tick([], utc("2026-02-01 10:02"))  # the backfill step finds its item ended
+    assert tick_statements(app, [], utc("2026-02-01 10:03")) == FIRST_READ
+    [item] = app.run("backfills", now=utc("2026-02-01 10:04"))[1]["backfills"]
+    assert (item["state"], item["made"], item["ended"]["ms"]) == ("ended", 0, utc("2026-02-01 10:02"))
+    _, said, _ = app.run("backfills", now=utc("2026-02-01 10:04"), json_=False)
+    assert "ended: its schedule is gone" in said
+
+
+def test_a_backfill_whose_schedule_housekeeping_deleted_ends_as_its_schedule_gone(app):
+    from tickwork.per_item import Items
+
+    id = weekly_item_backfilled(app)
+    run(Items(app.db, lambda: utc("2026-02-01 10:01")).cancel(id))
+    later = utc("2026-03-05 10:00")
+    app.tick([], later)  # housekeeping deletes the item cancelled past the retention
+    assert app.rows("SELECT name FROM tickwork_schedules WHERE name = ?1", id) == []
+    app.rows("UPDATE tickwork_backfills SET state = 'pending', ended_at = NULL")  # as a tickwork before left it
+    app.tick([], later + MINUTE)  # the backfill step finds its schedule gone
+    assert tick_statements(app, [], later + 2 * MINUTE) == FIRST_READ
+    [item] = app.run("backfills", now=later + 3 * MINUTE)[1]["backfills"]
+    assert (item["state"], item["ended"]["ms"]) == ("ended", later + MINUTE)
+
+
+def test_a_backfill_waiting_on_a_paused_or_removed_schedule_costs_a_nothing_due_tick_no_statement(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.run("pause", "statement", now=APRIL + MINUTE)
+    assert tick_statements(app, [monthly], APRIL + 2 * MINUTE) == FIRST_READ
+    app.run("resume", "statement", now=APRIL + 3 * MINUTE)
+    app.tick([], APRIL + 3 * MINUTE)  # a deploy without it: it waits until declared again
+    assert tick_statements(app, [], APRIL + 4 * MINUTE) == FIRST_READ
+    assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "pending"}]
+    app.tick([monthly], APRIL + 5 * MINUTE, APRIL + 6 * MINUTE)  # declared again, made from the tick after
+    assert [at for at, _, _ in backfilled(app)] == [utc("2026-02-01 00:00")]
+    assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "done"}]
+
+
+def test_a_backfill_of_an_item_handed_over_again_between_the_steps_read_and_its_end_is_kept(app):
+    from test_schedules_handed_over import send_statement
+
+    from tickwork.backfill_store import END_GONE
+    from tickwork.per_item import Items
+
+    id = weekly_item_backfilled(app)
+    handed = Items(app.db, lambda: utc("2026-02-01 10:01"))
+    run(handed.cancel(id))
+
+    async def meanwhile():  # handed over again, under the same id
+        await handed.calendar(send_statement, {"customer": "c1"}, "0 9 * * 1", zone="Europe/Berlin")
+
+    run(tick_at(Meanwhile(app.db, END_GONE, meanwhile), [], utc("2026-02-01 10:02")))
+    assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "pending"}]
+    app.tick([], utc("2026-02-01 10:03"))  # it owes nothing from before it was handed over again
+    assert app.rows("SELECT state, made FROM tickwork_backfills") == [{"state": "done", "made": 0}]

@@ -353,6 +353,14 @@ def test_a_backfilled_run_says_who_asked_for_it():
     assert "Backfills" in page and " ana 2026-02-01 00:00 UTC" in page and " done 1 " in page
 
 
+def test_a_backfill_ended_for_want_of_its_schedule_says_why_as_tickwork_backfills_does():
+    db = monthly_store()
+    run(OperatorStore(db).backfill("statement", utc("2026-02-01 00:00"), utc("2026-02-01 00:00"), "ana", APRIL))
+    run(db.all("UPDATE tickwork_backfills SET state = 'ended', ended_at = ?1", (APRIL,)))  # as the tick ends one
+    page = shown(backfilling_page(db, now=APRIL + 2 * MINUTE))
+    assert " ended: its schedule is gone 0 " in page
+
+
 def test_runs_across_schedules_show_a_retry_s_attempt(retrying):
     page = shown(ask(retrying, "GET", f"{PREFIX}/runs", now=TEN + 2 * MINUTE, app=RETRYING))
     assert "failed (internal_fault) attempt 2 " in page

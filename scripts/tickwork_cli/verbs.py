@@ -15,7 +15,8 @@ from tickwork.times import MINUTE, NEVER
 from tickwork.words import ahead_of_due as _ahead_of_due
 from tickwork.words import asked_words as _asked_words
 from tickwork.words import attempts_of as _attempts_of
-from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_words, occurrence_words
+from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words
+from tickwork.words import occurrence_words
 from tickwork.words import call_words as _call_words
 from tickwork.words import clip as _clip
 from tickwork.words import did as _did
@@ -539,7 +540,7 @@ async def backfills(store: OperatorStore, now: int, name: str | None, limit: int
     lines = [f"{len(items)} backfill{'' if len(items) == 1 else 's'}, pending first"]
     if items:
         lines += _table(["ID", "SCHEDULE", "FROM", "TO", "WHO", "STATE", "MADE", "NEXT"], [
-            [i["id"], i["schedule"], when(i["from"]["ms"]), when(i["to"]["ms"]), i["who"], i["state"],
+            [i["id"], i["schedule"], when(i["from"]["ms"]), when(i["to"]["ms"]), i["who"], backfill_state_words(i["state"]),
              str(i["made"]), when(i["next"]["ms"]) if i["state"] == "pending" else "-"] for i in items])
     return Answer({"backfills": items}, lines)
 

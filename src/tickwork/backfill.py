@@ -80,9 +80,15 @@ def _room(tick) -> int | None:
 
 async def _read(tick, store: BackfillStore) -> list[_Going]:
     """The pending backfills the step goes on with, a schedule's one after another, each with
-    its next occurrences not made yet."""
+    its next occurrences not made yet; none where it ended some whose schedule is gone instead
+    (the read's second statement: the next tick goes on with the others)."""
     chosen: dict[str, Pending] = {}
-    for pending in await store.pending(BACKFILLS_A_ROUND):
+    found, gone = await store.pending(BACKFILLS_A_ROUND)
+    if gone:
+        await store.end_gone(gone, tick.now)
+        log.info("backfills %s ended: their schedule is gone", ", ".join(gone))
+        return []
+    for pending in found:
         chosen.setdefault(pending.schedule.name, pending)
     plans = []
     for pending in chosen.values():

@@ -15,17 +15,31 @@ ONE_OFF_DONE = "done"
 # run of its own under way. Those waiting are no more read than claimed, so they hold none up.
 MAKES_NOW = f"s.paused = 0 AND (s.removed_at IS NULL OR s.ended = '{ONE_OFF_DONE}') AND NOT {LEASE_OPEN}"
 
-# The pending backfills, oldest asked first, of schedules making them now, each with its
+# A backfill's schedule `s` (a LEFT JOIN's) gone: its row deleted, or an item ended but a one-off's
+# `done` (cancelled, expired, its action gone: handed over again, it owes nothing from before).
+GONE = f"s.name IS NULL OR (s.ended IS NOT NULL AND s.ended != '{ONE_OFF_DONE}')"
+GONE_STATE = "ended"  # what a backfill whose schedule is gone ends as
+
+# The pending backfills, oldest asked first, of schedules making them now or gone, each with its
 # schedule's row (the tick's first read said some are pending: otherwise this is never sent). ?1
 # how many at most. Those asked at one moment go in the order they were asked (the rowid, which
 # the index holds), so none is sorted; those waiting are passed over in it.
 PENDING = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open, b.id AS backfill_id, b.from_at AS backfill_from, b.to_at AS backfill_to, b.who AS backfill_who,
-       b.next_at AS backfill_next
+       b.next_at AS backfill_next, {GONE} AS gone
 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending
-JOIN tickwork_schedules AS s ON s.name = b.schedule
-WHERE b.state = 'pending' AND {MAKES_NOW}
+LEFT JOIN tickwork_schedules AS s ON s.name = b.schedule
+WHERE b.state = 'pending' AND ({MAKES_NOW} OR {GONE})
 ORDER BY b.requested_at, b.rowid LIMIT CAST(?1 AS INTEGER)
+"""
+
+# The backfills in ?1 (a JSON list of ids) the read found gone end (?2 the tick): only while still
+# pending, and their schedule still gone as this statement finds it (one handed over again since
+# keeps its backfill), however ticks race.
+END_GONE = f"""
+UPDATE tickwork_backfills AS b SET state = '{GONE_STATE}', ended_at = ?2
+WHERE b.id IN (SELECT value FROM json_each(?1)) AND b.state = 'pending'
+  AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND NOT ({GONE}))
 """
 
 # An occurrence is made where a backfill made it, or a run for it succeeded: a run is for its due
@@ -137,8 +151,13 @@ class BackfillStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def pending(self, most: int) -> list[Pending]:
-        return [Pending.from_row(row) for row in await self.db.all(PENDING, (most,))]
+    async def pending(self, most: int) -> tuple[list[Pending], list[str]]:
+        """The pending backfills to make now, and the ids of those whose schedule is gone."""
+        rows = await self.db.all(PENDING, (most,))
+        return [Pending.from_row(row) for row in rows if not row["gone"]], [row["backfill_id"] for row in rows if row["gone"]]
+
+    async def end_gone(self, ids: list[str], tick: int) -> None:
+        await self.db.all(END_GONE, (json.dumps(ids), tick))
 
     async def made(self, occurrences: list[tuple[str, int]]) -> set[tuple[str, int]]:
         """Which of the (schedule, at) were made already: backfilled, or a run for them succeeded."""

@@ -86,6 +86,13 @@ WHERE id = 1 AND MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, 0) + 1 AS
 # then (its tick's time behind another's) would lie outside every window a tick reads.
 LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND lapse_clear >= ?2)"
 
+# A schedule `s` a pending backfill waits on, as the tick's first read asks: paused, or removed by
+# a deploy (declared again, it goes on); not one ended but a one-off item's `done`, nor a row gone,
+# whose backfills the backfill step ends (backfill_store.END_GONE). A nothing-due tick pays no
+# statement for a backfill waiting: the probe reads each pending one with its schedule's row, as
+# the step's read does, which it spares.
+BACKFILL_WAITS = "s.paused != 0 AND (s.ended IS NULL OR s.ended = 'done') OR s.removed_at IS NOT NULL AND s.ended IS NULL"
+
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
 # (?2 and ?3 the longest and shortest the leases the tick gives may last past it, ?4 the clock,
@@ -106,7 +113,8 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
   (SELECT MIN(at) FROM (
       SELECT MIN(next_attempt_at) AS at FROM tickwork_deliveries WHERE state IN ('pending', 'outcome_unknown')
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
-  EXISTS (SELECT 1 FROM tickwork_backfills INDEXED BY tickwork_backfills_pending WHERE state = 'pending')
+  EXISTS (SELECT 1 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending WHERE b.state = 'pending'
+          AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND ({BACKFILL_WAITS})))
       AS backfill_pending
 """
 

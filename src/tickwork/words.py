@@ -367,6 +367,14 @@ def backfill_asked_words(backfill_id: str) -> str:
     return f"asked for backfill {backfill_id}: the next ticks make them, oldest first, a few a tick"
 
 
+def backfill_state_words(state: str) -> str:
+    """A backfill's state as an operator reads it (`tickwork backfills`, the console): one that
+    ended for want of its schedule says so."""
+    from .backfill_store import GONE_STATE
+
+    return f"{GONE_STATE}: its schedule is gone" if state == GONE_STATE else state
+
+
 def backfill_cancelled_words(row: dict) -> str:
     """A pending backfill cancelled, from its row as the cancel left it."""
     made = int(row["made"])

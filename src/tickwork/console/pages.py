@@ -372,7 +372,7 @@ def detail(run: dict) -> str:
 def backfills_table(frame: Frame, rows: list[dict], back: str) -> Html:
     return table(["ASKED", "BY", "FROM", "TO", "STATE", "MADE", "NEXT", ""],
                  [[moment(row["requested_at"], frame.now), row["who"], moment(row["from_at"], frame.now),
-                   moment(row["to_at"], frame.now), row["state"], row["made"],
+                   moment(row["to_at"], frame.now), words.backfill_state_words(row["state"]), row["made"],
                    moment(row["next_at"] if row["state"] == "pending" else row.get("ended_at"), frame.now),
                    button(frame, "/backfill/cancel", "Cancel", back, id=row["id"]) if row["state"] == "pending" else ""]
                   for row in rows], "no backfill asked for")
