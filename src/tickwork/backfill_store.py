@@ -5,11 +5,7 @@ import json
 from dataclasses import dataclass
 
 from .database import Database, Row
-from .schedule_store import LEASE_AFTER_LAPSES, LEASE_OPEN, State, chunks, json_rows
-
-# A one-off item ends with its call: where that call did not succeed, a backfill still makes its
-# moment (backfill.backfilled_once_ended).
-ONE_OFF_DONE = "done"
+from .schedule_store import LEASE_AFTER_LAPSES, LEASE_OPEN, ONE_OFF_DONE, State, chunks, json_rows
 
 # A schedule `s` whose backfills are made now: not paused, not removed (or a one-off item done), no
 # run of its own under way. Those waiting are no more read than claimed, so they hold none up.

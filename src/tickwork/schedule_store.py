@@ -86,12 +86,17 @@ WHERE id = 1 AND MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, 0) + 1 AS
 # then (its tick's time behind another's) would lie outside every window a tick reads.
 LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND lapse_clear >= ?2)"
 
+# What a one-off item's row says once its one call is made (TAKE_LEASES_ENDING): where that call
+# did not succeed, a backfill still makes its moment (backfill.backfilled_once_ended).
+ONE_OFF_DONE = "done"
+
 # A schedule `s` a pending backfill waits on, as the tick's first read asks: paused, or removed by
 # a deploy (declared again, it goes on); not one ended but a one-off item's `done`, nor a row gone,
 # whose backfills the backfill step ends (backfill_store.END_GONE). A nothing-due tick pays no
 # statement for a backfill waiting: the probe reads each pending one with its schedule's row, as
 # the step's read does, which it spares.
-BACKFILL_WAITS = "s.paused != 0 AND (s.ended IS NULL OR s.ended = 'done') OR s.removed_at IS NOT NULL AND s.ended IS NULL"
+BACKFILL_WAITS = (f"s.paused != 0 AND (s.ended IS NULL OR s.ended = '{ONE_OFF_DONE}')"
+                  " OR s.removed_at IS NOT NULL AND s.ended IS NULL")
 
 # A tick's first batch marks the app's tick, kept once on its own row, and reads the rows due
 # by now through the index on the due time: what exists but is not due is never read. The mark
@@ -288,7 +293,7 @@ RETURNING lease_run AS run
 
 TAKE_LEASES = _take_leases()
 TAKE_LEASES_ENDING = _take_leases(f""",
-    ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN 'done' ELSE ended END,
+    ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN '{ONE_OFF_DONE}' ELSE ended END,
     removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END""")
 
 # In the lease's batch, for calendars of an action that has several: each moment goes to the
