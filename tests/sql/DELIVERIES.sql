@@ -1,0 +1,6 @@
+
+SELECT d.*, e.name AS event_name, substr(e.body, 1, 200) AS body, length(e.body) AS body_length,
+       e.run AS run, e.emitted_at AS emitted_at
+FROM {rows}
+WHERE {which}
+ORDER BY e.emitted_at, d.id LIMIT CAST(?1 AS INTEGER)

@@ -1,0 +1,15 @@
+
+WITH lapsed AS (
+    SELECT run, name FROM (
+    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    WHERE r.id >= 'z' || printf('%012x', CAST(?2 AS INTEGER)) AND r.id < 'z' || printf('%012x', (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) + 1)
+      AND r.outcome = 'running'
+    UNION ALL
+    SELECT r.id, r.schedule, s.lease_until FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    WHERE r.id < 'z' AND r.tick_at >= CAST(?2 AS INTEGER) AND r.tick_at <= (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) AND r.outcome = 'running') WHERE lease_until <= ?1)
+UPDATE tickwork_runs
+SET outcome = 'failed', code = 'lease_expired', kind = 'lost', ended_at = ?1,
+    detail = 'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: ' || 'its worker was lost, or could not reach D1 to record the end'
+WHERE id IN (SELECT run FROM lapsed) AND outcome = 'running'

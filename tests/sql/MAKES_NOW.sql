@@ -1,0 +1,1 @@
+s.paused = 0 AND (s.removed_at IS NULL OR s.ended = 'done') AND NOT EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running')

@@ -1,0 +1,1 @@
+ AND s.name <= (SELECT max(name) FROM (SELECT name FROM tickwork_schedules WHERE name >= max(?2 || char(0), ?5) AND name < ?6 ORDER BY name LIMIT CAST(?7 AS INTEGER)))

@@ -1,0 +1,1 @@
+UPDATE tickwork_schedules SET paused = 1 WHERE name = ?1 AND removed_at IS NULL AND paused = 0 RETURNING name

@@ -1,0 +1,1 @@
+INSERT INTO tickwork_handled (delivery, handled_at, trace) VALUES (?1, ?2, ?3)

@@ -1,0 +1,6 @@
+
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS due, json_extract(value, '$[2]') AS next_due, json_extract(value, '$[3]') AS run, json_extract(value, '$[4]') AS at, json_extract(value, '$[5]') AS n, json_extract(value, '$[6]') AS i, json_extract(value, '$[7]') AS dst, json_extract(value, '$[8]') AS moment, json_extract(value, '$[9]') AS reason, json_extract(value, '$[10]') AS detail, json_extract(value, '$[11]') AS requested, json_extract(value, '$[12]') AS by_hand, json_extract(value, '$[13]') AS trace, json_extract(value, '$[14]') AS for_due, json_extract(value, '$[15]') AS attempt, json_extract(value, '$[16]') AS retrying FROM json_each(?1))
+UPDATE tickwork_runs AS r
+SET covers = p.covers, covers_first = p.covers_first, covers_last = p.covers_last, covers_more = p.covers_more
+FROM j JOIN tickwork_runs AS p ON p.schedule = j.name AND p.due_at = j.for_due AND p.attempt = j.attempt - 1
+WHERE r.id = j.run AND j.attempt > 1 AND p.covers IS NOT NULL

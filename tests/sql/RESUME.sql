@@ -1,0 +1,1 @@
+UPDATE tickwork_schedules SET paused = 0 WHERE name = ?1 AND removed_at IS NULL AND paused = 1 RETURNING name

@@ -1,0 +1,1 @@
+SELECT max(name) AS last, count(*) AS n FROM (SELECT name FROM tickwork_schedules WHERE name >= max(?1 || char(0), ?3) AND name < ?4 ORDER BY name LIMIT CAST(?2 AS INTEGER))

@@ -1,0 +1,1 @@
+SELECT handed_over, live, paused, n FROM tickwork_schedule_counts

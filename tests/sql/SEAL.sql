@@ -1,0 +1,1 @@
+UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1

@@ -1,0 +1,1 @@
+SELECT max(name) AS last, count(*) AS n FROM (SELECT name FROM tickwork_schedules WHERE name > ?1 ORDER BY name LIMIT CAST(?2 AS INTEGER))

@@ -1,0 +1,1 @@
+SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1

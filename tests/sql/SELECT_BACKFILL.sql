@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_backfills WHERE id = ?1

@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_deliveries WHERE id = ?1

@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_gaps ORDER BY to_tick DESC LIMIT CAST(?1 AS INTEGER)

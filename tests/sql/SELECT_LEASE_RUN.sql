@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_runs WHERE id = (SELECT lease_run FROM tickwork_schedules WHERE name = ?1)

@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_runs WHERE schedule = ?1 ORDER BY due_at, started_at

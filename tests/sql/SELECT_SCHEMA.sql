@@ -1,0 +1,1 @@
+SELECT schema_version FROM tickwork_app WHERE id = 1

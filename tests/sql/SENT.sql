@@ -1,0 +1,1 @@
+WITH j AS (SELECT json_extract(value, '$[0]') AS id, json_extract(value, '$[1]') AS sender, json_extract(value, '$[2]') AS state, json_extract(value, '$[3]') AS lease_until, json_extract(value, '$[4]') AS next_attempt, json_extract(value, '$[5]') AS error FROM json_each(?1))

@@ -1,0 +1,1 @@
+UPDATE tickwork_runs SET outcome = NULL WHERE id = ?1 AND outcome <> 'running'

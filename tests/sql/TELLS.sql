@@ -1,0 +1,2 @@
+r.schedule = s.name AND r.outcome IN ('succeeded', 'failed') AND r.backfill IS NULL
+          AND NOT (((s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next)) OR EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running' AND l.attempt > 1)) AND r.due_at IS s.retry_due AND r.by_hand IS NULL)

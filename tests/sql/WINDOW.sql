@@ -1,0 +1,1 @@
+SELECT name FROM tickwork_schedules WHERE name > ?{after} ORDER BY name LIMIT CAST(?{most} AS INTEGER)

@@ -1,0 +1,1 @@
+(SELECT MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, ?2) + 1 AS INTEGER), 0) FROM tickwork_app WHERE id = 1)

@@ -1,0 +1,1 @@
+ AND s.name <= (SELECT max(name) FROM (SELECT name FROM tickwork_schedules WHERE name > ?2 ORDER BY name LIMIT CAST(?7 AS INTEGER)))
