@@ -17,6 +17,7 @@ from tickwork.words import asked_words as _asked_words
 from tickwork.words import attempts_of as _attempts_of
 from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words
 from tickwork.words import occurrence_words
+from tickwork.health import TICKS_STOPPED_AFTER
 from tickwork.words import call_words as _call_words
 from tickwork.words import clip as _clip
 from tickwork.words import did as _did
@@ -31,7 +32,7 @@ from tickwork.words import run_settings_words as _run_settings_words
 from tickwork.words import settings_of as _settings_of
 from tickwork.words import what_happened as _what_happened
 
-STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
+STOPPED_AFTER = TICKS_STOPPED_AFTER
 CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
 
 from . import words

@@ -9,10 +9,10 @@ from .database import Database
 from .schedule_store import ScheduleStore, out_of_date
 from .times import MINUTE, iso
 
-THRESHOLD = 3 * MINUTE
+TICKS_STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped
 
 
-async def health(db: Database, now: int, threshold: int = THRESHOLD, failing: int | None = None,
+async def health(db: Database, now: int, threshold: int = TICKS_STOPPED_AFTER, failing: int | None = None,
                  binding: str = "DB") -> tuple[int, dict]:
     """(HTTP status, JSON body) at `now` (epoch ms). `failing`: the status to answer while a
     declared schedule is failing (the body's `failing` names them); 200 if None.

@@ -11,13 +11,13 @@ that failed, hit its cap or was interrupted carries on at the next tick."""
 import logging
 from typing import Callable
 
+from .app import RETENTION  # run records, what operators dealt with; [tool.tickwork] retention
 from .database import Database
 from .housekeeping_store import DELETES, ROWS_A_DELETE, HousekeepingStore
 from .times import DAY
 
 log = logging.getLogger("tickwork")
 
-RETENTION = 30 * DAY  # run records, what operators dealt with; [tool.tickwork] retention
 EVENTS_KEPT = DAY  # an event every delivery of which succeeded
 # A handled record: as long as a queue keeps and may redeliver a message (its retention, 4 days
 # by default, 14 at most), so a repeat is recognised however late it comes.

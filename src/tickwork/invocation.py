@@ -17,11 +17,10 @@ from .database import Database, one_invocation
 from .outbox import Outbox
 from .schedule_store import ScheduleStore, out_of_date
 from .tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, WORKER_TICK_BUDGET, TickReport, tick
-from .times import MINUTE, SECOND, iso
+from .times import MARK, MINUTE, SECOND, iso
 
 log = logging.getLogger("tickwork")
 
-MARK = 10 * SECOND
 # What a tick keeps for each later mark of its invocation, so that a long backfill leaves each its
 # tick: the first read, a batch of due runs claimed (2 statements) and ended, the sweep.
 MARK_KEPT = FIRST_READ + 2 + ENDS_WITH_EVENTS + SWEEP

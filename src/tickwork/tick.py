@@ -38,7 +38,8 @@ from .outbox import Outbox
 from .outbox_store import OutboxStore
 from .per_item import Items
 from .timing import COUNTED, Call, Owing, Timing
-from .times import MINUTE, NEVER, SECOND, iso
+from .health import TICKS_STOPPED_AFTER
+from .times import MARK, MINUTE, NEVER, SECOND, iso
 
 log = logging.getLogger("tickwork")
 
@@ -122,10 +123,8 @@ async def tick(
 # the last one over and over, for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 
-MARK = 10 * SECOND  # a Worker with queues bound ticks at each 10-second mark
-
 # A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
-GAP = 3 * MINUTE
+GAP = TICKS_STOPPED_AFTER
 
 # A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost three more;
 # a reconcile after a deploy, beside reading the declared rows, marking the removed, seeding,

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 SECOND = 1_000
 MINUTE = 60 * SECOND
+MARK = 10 * SECOND  # a Worker with queues bound ticks at each 10-second mark
 HOUR = 60 * MINUTE
 DAY = 24 * HOUR
 
