@@ -127,9 +127,9 @@ async def health_of(app: App, env, threshold: int | None = None, failing: int | 
     """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
     then `Response.json(body, status=status)`; with `failing=503`, that status too while a
     schedule is failing. Read-only; tells no run's details."""
-    from ..health import THRESHOLD, health
+    from ..health import TICKS_STOPPED_AFTER, health
 
-    threshold = THRESHOLD if threshold is None else threshold
+    threshold = TICKS_STOPPED_AFTER if threshold is None else threshold
     return await health(D1Database(getattr(env, app.store)), _now(), threshold, failing, app.store)
 
 
