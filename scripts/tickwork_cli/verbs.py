@@ -12,25 +12,27 @@ from tickwork.backfill import plan as plan_backfill
 from tickwork.operator_store import FROM_STATES, SEARCHED, OperatorStore
 from tickwork.schedule_store import ScheduleStore, holds_lease, out_of_date
 from tickwork.times import MINUTE, NEVER
-from tickwork.words import ahead_of_due as _ahead_of_due
-from tickwork.words import asked_words as _asked_words
-from tickwork.words import attempts_of as _attempts_of
-from tickwork.words import backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words
-from tickwork.words import occurrence_words
-from tickwork.health import TICKS_STOPPED_AFTER
-from tickwork.words import call_words as _call_words
-from tickwork.words import clip as _clip
-from tickwork.words import did as _did
-from tickwork.words import due_reason as _due_reason
-from tickwork.words import events_of as _events
-from tickwork.words import gap_words as _gap_words
-from tickwork.words import last_run_words as _last_run_words
-from tickwork.words import missed_words as _missed_words
-from tickwork.words import retry_words as _retry_words
-from tickwork.words import rule as _rule
-from tickwork.words import run_settings_words as _run_settings_words
-from tickwork.words import settings_of as _settings_of
-from tickwork.words import what_happened as _what_happened
+from tickwork.operating.words import ahead_of_due as _ahead_of_due
+from tickwork.operating.words import asked_words as _asked_words
+from tickwork.operating.words import attempts_of as _attempts_of
+from tickwork.operating.words import (
+    backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words,
+)
+from tickwork.operating.words import occurrence_words
+from tickwork.operating.health import TICKS_STOPPED_AFTER
+from tickwork.operating.words import call_words as _call_words
+from tickwork.operating.words import clip as _clip
+from tickwork.operating.words import did as _did
+from tickwork.operating.words import due_reason as _due_reason
+from tickwork.operating.words import events_of as _events
+from tickwork.operating.words import gap_words as _gap_words
+from tickwork.operating.words import last_run_words as _last_run_words
+from tickwork.operating.words import missed_words as _missed_words
+from tickwork.operating.words import retry_words as _retry_words
+from tickwork.operating.words import rule as _rule
+from tickwork.operating.words import run_settings_words as _run_settings_words
+from tickwork.operating.words import settings_of as _settings_of
+from tickwork.operating.words import what_happened as _what_happened
 
 STOPPED_AFTER = TICKS_STOPPED_AFTER
 CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own

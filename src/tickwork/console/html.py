@@ -3,7 +3,7 @@
 from html import escape
 from urllib.parse import urlencode
 
-from ..words import unreordered
+from ..operating.words import unreordered
 
 
 class Html(str):

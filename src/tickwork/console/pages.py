@@ -5,12 +5,12 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from .. import words
+from ..operating import words
 from ..backfill import backfilled_once_ended
 from ..operator_store import FROM_STATES
 from ..schedule_store import holds_lease
 from ..times import NEVER
-from ..words import relative, when
+from ..operating.words import relative, when
 from .console_store import COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, text, url, void

@@ -6,7 +6,8 @@ import json
 import re
 from dataclasses import replace
 
-from .. import backfill, words
+from .. import backfill
+from ..operating import words
 from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..model import Outcome
