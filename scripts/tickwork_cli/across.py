@@ -4,9 +4,10 @@ name pattern, each with its schedule's label."""
 
 import re
 
+from tickwork.operating.views import page as _page
 from tickwork.operator_store import PAST_EVERY_RUN, OperatorStore
 
-from .verbs import Answer, _call_words, _clip, _did, _due_words, _missed_words, _page, _run_item, _table, _took_words
+from .verbs import Answer, _call_words, _clip, _did, _due_words, _missed_words, _run_item, _table, _took_words
 from .words import when
 
 
@@ -35,7 +36,7 @@ async def recent(store: OperatorStore, now: int, since: int | None, outcome: str
     lines = [head]
     if items:
         table = []
-        for i, run in zip(items, runs):
+        for i, run in zip(items, runs, strict=True):
             table.append([when(i["tick"]["ms"]), i["schedule"], _clip(i["label"], 30), _due_words(i),
                           _took_words(i), i["outcome"], i["code"] or "",
                           _call_words(run), _did(run), _missed_words(run, i["schedule"]), _clip(i["detail"], 50)])

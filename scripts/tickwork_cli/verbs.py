@@ -1,6 +1,7 @@
 """What each verb reads or changes, and what it answers: data for --json, lines for a person.
 
-Every verb takes the command's clock (`now`, epoch ms) as an argument.
+Every verb takes the command's clock (`now`, epoch ms) as an argument. What a schedule, a run or a
+delivery is comes from tickwork.operating.views, which the console renders too.
 """
 
 import json
@@ -9,17 +10,14 @@ from pathlib import Path
 
 from tickwork.backfill import DRY_RUN_MOST, Refused
 from tickwork.backfill import plan as plan_backfill
-from tickwork.operator_store import FROM_STATES, SEARCHED, OperatorStore
-from tickwork.schedule_store import ScheduleStore, holds_lease, out_of_date
-from tickwork.times import MINUTE, NEVER
+from tickwork.operating import views
+from tickwork.operating.health import TICKS_STOPPED_AFTER
+from tickwork.operating.views import ScheduleView, entry_of_manifest, schedule_view
 from tickwork.operating.words import ahead_of_due as _ahead_of_due
 from tickwork.operating.words import asked_words as _asked_words
-from tickwork.operating.words import attempts_of as _attempts_of
 from tickwork.operating.words import (
-    backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words,
+    backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words, occurrence_words,
 )
-from tickwork.operating.words import occurrence_words
-from tickwork.operating.health import TICKS_STOPPED_AFTER
 from tickwork.operating.words import call_words as _call_words
 from tickwork.operating.words import clip as _clip
 from tickwork.operating.words import did as _did
@@ -28,19 +26,20 @@ from tickwork.operating.words import events_of as _events
 from tickwork.operating.words import gap_words as _gap_words
 from tickwork.operating.words import last_run_words as _last_run_words
 from tickwork.operating.words import missed_words as _missed_words
+from tickwork.operating.words import number as _number
 from tickwork.operating.words import retry_words as _retry_words
-from tickwork.operating.words import rule as _rule
-from tickwork.operating.words import run_settings_words as _run_settings_words
-from tickwork.operating.words import settings_of as _settings_of
 from tickwork.operating.words import what_happened as _what_happened
-
-STOPPED_AFTER = TICKS_STOPPED_AFTER
-CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
+from tickwork.operator_store import FROM_STATES, SEARCHED, OperatorStore
+from tickwork.schedule_store import ScheduleStore, out_of_date
+from tickwork.times import MINUTE, NEVER
 
 from . import words
 from .labels import label_and_input, labelled
 from .manifest import consumer_tries, declared
 from .words import columns, iso, printable, relative, when
+
+STOPPED_AFTER = TICKS_STOPPED_AFTER
+CLOCK_SLACK = MINUTE  # how far ahead of the command's clock a tick may be and still be its own
 
 
 class OperatorError(Exception):
@@ -54,10 +53,6 @@ class Answer:
     code: int = 0
 
 
-def _number(value) -> int | None:
-    return None if value is None else int(value)
-
-
 def _instant(ms, now: int) -> dict | None:
     ms = _number(ms)
     if ms is None:
@@ -69,27 +64,9 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     """Columns lined up as a terminal shows them: each cell escaped first, then measured."""
     rows = [[printable(cell) for cell in row] for row in rows]
     widths = [max(columns(h), *(columns(r[k]) for r in rows)) for k, h in enumerate(headers)]
-    line = lambda cells: "  ".join(c + " " * (w - columns(c)) for c, w in zip(cells, widths)).rstrip()  # noqa: E731
+    line = lambda cells: "  ".join(  # noqa: E731
+        c + " " * (w - columns(c)) for c, w in zip(cells, widths, strict=True)).rstrip()
     return [line(headers), *(line(r) for r in rows)]
-
-
-def _page(rows: list, limit: int, cursor) -> tuple[list, object]:
-    """A page of the `limit + 1` rows read (the one more says a next page has some), and the
-    cursor of the page after it: `cursor` of its last row, None on the last page."""
-    return rows[:limit], cursor(rows[limit - 1]) if len(rows) > limit else None
-
-
-def _overdue(row: dict, manifest: dict | None) -> int | None:
-    if row.get("timing"):
-        try:
-            return json.loads(row["timing"]).get("overdue_ms")
-        except (ValueError, AttributeError):
-            return None
-    return ((manifest or {}).get(row["name"]) or {}).get("overdue_ms")
-
-
-def _form(row: dict) -> str:
-    return row.get("form") or f"every {int(row['every_ms'])}"
 
 
 def _last_tick_line(app: dict | None, now: int) -> str:
@@ -109,40 +86,35 @@ def _ahead(last_tick: int, now: int) -> bool:
 
 # -- schedules ---------------------------------------------------------------------------------
 
-STATES = ("active", "paused", "running", "removed", "failing", "declared", "handed-over")
+STATES = (*views.STATES, *views.ALIASES)  # the names, then the old words kept as aliases
 KINDS = ("every", "calendar", "pulse", "once")
 
 
-def _schedule_item(row: dict, now: int, manifest: dict | None) -> dict:
-    form = _form(row)
-    removed = _number(row.get("removed_at"))
-    due = _number(row["due_at"])
-    lease = None
-    if holds_lease(row):
-        lease = {"run": row["lease_run"], "started": _instant(row.get("lease_started"), now),
-                 "until": _instant(row.get("lease_until"), now),
-                 "expired": _number(row.get("lease_until")) is not None and int(row["lease_until"]) <= now}
+def _schedule_item(view: ScheduleView, now: int) -> dict:
+    lease = view.lease
+    running = None if lease is None else {
+        "run": lease.run, "started": _instant(lease.started, now), "until": _instant(lease.until, now),
+        "expired": lease.lapsed}
     last = None
-    if row.get("last_run"):
-        at = _number(row.get("last_tick_at"))  # the tick's time: clock.now inside the run
-        last = {"run": row["last_run"], "outcome": row["last_outcome"], "code": row.get("last_code"),
-                "due": _instant(row.get("last_due"), now), "tick": _instant(at, now),
-                "by_hand": row.get("last_by_hand")}
+    if view.last is not None:  # its tick's time: clock.now inside the run
+        last = {"run": view.last.run, "outcome": view.last.outcome, "code": view.last.code,
+                "due": _instant(view.last.due_at, now), "tick": _instant(view.last.tick_at, now),
+                "by_hand": view.last.by_hand}
     requested = None
-    if row.get("run_requested_at") is not None:
-        requested = {"asked": _instant(row["run_requested_at"], now), "by": row.get("run_requested_by")}
+    if view.run_requested_at is not None:
+        requested = {"asked": _instant(view.run_requested_at, now), "by": view.run_requested_by}
     return {
-        "name": row["name"],
-        "handed_over": row.get("action") is not None,
-        "action": row.get("action"),
-        "kind": words.kind_of(form),
-        "timing": words.timing(form, _overdue(row, manifest)),
-        "form": form,
-        "next_due": None if removed is not None or due >= NEVER else _instant(due, now),
-        "paused": bool(row["paused"]),
-        "removed": _instant(removed, now),
-        "ended": row.get("ended"),
-        "running": lease,
+        "name": view.name,
+        "handed_over": view.handed_over,
+        "action": view.action,
+        "kind": view.kind,
+        "timing": view.timing,
+        "form": view.form,
+        "next_due": _instant(view.next_due, now),
+        "paused": view.paused,
+        "removed": _instant(view.removed_at, now),
+        "ended": view.ended,
+        "running": running,
         "last_run": last,
         "run_requested": requested,
     }
@@ -166,45 +138,50 @@ def _state_words(item: dict) -> str:
     return "; ".join(notes) or "-"
 
 
+def _schedules_table(group: list[dict], show_input: bool) -> list[str]:
+    """One group of a page of schedules (declared, or handed over) as lines of a table."""
+    table = []
+    for i in group:
+        due = i["next_due"]
+        last = i["last_run"]
+        last_words = "-"
+        if last:
+            last_words = last["outcome"] + (f" ({last['code']})" if last["code"] else "")
+            last_words += f" {last['tick']['relative']}" if last["tick"] else ""
+        table.append([i["name"], i["kind"], i["timing"],
+                      f"{when(due['ms'])} ({due['relative']})" if due else "-", last_words, _state_words(i)])
+    headers = ["NAME", "KIND", "TIMING", "NEXT DUE", "LAST RUN", "STATE"]
+    if group[0]["handed_over"]:
+        headers.insert(1, "LABEL")
+        for cells, i in zip(table, group, strict=True):
+            cells.insert(1, _clip(i["label"], 30))
+    if show_input and group[0]["handed_over"]:
+        headers.append("INPUT")
+        for cells, i in zip(table, group, strict=True):
+            cells.append(_clip(json.dumps(i["input"], ensure_ascii=False, sort_keys=True), 60))
+    return ["  " + line for line in _table(headers, table)]
+
+
 async def schedules(store: OperatorStore, now: int, project: Path | None, name: str | None = None,
                     kind: str | None = None, state: str | None = None, after: str = "", limit: int = 100,
                     show_input: bool = False) -> Answer:
     """A page of schedules in name order, after the name `after`: the filters are the page's
-    statement's, so a page reads only what it shows."""
+    statement's, so a page reads only what it shows. `state`: one of views.STATES, or an alias."""
     kind = "every" if kind == "schedule" else kind
-    app, rows, searched_to = await store.schedules_page(after, name, kind, state, limit + 1)  # one more: a next page?
-    rows, more = _page(rows, limit, lambda row: row["name"])
+    page_state = views.page_word(state)
+    app, rows, searched_to = await store.schedules_page(after, name, kind, page_state, limit + 1)  # one more: a next?
+    rows, more = views.page(rows, limit, lambda row: row["name"])
     more = more or searched_to  # a filter looks through SEARCHED names a page: the next page looks on from there
     manifest = declared(project) if project else None
-    items = [{**_schedule_item(row, now, manifest), **label_and_input(row, show_input)} for row in rows]
+    items = [{**_schedule_item(schedule_view(row, now, entry_of_manifest((manifest or {}).get(row["name"]))), now),
+              **label_and_input(row, show_input)} for row in rows]
     data = {"now": _instant(now, now), "last_tick": _instant((app or {}).get("last_tick"), now), "schedules": items,
             "next_after": more, "searched_to": searched_to}
     lines = [_last_tick_line(app, now)]
     for title, group in (("Declared", [i for i in items if not i["handed_over"]]),
                          ("Handed over at run time", [i for i in items if i["handed_over"]])):
-        if not group:
-            continue
-        table = []
-        for i in group:
-            due = i["next_due"]
-            last = i["last_run"]
-            last_words = "-"
-            if last:
-                last_words = last["outcome"] + (f" ({last['code']})" if last["code"] else "")
-                last_words += f" {last['tick']['relative']}" if last["tick"] else ""
-            table.append([i["name"], i["kind"], i["timing"],
-                          f"{when(due['ms'])} ({due['relative']})" if due else "-", last_words, _state_words(i)])
-        headers = ["NAME", "KIND", "TIMING", "NEXT DUE", "LAST RUN", "STATE"]
-        if group[0]["handed_over"]:
-            headers.insert(1, "LABEL")
-            for cells, i in zip(table, group):
-                cells.insert(1, _clip(i["label"], 30))
-        if show_input and group[0]["handed_over"]:
-            headers.append("INPUT")
-            for cells, i in zip(table, group):
-                cells.append(_clip(json.dumps(i["input"], ensure_ascii=False, sort_keys=True), 60))
-        lines += ["", f"{title}:"]
-        lines += ["  " + line for line in _table(headers, table)]
+        if group:
+            lines += ["", f"{title}:", *_schedules_table(group, show_input)]
     if not items:
         lines.append("no schedules" + (" match" if name or kind or state or after else " yet: no tick has seen one"))
     if searched_to and more == searched_to:
@@ -218,15 +195,13 @@ async def schedules(store: OperatorStore, now: int, project: Path | None, name: 
 # -- history -----------------------------------------------------------------------------------
 
 def _run_item(run: dict, now: int) -> dict:
-    started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
+    view = views.run_view(run)
     return {
-        "id": run["id"], "due": None if _ahead_of_due(run) else _instant(run["due_at"], now),
-        "tick": _instant(run["tick_at"], now),
-        "started": _instant(started, now), "ended": _instant(ended, now),
-        "took_ms": ended - started if started is not None and ended is not None else None,
-        "outcome": run["outcome"], "code": run.get("code"), "kind": run.get("kind"), "detail": run.get("detail"),
+        "id": view.id, "due": _instant(view.due_at, now), "tick": _instant(view.tick_at, now),
+        "started": _instant(view.started_at, now), "ended": _instant(view.ended_at, now), "took_ms": view.took_ms,
+        "outcome": view.outcome, "code": view.code, "kind": run.get("kind"), "detail": run.get("detail"),
         "at": _instant(run.get("at"), now), "dst": run.get("dst"), "n": _number(run.get("n")),
-        "i": _number(run.get("i")), "by_hand": run.get("by_hand"), "attempt": _number(run.get("attempt")) or 1,
+        "i": _number(run.get("i")), "by_hand": run.get("by_hand"), "attempt": view.attempt,
         "items": _number(run.get("items")), "events": _events(run), "trace": run.get("trace"),
         "backfill": run.get("backfill"), "covers": _covers(run, now),
     }
@@ -265,7 +240,7 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
              + (f" since {when(since)}" if since is not None else "") + ", newest first"]
     if items:
         table = []
-        for i, run in zip(items, runs):
+        for i, run in zip(items, runs, strict=True):
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
@@ -283,20 +258,103 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
 
 # -- why ---------------------------------------------------------------------------------------
 
+def _declared_where(state: dict | None, entry: dict | None, manifest: dict | None) -> str:
+    if state is not None and state.get("action") is not None:
+        return f"handed over at run time: calls {state['action']}"
+    if entry is not None:
+        return entry.get("source") or "unknown"
+    if manifest is None:
+        return "unknown: the project has no build/app/tickwork_manifest.py (tickwork build writes it)"
+    return "not declared in the current build (build/app/tickwork_manifest.py)"
+
+
+def _unreached(view: ScheduleView, now: int, last_tick: int | None) -> bool:
+    """Due, and no tick since, for longer than ticks may pause: ticks stopped before reaching it."""
+    due = view.due_at
+    return (view.removed_at is None and due < NEVER and due <= now and (last_tick is None or last_tick < due)
+            and now - (last_tick or 0) > STOPPED_AFTER)
+
+
+def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last_tick: int | None) -> str:
+    """Why the next due time is the one it is: `when (relative): reason`, or why there is none."""
+    due = view.due_at
+    if view.removed_at is not None:
+        if view.ended:
+            return f"none: it ended ({view.ended}) at {when(view.removed_at)}"
+        return (f"none: no longer declared since {when(view.removed_at)} (a deploy removed it); "
+                f"its state and runs are kept")
+    if view.next_due is None:
+        return "never: nothing is left to call"
+    reason = f"{when(due)} ({relative(due, now)}): {_due_reason(view.form, due, has_run)}"
+    if state.get("retry_attempt") is not None:
+        reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, view.attempts)}"
+    if _unreached(view, now, last_tick):
+        reason += (f"; not reached: ticks stopped, the last tick was "
+                   f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
+    elif due <= now:
+        reason += "; due now: the next tick makes it"
+    return reason
+
+
+def _why_notes(view: ScheduleView, now: int) -> list[str]:
+    """The pause, the lease and a run asked for by hand, as `why` notes them."""
+    notes: list[str] = []
+    if view.paused and view.removed_at is None and view.next_due is not None:
+        notes.append("paused: the tick that finds it due skips it (recorded `paused`) and moves it on "
+                     "along its grid; `tickwork resume` lets it run again")
+    if view.lease is not None:
+        lease = view.lease
+        started = when(lease.started)
+        if lease.lapsed:
+            notes.append(f"the run {lease.run} (started {started}) held its lease past "
+                         f"{when(lease.until)}: the next tick records it failed `lease_expired`")
+        else:
+            notes.append(f"a run ({lease.run}, started {started}) holds the lease until "
+                         f"{when(lease.until)} ({relative(lease.until, now)})")
+    if view.run_requested_at is not None:
+        notes.append(f"a run asked for by hand by {view.run_requested_by} at "
+                     f"{when(view.run_requested_at)} waits for the next tick")
+    return notes
+
+
+def _last_due_what(view: ScheduleView, state: dict, last: dict | None, gaps: list, now: int,
+                   last_tick: int | None) -> tuple[int | None, str]:
+    """The last due time dealt with (None for a run by hand before any), and what came of it."""
+    if _unreached(view, now, last_tick):
+        what = (f"not reached because ticks stopped: the last tick was "
+                f"{when(last_tick) if last_tick else 'never'}"
+                + (f" ({relative(last_tick, now)})" if last_tick else ""))
+        if last is not None:
+            what += f"; before that, {when(int(last['due_at']))}: {_what_happened(last, gaps)}"
+        return view.due_at, what
+    if last is not None:
+        return (None if _ahead_of_due(last) else int(last["due_at"])), _last_run_words(last, state, gaps,
+                                                                                     view.attempts)
+    return None, (f"none yet: first seen by the tick at {when(int(state['first_tick']))}"
+                  + (f", first due at {when(view.due_at)}" if view.next_due is not None else ""))
+
+
+def _why_lines(name: str, where: str, data: dict, ticks: str, gaps: list) -> list[str]:
+    lines = [name, f"  declared   {where}", f"  rule       {data['rule']}", f"  next due   {data['next_due_why']}"]
+    lines += [f"  note       {note}" for note in data["notes"]]
+    last_due, what = data["last_due"], data["last_due_what"]
+    if last_due is None and data["last_run"] is not None:  # a run by hand, before any due time
+        lines.append(f"  last run   {what}")
+    else:
+        lines.append(f"  last due   {when(last_due['ms']) + ': ' if last_due is not None else ''}{what}")
+    lines.append(f"  {ticks}")
+    if gaps:
+        lines.append(f"  gaps       {_gap_words(gaps[0])}" + (f" and {len(gaps) - 1} before" if len(gaps) > 1 else ""))
+    return lines
+
+
 async def why(store: OperatorStore, now: int, name: str, project: Path | None, show_input: bool = False) -> Answer:
     state, last, lease, app, gaps = await store.explain(name)
     manifest = declared(project) if project else None
     entry = (manifest or {}).get(name)
     if state is None and entry is None:
         raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
-    if state is not None and state.get("action") is not None:
-        where = f"handed over at run time: calls {state['action']}"
-    elif entry is not None:
-        where = entry.get("source") or "unknown"
-    elif manifest is None:
-        where = "unknown: the project has no build/app/tickwork_manifest.py (tickwork build writes it)"
-    else:
-        where = "not declared in the current build (build/app/tickwork_manifest.py)"
+    where = _declared_where(state, entry, manifest)
     last_tick = _number((app or {}).get("last_tick"))
     ticks = _last_tick_line(app, now)
     if state is None:
@@ -304,88 +362,21 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
         data = {"schedule": name, "declared": where, "rule": None, "next_due": None, "next_due_why": never,
                 "last_due": None, "last_due_what": never, "last_tick": _instant(last_tick, now)}
         return Answer(data, [name, f"  declared   {where}", f"  next due   {never}", f"  {ticks}"])
-
-    form = _form(state)
-    overdue = _overdue(state, manifest)
-    settings = _settings_of(state, entry)
-    attempts = _attempts_of(settings)
-    rule = f"{words.timing(form, overdue)}: {_rule(form, state, overdue)}"
-    if run_settings := _run_settings_words(settings):
-        rule += f"; {run_settings}"
-    due = int(state["due_at"])
-    removed = _number(state.get("removed_at"))
-    notes: list[str] = []
-    # Due, and no tick since, for longer than ticks may pause: ticks stopped before reaching it.
-    unreached = (removed is None and due < NEVER and due <= now and (last_tick is None or last_tick < due)
-                 and now - (last_tick or 0) > STOPPED_AFTER)
-    if removed is not None:
-        next_due = None
-        if state.get("ended"):
-            reason = f"none: it ended ({state['ended']}) at {when(removed)}"
-        else:
-            reason = (f"none: no longer declared since {when(removed)} (a deploy removed it); "
-                      f"its state and runs are kept")
-    elif due >= NEVER:
-        next_due, reason = None, "never: nothing is left to call"
-    else:
-        next_due = due
-        reason = f"{when(due)} ({relative(due, now)}): {_due_reason(form, due, last is not None)}"
-        if state.get("retry_attempt") is not None:
-            reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, attempts)}"
-        if unreached:
-            reason += (f"; not reached: ticks stopped, the last tick was "
-                       f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
-        elif due <= now:
-            reason += "; due now: the next tick makes it"
-        if state["paused"]:
-            notes.append("paused: the tick that finds it due skips it (recorded `paused`) and moves it on "
-                         "along its grid; `tickwork resume` lets it run again")
-    lease_until = _number(state.get("lease_until"))
-    if holds_lease(state):
-        started = when(_number((lease or {}).get("started_at")))
-        if lease_until is not None and lease_until <= now:
-            notes.append(f"the run {state['lease_run']} (started {started}) held its lease past "
-                         f"{when(lease_until)}: the next tick records it failed `lease_expired`")
-        else:
-            notes.append(f"a run ({state['lease_run']}, started {started}) holds the lease until "
-                         f"{when(lease_until)} ({relative(lease_until, now)})")
-    if state.get("run_requested_at") is not None:
-        notes.append(f"a run asked for by hand by {state.get('run_requested_by')} at "
-                     f"{when(int(state['run_requested_at']))} waits for the next tick")
-
-    if unreached:
-        last_due = due
-        what = (f"not reached because ticks stopped: the last tick was "
-                f"{when(last_tick) if last_tick else 'never'}"
-                + (f" ({relative(last_tick, now)})" if last_tick else ""))
-        if last is not None:
-            what += f"; before that, {when(int(last['due_at']))}: {_what_happened(last, gaps)}"
-    elif last is not None:
-        last_due = None if _ahead_of_due(last) else int(last["due_at"])
-        what = _last_run_words(last, state, gaps, attempts)
-    else:
-        last_due = None
-        what = (f"none yet: first seen by the tick at {when(int(state['first_tick']))}"
-                + (f", first due at {when(due)}" if next_due is not None else ""))
-    gap_items = [{"from": _instant(g["from_tick"], now), "to": _instant(g["to_tick"], now)} for g in gaps]
+    view = schedule_view(state, now, entry_of_manifest(entry), (lease or {}).get("started_at"))
+    last_due, what = _last_due_what(view, state, last, gaps, now, last_tick)
     data = {
-        "schedule": name, "declared": where, "rule": rule, "next_due": _instant(next_due, now),
-        "next_due_why": reason, "notes": notes, "last_due": _instant(last_due, now), "last_due_what": what,
-        "last_run": _run_item(last, now) if last else None, "paused": bool(state["paused"]),
-        "last_tick": _instant(last_tick, now), "gaps": gap_items, "attempts": attempts,
-        "next_attempt": (None if state.get("retry_attempt") is None or removed is not None else
-                         {"attempt": int(state["retry_attempt"]), "at": _instant(due, now),
+        "schedule": name, "declared": where, "rule": view.rule(state), "next_due": _instant(view.next_due, now),
+        "next_due_why": _next_due_why(view, state, now, last is not None, last_tick),
+        "notes": _why_notes(view, now), "last_due": _instant(last_due, now), "last_due_what": what,
+        "last_run": _run_item(last, now) if last else None, "paused": view.paused,
+        "last_tick": _instant(last_tick, now),
+        "gaps": [{"from": _instant(g["from_tick"], now), "to": _instant(g["to_tick"], now)} for g in gaps],
+        "attempts": view.attempts,
+        "next_attempt": (None if not view.retry_pending else
+                         {"attempt": int(state["retry_attempt"]), "at": _instant(view.due_at, now),
                           "for_due": _instant(int(state["retry_due"]), now)}),
     }
-    lines = [name, f"  declared   {where}", f"  rule       {rule}", f"  next due   {reason}"]
-    lines += [f"  note       {note}" for note in notes]
-    if last_due is None and last is not None:  # a run by hand, before any due time
-        lines.append(f"  last run   {what}")
-    else:
-        lines.append(f"  last due   {when(last_due) + ': ' if last_due is not None else ''}{what}")
-    lines.append(f"  {ticks}")
-    if gaps:
-        lines.append(f"  gaps       {_gap_words(gaps[0])}" + (f" and {len(gaps) - 1} before" if len(gaps) > 1 else ""))
+    lines = _why_lines(name, where, data, ticks, gaps)
     labelled(data, lines, state, show_input)
     return Answer(data, lines)
 
@@ -430,16 +421,15 @@ async def change_schedule(store: OperatorStore, now: int, verb: str, name: str, 
 # -- deliveries --------------------------------------------------------------------------------
 
 def _delivery_item(row: dict, now: int, log: list[dict], tries: dict[str, int]) -> dict:
-    # Only the app's own consumer fails a delivery, once the queue's tries of its last send are spent.
-    failed_after = tries.get(row["queue"]) if row["state"] == "failed" else None
+    view = views.delivery_view(row, tries)
     return {
-        "id": row["id"], "state": row["state"], "event": row["event"], "event_name": row["event_name"],
-        "queue": row["queue"], "sends": int(row["attempts"]), "next_send": _instant(row.get("next_attempt_at"), now),
-        "consumer_tries": failed_after,
-        "lease_until": _instant(row.get("lease_until"), now), "last_error": row.get("last_error"),
+        "id": view.id, "state": view.state, "event": row["event"], "event_name": view.event_name,
+        "queue": view.queue, "sends": view.sends, "next_send": _instant(view.next_send, now),
+        "consumer_tries": view.consumer_tries,
+        "lease_until": _instant(row.get("lease_until"), now), "last_error": view.last_error,
         "body": row["body"], "body_length": int(row["body_length"]), "run": row.get("run"),
         "emitted": _instant(row["emitted_at"], now), "updated": _instant(row["updated_at"], now),
-        "operator_log": [_log_item(entry, now) for entry in log if entry["delivery"] == row["id"]],
+        "operator_log": [_log_item(entry, now) for entry in log if entry["delivery"] == view.id],
     }
 
 
@@ -543,7 +533,8 @@ async def backfills(store: OperatorStore, now: int, name: str | None, limit: int
     lines = [f"{len(items)} backfill{'' if len(items) == 1 else 's'}, pending first"]
     if items:
         lines += _table(["ID", "SCHEDULE", "FROM", "TO", "WHO", "STATE", "MADE", "NEXT"], [
-            [i["id"], i["schedule"], when(i["from"]["ms"]), when(i["to"]["ms"]), i["who"], backfill_state_words(i["state"]),
+            [i["id"], i["schedule"], when(i["from"]["ms"]), when(i["to"]["ms"]), i["who"],
+             backfill_state_words(i["state"]),
              str(i["made"]), when(i["next"]["ms"]) if i["state"] == "pending" else "-"] for i in items])
     return Answer({"backfills": items}, lines)
 

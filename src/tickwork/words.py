@@ -2,4 +2,4 @@
 the apps that import it."""
 
 from .operating.words import *  # noqa: F403
-from .operating.words import _BIDI, _CONTROLS, _JSON_RAW, _UNITS, _escape, _number  # noqa: F401
+from .operating.words import _BIDI, _CONTROLS, _JSON_RAW, _UNITS, _escape  # noqa: F401

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from ..database import Database, Row
+from ..operating.views import first as _first
 from ..operator_store import (
     FAILING, IN_RANGE, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WINDOW, SCHEDULES_WITH_RUNS, SEARCH_WINDOW,
     SEARCHED, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE,
@@ -217,7 +218,3 @@ class ConsoleStore:
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
         at, id = before or (NEWEST, "\uffff")
         return await self.db.all(LOG_PAGE, (at, id, page + 1))
-
-
-def _first(rows: list[Row]) -> Row | None:
-    return rows[0] if rows else None

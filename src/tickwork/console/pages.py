@@ -1,16 +1,14 @@
 """The console's pages: plain server-rendered HTML, every value escaped (html.py), times in UTC
 and, for a calendar, in its zone too. No script; one stylesheet from the console's own prefix."""
 
-import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ..operating import words
 from ..backfill import backfilled_once_ended
-from ..operator_store import FROM_STATES
-from ..schedule_store import holds_lease
-from ..times import NEVER
+from ..operating import words
+from ..operating.views import Entry, ScheduleView, delivery_verbs, run_view, schedule_view, zone_of
 from ..operating.words import relative, when
+from ..times import NEVER
 from .console_store import COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, text, url, void
@@ -74,20 +72,6 @@ def said(message: str, refused: bool = False) -> Html:
 
 # -- times ------------------------------------------------------------------------------------
 
-def form_of(row: dict) -> str:
-    """A state row's timing as its form says it; a row from before migration 0002 has none: `every` its interval."""
-    return row.get("form") or f"every {int(row['every_ms'])}"
-
-
-def zone_of(form: str | None) -> str | None:
-    """A calendar's zone, from the state row's form; None for every other kind, and for UTC."""
-    if not form or not form.startswith("calendar "):
-        return None
-    parts = form.partition(" ")[2].split("|")
-    zone = parts[1].strip() if len(parts) > 1 else None
-    return None if zone in (None, "", "UTC", "Etc/UTC") else zone
-
-
 def moment(ms, now: int, zone: str | None = None) -> Html:
     """An instant in UTC with how far from now, and in `zone` below it where there is one."""
     if ms is None:
@@ -112,8 +96,8 @@ def in_zone(ms: int, zone: str) -> str:
 
 
 def took(run: dict) -> str:
-    started, ended = run.get("started_at"), run.get("ended_at")
-    return words.short(int(ended) - int(started)) if started is not None and ended is not None else ""
+    took_ms = run_view(run).took_ms
+    return words.short(took_ms) if took_ms is not None else ""
 
 
 def outcome(run: dict) -> Html:
@@ -147,7 +131,8 @@ def search_form(frame: Frame, page_: str, fields: list[tuple[str, Html]]) -> Htm
 
 
 def choice(name: str, chosen: str | None, options: list[tuple[str, str]]) -> Html:
-    return tag("select", *(tag("option", shown, value=value, selected=value == (chosen or "")) for value, shown in options),
+    return tag("select", *(tag("option", shown, value=value, selected=value == (chosen or ""))
+                           for value, shown in options),
                name=name)
 
 
@@ -224,35 +209,29 @@ SEARCHED = [("name", "name"), ("action", "action"), ("label", "label"), ("input"
 STATES = [("live", "live"), ("paused", "paused"), ("ended", "ended or removed"), ("all", "all")]
 
 
-def schedule_row(frame: Frame, row: dict) -> list:
-    form = form_of(row)
-    zone = zone_of(form)
-    state = "ended (" + row["ended"] + ")" if row.get("ended") else (
-        "removed" if row.get("removed_at") is not None else ("paused" if row["paused"] else "live"))
+def schedule_row(frame: Frame, row: dict, entry: Entry | None = None) -> list:
+    view = schedule_view(row, frame.now, entry)
+    state = "ended (" + view.ended + ")" if view.ended else (
+        "removed" if view.removed_at is not None else ("paused" if view.paused else "live"))
     last = "-"
-    if row.get("last_run"):
-        last = join([outcome({"outcome": row["last_outcome"], "code": row.get("last_code")}), " ",
-                     moment(row.get("last_tick_at"), frame.now)])
+    if view.last is not None:
+        last = join([outcome({"outcome": view.last.outcome, "code": view.last.code}), " ",
+                     moment(view.last.tick_at, frame.now)])
     label = row.get("label")
     name = join([link(frame.href("/schedule", name=row["name"]), row["name"], class_="id"),
                  tag("span", f"label {label}", class_="zone") if label else "",
                  tag("code", words.clip(row["input"], 80), class_="zone") if row.get("input") is not None else ""])
-    due = None if row.get("removed_at") is not None else row["due_at"]
-    return [name, row.get("action") or tag("span", "declared", class_="muted"),
-            words.timing(form, _overdue(row)), moment(due, frame.now, zone), last, state]
-
-
-def _overdue(row: dict) -> int | None:
-    try:
-        return json.loads(row["timing"]).get("overdue_ms") if row.get("timing") else None
-    except (ValueError, AttributeError):
-        return None
+    due = None if view.removed_at is not None else view.due_at
+    return [name, view.action or tag("span", "declared", class_="muted"), view.timing,
+            moment(due, frame.now, view.zone), last, state]
 
 
 def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool, query: dict,
-              notice: Html | str = "", searched_to: str | None = None) -> str:
+              notice: Html | str = "", searched_to: str | None = None,
+              entries: dict[str, Entry] | None = None) -> str:
     """`searched_to`: where a search or state that no index serves (by action, label or input, a
-    name's GLOB past a prefix, paused or ended) stopped looking, SEARCHED names on, with more after it."""
+    name's GLOB past a prefix, paused or ended) stopped looking, SEARCHED names on, with more after it.
+    `entries`: the declared schedules' declarations, by name."""
     headers = ["NAME", "ACTION", "TIMING", "NEXT DUE (UTC, ITS ZONE)", "LAST RUN", "STATE"]
     form = search_form(frame, "/schedules", [
         ("look for", field("q", query.get("q"), "a name, prefix or GLOB")),
@@ -261,7 +240,8 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
     ])
     body = [form, notice]
     if query.get("after") is None:
-        body += [tag("h2", "Declared"), table(headers, [schedule_row(frame, row) for row in declared],
+        rows = [schedule_row(frame, row, (entries or {}).get(row["name"])) for row in declared]
+        body += [tag("h2", "Declared"), table(headers, rows,
                                                 "no declared schedule matches")]
     body += [tag("h2", "Handed over at run time" + (f", after {query['after']}" if query.get("after") else "")),
              table(headers, [schedule_row(frame, row) for row in handed], "no handed-over schedule matches")]
@@ -278,79 +258,85 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
 
 # -- one schedule -----------------------------------------------------------------------------
 
-def schedule(frame: Frame, name: str, found, declared_source: str | None, next_due: list[int],
-             more: bool, back: str, settings: dict | None = None) -> str:
-    """`settings`: its `retry` and `limit` (words.settings_of), where it is declared."""
+def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list[int],
+             more: bool, back: str) -> str:
+    """`entry`: its declaration, where it is declared (its source, `overdue`, `retry` and `limit`)."""
     state = found.state
     if state is None:
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
-    form = form_of(state)
-    zone = zone_of(form)
-    overdue = _overdue(state)
-    where = (f"handed over at run time: calls {state['action']}" if state.get("action")
-             else declared_source or "not declared in the current build")
-    settings = words.settings_of(state, settings)
-    attempts = words.attempts_of(settings)
-    rule = f"{words.timing(form, overdue)}: {words.rule(form, state, overdue)}"
-    if run_settings := words.run_settings_words(settings):
-        rule += f"; {run_settings}"
-    facts = [("declared", where), ("rule", rule)]
-    if state.get("label"):
-        facts.append(("label", state["label"]))
-    if state.get("input") is not None:
-        facts.append(("input", tag("code", state["input"])))
-    if state.get("removed_at") is not None:
-        facts.append(("ended", join([state.get("ended") or "no longer declared", " ",
-                                     moment(state["removed_at"], frame.now)])))
-    else:
-        facts.append(("next due", join([tag("div", moment(due, frame.now, zone)) for due in next_due] or ["never"])))
-        if next_due and state.get("retry_attempt") is not None:
-            facts.append(("why then", words.retry_words(state, attempts)))
-        elif next_due:
-            facts.append(("why then", words.due_reason(form, next_due[0], found.last is not None)))
-    if state["paused"]:
-        facts.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
-    if holds_lease(state):
-        facts.append(("running", join([tag("span", state["lease_run"], class_="id"), ", lease until ",
-                                       moment(state.get("lease_until"), frame.now)])))
-    if state.get("run_requested_at") is not None:
-        facts.append(("run by hand", f"asked for by {state.get('run_requested_by')} at "
-                                     f"{when(int(state['run_requested_at']))}: the next tick makes it"))
-    if found.last is not None:
-        facts.append(("last run", words.last_run_words(found.last, state, found.gaps, attempts)))
-    actions = []
-    if state.get("removed_at") is None:
-        if state["paused"]:
-            actions.append(button(frame, "/schedule/resume", "Resume", back, name=name))
-        else:
-            actions.append(button(frame, "/schedule/pause", "Pause", back, name=name))
-            if state.get("run_requested_at") is None:
-                actions.append(button(frame, "/schedule/run", "Run now, by hand", back, name=name))
-        if state.get("action") and not state.get("ended"):
-            actions.append(button(frame, "/schedule/cancel", "Cancel this item", back, name=name))
-    runs = found.runs
+    view = schedule_view(state, frame.now, entry)
     history = table(
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
-        [[moment(None if words.ahead_of_due(run) else run["due_at"], frame.now, zone),
-          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, attempts),
+        [[moment(run_view(run).due_at, frame.now, view.zone),
+          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, view.attempts),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run.get("trace") or "", class_="id"), detail(run)]
-         for run in runs], "no runs yet")
-    body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in facts)),
-            tag("div", *actions, class_="actions"), tag("h2", "History, newest first"), history]
+         for run in found.runs], "no runs yet")
+    body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
+                        facts(frame, view, state, found, entry, next_due))),
+            tag("div", *schedule_actions(frame, view, back), class_="actions"),
+            tag("h2", "History, newest first"), history]
     if more:
-        last = runs[-1]
+        last = found.runs[-1]
         body.append(tag("p", link(frame.href("/schedule", name=name,
                                              before=f"{int(last['due_at'])}:{int(last['tick_at'])}:{last['id']}"),
                                   "older runs")))
     body += [tag("h2", "Backfills"), backfills_table(frame, found.backfills, back)]
-    if state.get("removed_at") is None or backfilled_once_ended(state.get("ended")):
+    if view.removed_at is None or backfilled_once_ended(view.ended):
         missed = found.last if found.last is not None and found.last.get("covers") is not None else {}
         body.append(backfill_form(frame, name, back, words.iso(missed.get("covers_first")) or "",
                                   words.iso(missed.get("covers_last")) or ""))
     body += [tag("h2", "Operator log"), log_table(frame, found.log)]
     return page(frame, "/schedules", name, *body)
+
+
+def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | None,
+          next_due: list[int]) -> list[tuple[str, Html | str]]:
+    """What the schedule's page states of it, `why`'s facts: where it is declared, its rule, when
+    it is next due and why then, its pause, lease, run asked for by hand and last run."""
+    where = (f"handed over at run time: calls {view.action}" if view.handed_over
+             else (entry.source if entry is not None else None) or "not declared in the current build")
+    said_: list[tuple[str, Html | str]] = [("declared", where), ("rule", view.rule(state))]
+    if state.get("label"):
+        said_.append(("label", state["label"]))
+    if state.get("input") is not None:
+        said_.append(("input", tag("code", state["input"])))
+    if view.removed_at is not None:
+        said_.append(("ended", join([view.ended or "no longer declared", " ", moment(view.removed_at, frame.now)])))
+    else:
+        said_.append(("next due", join([tag("div", moment(due, frame.now, view.zone)) for due in next_due]
+                                       or ["never"])))
+        if next_due and state.get("retry_attempt") is not None:
+            said_.append(("why then", words.retry_words(state, view.attempts)))
+        elif next_due:
+            said_.append(("why then", words.due_reason(view.form, next_due[0], found.last is not None)))
+    if view.paused:
+        said_.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
+    if view.lease is not None:
+        said_.append(("running", join([tag("span", view.lease.run, class_="id"), ", lease until ",
+                                       moment(view.lease.until, frame.now)])))
+    if view.run_requested_at is not None:
+        said_.append(("run by hand", f"asked for by {view.run_requested_by} at "
+                                     f"{when(view.run_requested_at)}: the next tick makes it"))
+    if found.last is not None:
+        said_.append(("last run", words.last_run_words(found.last, state, found.gaps, view.attempts)))
+    return said_
+
+
+def schedule_actions(frame: Frame, view: ScheduleView, back: str) -> list[Html]:
+    """The buttons of what an operator may do to the schedule as it stands."""
+    actions = []
+    if view.removed_at is None:
+        if view.paused:
+            actions.append(button(frame, "/schedule/resume", "Resume", back, name=view.name))
+        else:
+            actions.append(button(frame, "/schedule/pause", "Pause", back, name=view.name))
+            if view.run_requested_at is None:
+                actions.append(button(frame, "/schedule/run", "Run now, by hand", back, name=view.name))
+        if view.handed_over and not view.ended:
+            actions.append(button(frame, "/schedule/cancel", "Cancel this item", back, name=view.name))
+    return actions
 
 
 def attempt(run: dict, attempts: int | None) -> str:
@@ -426,7 +412,8 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
     body = [form, listed]
     if more:
-        body.append(tag("p", link(frame.href("/runs", **{**query, "before": f"{int(rows[-1]['tick_at'])}:{rows[-1]['id']}"}),
+        before = f"{int(rows[-1]['tick_at'])}:{rows[-1]['id']}"
+        body.append(tag("p", link(frame.href("/runs", **{**query, "before": before}),
                                   "older runs")))
     return page(frame, "/runs", "Runs across schedules", *body)
 
@@ -437,8 +424,9 @@ def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: boo
     listed = []
     for row in rows:
         buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=row["id"])
-                   for verb, states in FROM_STATES.items() if row["state"] in states]
-        logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})" for e in log if e["delivery"] == row["id"]]
+                   for verb in delivery_verbs(row["state"])]
+        logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})"
+                  for e in log if e["delivery"] == row["id"]]
         listed.append([tag("span", row["id"], class_="id"), row["event_name"], row["queue"], row["state"],
                        row["attempts"], moment(row.get("next_attempt_at"), frame.now),
                        words.clip(row.get("last_error"), 160), tag("code", words.clip(row.get("body"), 120)),

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from .. import backfill
 from ..operating import words
+from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..model import Outcome
@@ -114,7 +115,9 @@ async def _schedules(db, app, frame, query):
     state = _one_of(query, "state", STATES, "live")
     declared, handed, searched_to = await ConsoleStore(db).schedules(field, pattern, state, _text(query, "after"), PAGE)
     shown = {key: value for key, value in query.items() if key in ("q", "in", "state", "after")}
-    return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown, searched_to=searched_to)
+    entries = {s.name: entry_of_schedule(s) for s in app.schedules}
+    return 200, pages.schedules(frame, declared, handed[:PAGE], len(handed) > PAGE, shown, searched_to=searched_to,
+                                entries=entries)
 
 
 def _glob(text: str) -> str:
@@ -130,18 +133,9 @@ async def _schedule(db, app, frame, query):
     back = frame.href("/schedule", name=name)
     more = len(found.runs) > PAGE
     del found.runs[PAGE:]
-    body = pages.schedule(frame, name, found, declared.source if declared else None,
-                          _next_due(found.state, declared), more, back, _settings(declared))
+    body = pages.schedule(frame, name, found, entry_of_schedule(declared), _next_due(found.state, declared), more,
+                          back)
     return (200 if found.state is not None else 404), body
-
-
-def _settings(declared) -> dict | None:
-    """A declared schedule's `retry` and `limit`, as the build's manifest keeps them."""
-    if declared is None:
-        return None
-    retry = declared.retry
-    return {"retry_attempts": retry.attempts if retry else None, "retry_pause_ms": retry.pause if retry else None,
-            "limit_ms": declared.limit}
 
 
 def _next_due(state: dict | None, declared) -> list[int]:
@@ -177,7 +171,8 @@ async def _runs(db, app, frame, query):
 async def _deliveries(db, app, frame, query):
     every_state = query.get("all") == "1"
     rows, log = await OperatorStore(db).deliveries(every_state, 200)
-    return 200, pages.deliveries(frame, rows, log, every_state, frame.href("/deliveries", all="1" if every_state else None))
+    back = frame.href("/deliveries", all="1" if every_state else None)
+    return 200, pages.deliveries(frame, rows, log, every_state, back)
 
 
 async def _log(db, app, frame, query):
@@ -213,10 +208,11 @@ def _keys(query: dict, name: str, *types) -> tuple | None:
     if not text:
         return None
     parts = text.split(":", len(types) - 1)
-    if len(parts) != len(types) or not all(kind is str or CURSOR_TIME.fullmatch(part) for kind, part in zip(types, parts)):
+    if len(parts) != len(types) or not all(kind is str or CURSOR_TIME.fullmatch(part)
+                                           for kind, part in zip(types, parts, strict=True)):
         raise Unwritten(name, text, "a page's bound as the console writes it (" + ":".join(
             "<epoch ms>" if kind is int else "<id>" for kind in types) + ")")
-    return tuple(kind(part) for kind, part in zip(types, parts))
+    return tuple(kind(part) for kind, part in zip(types, parts, strict=True))
 
 
 # -- actions ------------------------------------------------------------------------------------

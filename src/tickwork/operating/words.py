@@ -150,7 +150,8 @@ SKIPS = {
 }
 
 
-def _number(value) -> int | None:
+def number(value) -> int | None:
+    """A column's number as an int, or None: D1 hands every number back as a float."""
     return None if value is None else int(value)
 
 
@@ -183,7 +184,7 @@ def events_of(run: dict) -> dict | None:
 
 def did(run: dict) -> str:
     """A purge's `2 records purged`, or what an action's run emitted."""
-    return what_a_run_did(_number(run.get("items")), events_of(run))
+    return what_a_run_did(number(run.get("items")), events_of(run))
 
 
 def rule(form: str, state: dict, overdue: int | None) -> str:
@@ -242,7 +243,7 @@ def run_settings_words(settings: dict) -> str:
 def retry_words(state: dict, attempts: int | None) -> str:
     """A pending retry, as the next due time: `attempt 2 of 4 for <due>, unless the next due
     time, <next>, comes first and supersedes it`."""
-    due, retry_next = int(state["due_at"]), _number(state.get("retry_next"))
+    due, retry_next = int(state["due_at"]), number(state.get("retry_next"))
     text = f"{attempt_words(int(state['retry_attempt']), attempts)} for {when(int(state['retry_due']))}"
     if retry_next is not None and retry_next > due:
         return text + f", unless the next due time, {when(retry_next)}, comes first and supersedes it"
@@ -253,7 +254,7 @@ def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | No
     """The schedule's latest run or skip, with its attempt where it has retries, and the next
     attempt where one is pending."""
     what = what_happened(last, gaps)
-    attempt = _number(last.get("attempt")) or 1
+    attempt = number(last.get("attempt")) or 1
     if attempts or attempt > 1:
         what = f"{attempt_words(attempt, attempts)}, {what}"
     if state.get("retry_attempt") is not None and state.get("removed_at") is None:
@@ -315,7 +316,7 @@ def missed_words(run: dict, name: str, verbose: bool = False) -> str:
 def what_happened(run: dict, gaps: list[dict]) -> str:
     """A run or skip in one sentence: its outcome, what it did, its tick, trace and lateness."""
     outcome, code = run["outcome"], run.get("code")
-    started, ended = _number(run.get("started_at")), _number(run.get("ended_at"))
+    started, ended = number(run.get("started_at")), number(run.get("ended_at"))
     if outcome == "succeeded":
         text = "ran: succeeded" + (f" in {short(ended - started)}" if started is not None and ended else "")
         text += f", {did(run)}" if did(run) else ""
@@ -340,7 +341,7 @@ def what_happened(run: dict, gaps: list[dict]) -> str:
         text += f"; {missed_words(run, run['schedule'], verbose=True)}"
     late = int(run["tick_at"]) - int(run["due_at"])
     gap = gap_around(gaps, int(run["due_at"]))
-    if (_number(run.get("attempt")) or 1) > 1 or run.get("backfill"):
+    if (number(run.get("attempt")) or 1) > 1 or run.get("backfill"):
         pass  # a retry is made after its pause, a backfill when asked for: neither is late
     elif gap is not None and late > 0:
         text += f"; late by {short(late)}: ticks had stopped ({gap_words(gap)})"
