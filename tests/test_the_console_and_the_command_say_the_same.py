@@ -5,11 +5,14 @@ Each test here failed while the two worked the row out apart (issue 24, "the dri
 import re
 from html import unescape
 
+import pytest
+
 from console_fixtures import ask
 from helpers import calendar
 from test_the_operators_command import app  # noqa: F401  (the fixture)
 
 from tickwork.app import App
+from tickwork.operating.views import LIFE
 from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -44,3 +47,32 @@ def test_the_console_s_schedules_list_states_a_declared_calendar_s_overdue_as_th
     assert timing == "0 9 * * * in UTC, overdue after 1 hour"
     page = ask(app.db, "GET", "/ops/schedules", now=NINE + MINUTE, app=App("DB", (DAILY,), console={"prefix": "/ops"}))
     assert timing in " ".join(unescape(re.sub(r"<[^>]+>", " ", page.body)).split())
+
+
+def _three_states(app):  # noqa: F811
+    """`census` live, `tidy` paused, `gone` removed by a deploy."""
+    from helpers import every
+
+    census, tidy, gone = every(1, "census"), every(1, "tidy"), every(1, "gone")
+    app.tick([census, tidy, gone], NINE)
+    app.tick([census, tidy], NINE + MINUTE)
+    assert app.run("pause", "tidy", "--who", "ops", now=NINE + MINUTE)[0] == 0
+    return (census, tidy)
+
+
+@pytest.mark.parametrize("name, alias", [("live", "active"), ("ended", "removed")])
+def test_the_command_s_old_state_words_are_aliases_of_the_one_vocabulary(app, name, alias):  # noqa: F811
+    _three_states(app)
+    listed = {word: [s["name"] for s in app.run("schedules", "--state", word, now=NINE + MINUTE)[1]["schedules"]]
+              for word in (name, alias)}
+    assert listed[name] == listed[alias] != []
+
+
+@pytest.mark.parametrize("state", LIFE)
+def test_the_command_and_the_console_list_the_same_schedules_in_each_state(app, state):  # noqa: F811
+    declared = _three_states(app)
+    by_command = [s["name"] for s in app.run("schedules", "--state", state, now=NINE + MINUTE)[1]["schedules"]]
+    page = ask(app.db, "GET", f"/ops/schedules?state={state}", now=NINE + MINUTE,
+               app=App("DB", declared, console={"prefix": "/ops"}))
+    by_console = re.findall(r'<a href="/ops/schedule\?name=(\w+)" class="id">', page.body)
+    assert by_console == by_command != []

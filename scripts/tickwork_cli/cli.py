@@ -100,7 +100,8 @@ def parser() -> argparse.ArgumentParser:
     one = verbs_.add_parser("schedules", parents=[common], help="every schedule: timing, next due, last run, state")
     one.add_argument("--name", metavar="GLOB", help="only names matching a glob (`chore_*`)")
     one.add_argument("--kind", choices=[*KINDS, "schedule"], help="only this kind (schedule: every)")
-    one.add_argument("--state", choices=STATES, help="only schedules in this state")
+    one.add_argument("--state", choices=STATES,
+                     help="only schedules in this state (active and removed, the old words, are live and ended)")
     one.add_argument("--limit", type=_limit, default=100, help="a page of at most this many (default 100)")
     one.add_argument("--after", metavar="NAME", default="",
                      help="the page after this name (the last of the page before, as it says)")
@@ -217,7 +218,8 @@ def _database_error(text: str) -> str:
         return f"the database has no tickwork tables (no such table: {missing.group(1)}): {apply}"
     column = re.search(r"no such column: ([\w.]+)", text)
     if column:
-        return f"the database's tickwork tables are older than this command (no such column: {column.group(1)}): {apply}"
+        return (f"the database's tickwork tables are older than this command (no such column: {column.group(1)}): "
+                f"{apply}")
     return text
 
 

@@ -3,9 +3,9 @@
 `wrangler d1 execute --command` binds no parameters, so each statement's `?N` (and bare `?`)
 are written into it as SQL literals: integers as integers, None as NULL, strings quoted with
 their quotes doubled (and cut where wrangler would rewrite them, see `_UNTOUCHABLE`); anything
-else is refused. A batch is one `--command` of the statements
-joined by `;` (each on a line of its own, so no comment swallows one), which wrangler runs as one transaction: the first statement that fails rolls them
-all back and wrangler exits non-zero with `{"error": {"text": ...}}` on stdout.
+else is refused. A batch is one `--command` of the statements joined by `;` (each on a line of
+its own, so no comment swallows one), which wrangler runs as one transaction: the first statement
+that fails rolls them all back and wrangler exits non-zero with `{"error": {"text": ...}}` on stdout.
 """
 
 import json

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from ..backfill import backfilled_once_ended
 from ..operating import words
-from ..operating.views import Entry, ScheduleView, delivery_verbs, run_view, schedule_view, zone_of
+from ..operating.views import LIFE, Entry, ScheduleView, delivery_verbs, run_view, schedule_view, zone_of
 from ..operating.words import relative, when
 from ..times import NEVER
 from .console_store import COUNTED
@@ -206,7 +206,8 @@ def at_least(row) -> str:
 # -- schedules --------------------------------------------------------------------------------
 
 SEARCHED = [("name", "name"), ("action", "action"), ("label", "label"), ("input", "input")]
-STATES = [("live", "live"), ("paused", "paused"), ("ended", "ended or removed"), ("all", "all")]
+SHOWN_AS = {"ended": "ended or removed"}
+STATES = [(state, SHOWN_AS.get(state, state)) for state in (*LIFE, "all")]
 
 
 def schedule_row(frame: Frame, row: dict, entry: Entry | None = None) -> list:

@@ -24,7 +24,8 @@ T = TypeVar("T")
 # paused nor ended), paused, ended (removed by a deploy, or ended: a one-off done, an item
 # cancelled); and the filters across those: running (a run holds its lease), failing (the one
 # definition, schedule_store.IS_FAILING), declared, handed-over. The console offers all too.
-STATES = ("live", "paused", "ended", "running", "failing", "declared", "handed-over")
+LIFE = ("live", "paused", "ended")  # what one row is: schedule_view's `state`
+STATES = (*LIFE, "running", "failing", "declared", "handed-over")
 # The command's words for two of them before the vocabularies were one, kept so every documented
 # `--state` still works.
 ALIASES = {"active": "live", "removed": "ended"}
