@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 
 from console_fixtures import ask
-from helpers import calendar
+from helpers import calendar, every, lose_a_run, lost_run
 from test_the_operators_command import app  # noqa: F401  (the fixture)
 
 from tickwork.app import App
@@ -51,8 +51,6 @@ def test_the_console_s_schedules_list_states_a_declared_calendar_s_overdue_as_th
 
 def _three_states(app):  # noqa: F811
     """`census` live, `tidy` paused, `gone` removed by a deploy."""
-    from helpers import every
-
     census, tidy, gone = every(1, "census"), every(1, "tidy"), every(1, "gone")
     app.tick([census, tidy, gone], NINE)
     app.tick([census, tidy], NINE + MINUTE)
@@ -76,3 +74,29 @@ def test_the_command_and_the_console_list_the_same_schedules_in_each_state(app, 
                app=App("DB", declared, console={"prefix": "/ops"}))
     by_console = re.findall(r'<a href="/ops/schedule\?name=(\w+)" class="id">', page.body)
     assert by_console == by_command != []
+
+
+def test_a_lease_that_lapsed_is_lapsed_on_the_console_as_in_why(app):  # noqa: F811
+    census = every(1, "census")
+    app.tick([census], NINE)
+    lose_a_run(app.db, "census", NINE + MINUTE, NINE + 2 * MINUTE, until=NINE + 3 * MINUTE)
+    later = NINE + 5 * MINUTE
+    _, why, _ = app.run("why", "census", now=later)
+    assert any("the next tick records it failed `lease_expired`" in note for note in why["notes"])
+    page = ask(app.db, "GET", "/ops/schedule?name=census", now=later,
+               app=App("DB", (census,), console={"prefix": "/ops"}))
+    running = fact(page.body, "running")
+    assert running.startswith(f"{lost_run(NINE + MINUTE)}, lease lapsed 2026-03-02 09:03 UTC (2 min ago)")
+    assert running.endswith("the next tick records it failed `lease_expired`")
+
+
+def test_a_paused_schedule_a_deploy_removed_is_not_said_to_skip_its_due_times_on_either(app):  # noqa: F811
+    census, gone = every(1, "census"), every(1, "gone")
+    app.tick([census, gone], NINE)
+    assert app.run("pause", "gone", "--who", "ops", now=NINE)[0] == 0
+    app.tick([census], NINE + MINUTE)
+    _, why, _ = app.run("why", "gone", now=NINE + MINUTE)
+    assert why["paused"] and not [note for note in why["notes"] if note.startswith("paused")]
+    page = ask(app.db, "GET", "/ops/schedule?name=gone", now=NINE + MINUTE,
+               app=App("DB", (census,), console={"prefix": "/ops"}))
+    assert "<dt>ended</dt>" in page.body and "<dt>paused</dt>" not in page.body

@@ -299,7 +299,7 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
 def _why_notes(view: ScheduleView, now: int) -> list[str]:
     """The pause, the lease and a run asked for by hand, as `why` notes them."""
     notes: list[str] = []
-    if view.paused and view.removed_at is None and view.next_due is not None:
+    if view.skips_due_times:
         notes.append("paused: the tick that finds it due skips it (recorded `paused`) and moves it on "
                      "along its grid; `tickwork resume` lets it run again")
     if view.lease is not None:

@@ -6,7 +6,9 @@ from datetime import datetime, timezone
 
 from ..backfill import backfilled_once_ended
 from ..operating import words
-from ..operating.views import LIFE, Entry, ScheduleView, delivery_verbs, run_view, schedule_view, zone_of
+from ..operating.views import (
+    LIFE, Entry, LeaseView, ScheduleView, delivery_verbs, run_view, schedule_view, zone_of,
+)
 from ..operating.words import relative, when
 from ..times import NEVER
 from .console_store import COUNTED
@@ -312,17 +314,24 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
             said_.append(("why then", words.retry_words(state, view.attempts)))
         elif next_due:
             said_.append(("why then", words.due_reason(view.form, next_due[0], found.last is not None)))
-    if view.paused:
+    if view.skips_due_times:
         said_.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
     if view.lease is not None:
-        said_.append(("running", join([tag("span", view.lease.run, class_="id"), ", lease until ",
-                                       moment(view.lease.until, frame.now)])))
+        said_.append(("running", lease_words(frame, view.lease)))
     if view.run_requested_at is not None:
         said_.append(("run by hand", f"asked for by {view.run_requested_by} at "
                                      f"{when(view.run_requested_at)}: the next tick makes it"))
     if found.last is not None:
         said_.append(("last run", words.last_run_words(found.last, state, found.gaps, view.attempts)))
     return said_
+
+
+def lease_words(frame: Frame, lease: LeaseView) -> Html:
+    """The run under the lease and until when; once lapsed, what the next tick does of it, as `why` says."""
+    if lease.lapsed:
+        return join([tag("span", lease.run, class_="id"), ", lease lapsed ", moment(lease.until, frame.now),
+                     ": the next tick records it failed `lease_expired`"])
+    return join([tag("span", lease.run, class_="id"), ", lease until ", moment(lease.until, frame.now)])
 
 
 def schedule_actions(frame: Frame, view: ScheduleView, back: str) -> list[Html]:

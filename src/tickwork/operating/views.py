@@ -167,6 +167,12 @@ class ScheduleView:
     def handed_over(self) -> bool:
         return self.action is not None
 
+    @property
+    def skips_due_times(self) -> bool:
+        """Paused, with due times still to come: the tick that finds it due skips it (recorded
+        `paused`). An ended one is paused to no effect."""
+        return self.paused and self.next_due is not None
+
     def rule(self, row: Row) -> str:
         """How its timing places its calls, and its `retry` and `limit`, in words."""
         said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms)}"
