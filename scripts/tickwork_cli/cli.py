@@ -68,6 +68,27 @@ def _limit(text: str) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
+    common, changes = _shared()
+    top = argparse.ArgumentParser(
+        prog="tickwork",
+        description="Operate a tickwork app: its schedules, runs, deliveries and ticks.",
+        epilog="Exit status: 0 done; 1 an error (one line on stderr, nothing changed), or ticks "
+               "stopped for `status`; 2 a usage error.")
+    verbs_ = top.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    _schedule_verbs(verbs_, common, changes)
+    _delivery_verbs(verbs_, common, changes)
+    _backfill_verbs(verbs_, common, changes)
+
+    one = verbs_.add_parser("status", parents=[common], help="the last tick, its age, and the gaps; "
+                                                             "exits 1 when ticks stopped")
+    one.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
+                     help="how old the last tick may be (default 3m; 180 is seconds)")
+    return top
+
+
+def _shared() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The flags every verb takes (where the D1 is, --json, --now), and those every change takes (--who)."""
     common = argparse.ArgumentParser(add_help=False)
     where = common.add_argument_group("where the app's D1 is (one of)")
     place = where.add_mutually_exclusive_group(required=True)
@@ -89,14 +110,11 @@ def parser() -> argparse.ArgumentParser:
                         help="the command's clock, for what-ifs and tests (default: the system's)")
     changes = argparse.ArgumentParser(add_help=False)
     changes.add_argument("--who", help="who makes the change, for the operator log (default: the OS user)")
+    return common, changes
 
-    top = argparse.ArgumentParser(
-        prog="tickwork",
-        description="Operate a tickwork app: its schedules, runs, deliveries and ticks.",
-        epilog="Exit status: 0 done; 1 an error (one line on stderr, nothing changed), or ticks "
-               "stopped for `status`; 2 a usage error.")
-    verbs_ = top.add_subparsers(dest="verb", required=True, metavar="VERB")
 
+def _schedule_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.ArgumentParser) -> None:
+    """schedules, history, why, and the changes pause, resume and run."""
     one = verbs_.add_parser("schedules", parents=[common], help="every schedule: timing, next due, last run, state")
     one.add_argument("--name", metavar="GLOB", help="only names matching a glob (`chore_*`)")
     one.add_argument("--kind", choices=[*KINDS, "schedule"], help="only this kind (schedule: every)")
@@ -128,6 +146,10 @@ def parser() -> argparse.ArgumentParser:
                         ("run", "ask the next tick for a run of a schedule now, moving no due time")):
         verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("name")
 
+
+
+def _delivery_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.ArgumentParser) -> None:
+    """deliveries, and the changes retry, dismiss and cancel."""
     one = verbs_.add_parser("deliveries", parents=[common], help="pending, failed and outcome_unknown deliveries")
     one.add_argument("--all", action="store_true", help="every delivery kept, whatever its state")
     one.add_argument("--limit", type=_limit, default=100, help="at most this many (default 100)")
@@ -136,6 +158,9 @@ def parser() -> argparse.ArgumentParser:
                         ("cancel", "never send a pending, outcome_unknown or failed delivery")):
         verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("id")
 
+
+def _backfill_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.ArgumentParser) -> None:
+    """backfill (and its --cancel), and backfills."""
     one = verbs_.add_parser("backfill", parents=[common, changes],
                             help="make a schedule's occurrences in a range that have no succeeded run, "
                                  "a few a tick, oldest first")
@@ -148,12 +173,6 @@ def parser() -> argparse.ArgumentParser:
     one = verbs_.add_parser("backfills", parents=[common], help="the backfills asked for, pending first")
     one.add_argument("name", nargs="?", help="only a schedule's")
     one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
-
-    one = verbs_.add_parser("status", parents=[common], help="the last tick, its age, and the gaps; "
-                                                             "exits 1 when ticks stopped")
-    one.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
-                     help="how old the last tick may be (default 3m; 180 is seconds)")
-    return top
 
 
 def connect(args) -> tuple[Database, Path | None]:

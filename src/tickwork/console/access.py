@@ -125,7 +125,8 @@ async def _access_identity(jwt: str, access: Checked, now: int) -> str | Refused
     audience = claims.get("aud")
     audiences = audience if isinstance(audience, list) else [audience]
     exp, nbf = claims.get("exp"), claims.get("nbf", claims.get("iat", 0))
-    if not (isinstance(exp, (int, float)) and isinstance(nbf, (int, float)) and nbf - LEEWAY_S <= seconds < exp + LEEWAY_S):
+    numbers = isinstance(exp, (int, float)) and isinstance(nbf, (int, float))
+    if not (numbers and nbf - LEEWAY_S <= seconds < exp + LEEWAY_S):
         return None
     if claims.get("iss") != ISSUER.format(team=access.team) or access.aud not in audiences:
         return None
