@@ -1,6 +1,7 @@
 """The one distribution, `tickwork` (pyproject.toml): built by a backend pinned exactly, its
 command's build packages an extra at the versions the build and the tests run."""
 
+import ast
 import sys
 import tomllib
 from fnmatch import fnmatch
@@ -52,7 +53,8 @@ def test_the_command_names_the_extras_modules_when_one_is_missing():
 
 
 def test_tickwork_installed_without_its_extra_says_to_install_it(tmp_path, monkeypatch, capsys):
-    for name in [n for n in sys.modules if n.startswith(("tickwork_build.", "pydantic")) and n != "tickwork_build.problems"]:
+    built = [n for n in sys.modules if n.startswith(("tickwork_build.", "pydantic")) and n != "tickwork_build.problems"]
+    for name in built:
         monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, "pydantic", None)  # `import pydantic` raises ModuleNotFoundError
 
@@ -85,3 +87,34 @@ def test_the_wheel_ships_every_package_of_the_runtime_the_build_the_command_and_
     }
 
     assert wanted - listed == set()
+
+
+TOOLS = {"tickwork_build", "tickwork_cli", "tickwork_tool", "pydantic", "pydantic_core"}
+
+
+def _imported(tree: ast.AST) -> set[str]:
+    """The top-level names a module imports: its import statements, and the names it hands
+    `importlib.import_module` or `__import__` as text."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) in (
+                "import_module", "__import__") and node.args and isinstance(node.args[0], ast.Constant):
+            names.add(str(node.args[0].value))
+    return {name.split(".")[0] for name in names}
+
+
+def test_the_runtime_imports_nothing_of_the_tools_nor_pydantic():
+    """The Worker vendors the runtime alone: an import of the build, the command or pydantic would
+    fail there, or pull pydantic into the Worker's start."""
+    runtime = ROOT / "src" / "tickwork"
+    found = {
+        f"{path.relative_to(runtime)}: {name}"
+        for path in runtime.rglob("*.py")
+        for name in _imported(ast.parse(path.read_text(), str(path))) & TOOLS
+    }
+
+    assert found == set()
