@@ -14,7 +14,8 @@ from . import bundling, node
 from .vendoring import sync_migrations, vendor_runtime
 
 OWN = {"init", "build", "dev", "tick"}
-# The modules of the `cli` extra (pyproject.toml), which a `tickwork` installed without it lacks.
+# The modules the tools need besides the runtime (scripts/pyproject.toml's, which `tickwork[cli]`
+# installs): a Python that runs the tools from a checkout may lack them.
 CLI_EXTRA = {"pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"}
 USAGE = """usage: tickwork VERB ...
 
