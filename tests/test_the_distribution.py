@@ -246,14 +246,22 @@ def test_tickwork_cli_installed_from_the_wheels_gives_the_tickwork_command(tickw
 
 
 @SLOW
-def test_the_installed_command_adds_tickwork_to_a_worker_with_the_migrations_its_wheel_ships(tickwork, tmp_path):
+def test_the_installed_command_adds_tickwork_to_a_worker_and_vendors_the_runtimes_recorded_files_alone(
+        tickwork, wheels, tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "my-worker"\nversion = "0.1.0"\n')
     (tmp_path / "wrangler.toml").write_text(TEMPLATE_WRANGLER_TOML)
     (tmp_path / "src" / "entry.py").write_text(TEMPLATE_ENTRY)
 
     said = _ok([str(tickwork), "init", "--no-node"], tmp_path).stdout
+    built = _ok([str(tickwork), "build"], tmp_path).stdout
 
     assert "added migrations/0001_schedules.sql: tickwork's migration" in said
     assert sorted(path.name for path in (tmp_path / "migrations").iterdir()) == sorted(
         path.name for path in (ROOT / "migrations").glob("00[0-9][0-9]_*.sql"))
+    assert "built 0 schedule(s) (none)" in built
+    modules = tmp_path / "python_modules"
+    vendored = {f"tickwork/{path.relative_to(modules / 'tickwork').as_posix()}"
+                for path in (modules / "tickwork").rglob("*") if path.is_file()}
+    assert vendored == _read(wheels["tickwork"])[0]
+    assert sorted(path.name for path in modules.iterdir() if path.name.startswith("tickwork")) == ["tickwork"]

@@ -1,10 +1,12 @@
 """What `tickwork build` adds to a Worker beside the build's own layout: tickwork's migrations in
 the store's `migrations_dir`, and its runtime with its pinned dependencies in `python_modules/`.
 
-Both come from the installed `tickwork` itself, so they are offline and at the versions its wheel
-pins: the runtime package is copied from where Python imports it, its dependencies from the
-files their installed distributions record. A `python_modules/` that `pywrangler sync` filled
-keeps what it holds; a dependency there at another version is replaced by the pinned one.
+Both come from what is installed beside the command, so they are offline and at the versions its
+wheels pin. The runtime is exactly the files of the `tickwork` distribution (the runtime's own,
+apart from the tools' `tickwork-dev`): as its RECORD lists them where it is installed, or, run from
+a checkout, the modules of the packages its wheel is built from. Its dependencies are the files
+their installed distributions record. A `python_modules/` that `pywrangler sync` filled keeps what
+it holds; a dependency there at another version is replaced by the pinned one.
 """
 
 import filecmp
@@ -18,7 +20,6 @@ import tickwork
 
 from .shipped import CHECKOUT, migrations
 
-IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 def _normal(name: str) -> str:
@@ -57,15 +58,56 @@ def runtime_pins() -> list[tuple[str, str]]:
     return [tuple(text.split(";")[0].strip().split("==")) for text in requires]
 
 
+def runtime_files() -> dict[str, Path]:
+    """The runtime distribution's files by their paths in python_modules/: those the installed
+    `tickwork` records (RECORD) but its metadata, or, where the `tickwork` imported is a checkout's,
+    the modules of each package under it that its wheel holds (pyproject.toml's packages.find: a
+    folder with an __init__.py, its .py files)."""
+    package = Path(tickwork.__file__).resolve().parent
+    try:
+        dist = distribution("tickwork")
+    except PackageNotFoundError:
+        dist = None
+    if dist is not None and dist.files and Path(dist.locate_file("tickwork/__init__.py")).resolve() == (
+            package / "__init__.py"):
+        return {file.as_posix(): Path(dist.locate_file(file)) for file in dist.files
+                if file.parts[0] != ".." and not file.parts[0].endswith(".dist-info")
+                and "__pycache__" not in file.parts}
+    return {f"tickwork/{path.relative_to(package).as_posix()}": path for path in _modules_of(package)}
+
+
+def _modules_of(package: Path) -> list[Path]:
+    """A package's modules and its subpackages', as setuptools finds them with `namespaces = false`."""
+    found = sorted(package.glob("*.py"))
+    for folder in sorted(path for path in package.iterdir() if path.is_dir()):
+        if "." not in folder.name and (folder / "__init__.py").is_file():
+            found += _modules_of(folder)
+    return found
+
+
+def _copy_exactly(modules: Path, files: dict[str, Path]) -> None:
+    """python_modules/ holds exactly these files in their folders: each copied where it differs
+    (one unchanged keeps its time, so the bundle is not made again for it), any other removed."""
+    for top in {name.split("/")[0] for name in files} & {path.name for path in modules.iterdir() if path.is_dir()}:
+        for path in sorted((modules / top).rglob("*"), reverse=True):  # a folder after what it holds
+            if not path.is_dir() and path.relative_to(modules).as_posix() not in files:
+                path.unlink()
+            elif path.is_dir() and not any(path.iterdir()):
+                path.rmdir()
+    for name, source in files.items():
+        target = modules / name
+        if not target.is_file() or not filecmp.cmp(source, target, shallow=False):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+
+
 def vendor_runtime(project_root: Path, source_holds_tickwork: bool) -> list[str]:
     """Puts the runtime and its dependencies into python_modules/; what changed, one line each."""
     modules = project_root / "python_modules"
     modules.mkdir(exist_ok=True)
     changes = []
     if not source_holds_tickwork:
-        package = Path(tickwork.__file__).resolve().parent
-        shutil.rmtree(modules / "tickwork", ignore_errors=True)
-        shutil.copytree(package, modules / "tickwork", ignore=IGNORED)
+        _copy_exactly(modules, runtime_files())
     for name, version in runtime_pins():
         if (modules / f"{_normal(name)}-{version}.dist-info").is_dir():
             continue
