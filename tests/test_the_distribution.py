@@ -253,6 +253,9 @@ def test_the_installed_command_adds_tickwork_to_a_worker_and_vendors_the_runtime
     (tmp_path / "wrangler.toml").write_text(TEMPLATE_WRANGLER_TOML)
     (tmp_path / "src" / "entry.py").write_text(TEMPLATE_ENTRY)
 
+    [installed] = tickwork.parent.parent.glob("lib/python3*/site-packages/tickwork")
+    (installed / "not_recorded.py").write_text("# in the folder, not in the distribution's RECORD\n")
+
     said = _ok([str(tickwork), "init", "--no-node"], tmp_path).stdout
     built = _ok([str(tickwork), "build"], tmp_path).stdout
 
@@ -263,5 +266,5 @@ def test_the_installed_command_adds_tickwork_to_a_worker_and_vendors_the_runtime
     modules = tmp_path / "python_modules"
     vendored = {f"tickwork/{path.relative_to(modules / 'tickwork').as_posix()}"
                 for path in (modules / "tickwork").rglob("*") if path.is_file()}
-    assert vendored == _read(wheels["tickwork"])[0]
+    assert vendored == _read(wheels["tickwork"])[0] and "tickwork/not_recorded.py" not in vendored
     assert sorted(path.name for path in modules.iterdir() if path.name.startswith("tickwork")) == ["tickwork"]
