@@ -4,6 +4,8 @@ files, nothing of the tools; what `pywrangler sync` vendored there at the pinned
 as it is. (tests/test_the_distribution.py vendors from an installed `tickwork`, by its RECORD.)"""
 
 import os
+import sys
+import tomllib
 
 from helpers import ROOT
 
@@ -98,3 +100,19 @@ def test_a_source_holding_the_runtime_itself_is_not_vendored_twice(tmp_path):
     vendor_runtime(tmp_path, source_holds_tickwork=True)
 
     assert not (tmp_path / "python_modules" / "tickwork").exists()
+
+
+def test_run_from_a_checkout_the_runtime_is_the_checkouts_not_an_old_egg_info_on_the_path(tmp_path, monkeypatch):
+    """A wheel built in a checkout leaves tickwork.egg-info at its root, which is on the path when
+    the command runs from there: its pins are that wheel's, and its files not the ones imported."""
+    info = tmp_path / "tickwork.egg-info"
+    info.mkdir()
+    (info / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: tickwork\nVersion: 0.0.1\n")
+    (info / "requires.txt").write_text("croniter==6.0.0\n")
+    (info / "SOURCES.txt").write_text("src/tickwork/__init__.py\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path), *sys.path])
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+
+    assert runtime_pins() == [tuple(entry.split("==")) for entry in pyproject["project"]["dependencies"]]
+    assert set(runtime_files()) == {f"tickwork/{path.relative_to(ROOT / 'src' / 'tickwork').as_posix()}"
+                                    for path in (ROOT / "src" / "tickwork").rglob("*.py")}

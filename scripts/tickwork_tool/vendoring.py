@@ -13,7 +13,7 @@ import filecmp
 import re
 import shutil
 import tomllib
-from importlib.metadata import PackageNotFoundError, distribution
+from importlib.metadata import Distribution, PackageNotFoundError, distribution
 from pathlib import Path
 
 import tickwork
@@ -48,12 +48,25 @@ def sync_migrations(migrations_dir: Path, root: Path) -> list[str]:
     return changes
 
 
+def _installed_runtime() -> Distribution | None:
+    """The `tickwork` distribution whose package is the one imported, if it is installed: not a
+    checkout's, nor the egg-info a wheel built in a checkout leaves at its root (found on the path
+    when the command runs from there, and as old as that wheel)."""
+    try:
+        dist = distribution("tickwork")
+    except PackageNotFoundError:
+        return None
+    imported = Path(tickwork.__file__).resolve()
+    return dist if Path(dist.locate_file("tickwork/__init__.py")).resolve() == imported else None
+
+
 def runtime_pins() -> list[tuple[str, str]]:
     """(name, version) of each package the runtime needs: the installed tickwork's requirements
     but its extras', or, run from a checkout, its pyproject.toml's `[project].dependencies`."""
-    try:
-        requires = [text for text in distribution("tickwork").requires or [] if "extra" not in text]
-    except PackageNotFoundError:
+    dist = _installed_runtime()
+    if dist is not None:
+        requires = [text for text in dist.requires or [] if "extra" not in text]
+    else:
         requires = tomllib.loads((CHECKOUT / "pyproject.toml").read_text())["project"]["dependencies"]
     return [tuple(text.split(";")[0].strip().split("==")) for text in requires]
 
@@ -64,12 +77,8 @@ def runtime_files() -> dict[str, Path]:
     the modules of each package under it that its wheel holds (pyproject.toml's packages.find: a
     folder with an __init__.py, its .py files)."""
     package = Path(tickwork.__file__).resolve().parent
-    try:
-        dist = distribution("tickwork")
-    except PackageNotFoundError:
-        dist = None
-    if dist is not None and dist.files and Path(dist.locate_file("tickwork/__init__.py")).resolve() == (
-            package / "__init__.py"):
+    dist = _installed_runtime()
+    if dist is not None and dist.files:
         return {file.as_posix(): Path(dist.locate_file(file)) for file in dist.files
                 if file.parts[0] != ".." and not file.parts[0].endswith(".dist-info")
                 and "__pycache__" not in file.parts}
