@@ -170,13 +170,19 @@ def _ok(command: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory) -> dict[str, Path]:
-    """Both wheels, built from a copy of this checkout as a fresh clone has it."""
-    here = tmp_path_factory.mktemp("wheels")
-    source, out = here / "tickwork", here / "dist"
+def checkout(tmp_path_factory) -> Path:
+    """A copy of this checkout as a fresh clone has it, where both wheels are built."""
+    source = tmp_path_factory.mktemp("wheels") / "tickwork"
     shutil.copytree(ROOT, source, ignore=NOT_THE_SOURCE)
-    for project in (source, source / "scripts"):
-        _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(project)], here)
+    return source
+
+
+@pytest.fixture(scope="module")
+def wheels(checkout) -> dict[str, Path]:
+    out = checkout.parent / "dist"
+    for project in (checkout, checkout / "scripts"):
+        _ok([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(project)],
+            checkout.parent)
     return {wheel.name.split("-")[0]: wheel for wheel in out.glob("*.whl")}
 
 
@@ -199,6 +205,16 @@ def test_both_wheels_are_pure_python_for_every_python(wheels):
         f"tickwork-{VERSION}-py3-none-any.whl", f"tickwork_dev-{VERSION}-py3-none-any.whl"]
     for wheel in wheels.values():
         assert "Root-Is-Purelib: true" in _read(wheel)[1]["WHEEL"].splitlines()
+
+
+@SLOW
+def test_building_the_wheels_in_a_checkout_leaves_its_source_as_it_was(checkout, wheels):
+    """The build lays src/ out in build/app, the Worker's upload: setuptools' tickwork.egg-info,
+    written beside the packages it finds unless told otherwise, would go there with it."""
+    source = {path.relative_to(ROOT / "src") for path in (ROOT / "src").rglob("*") if "__pycache__" not in path.parts}
+
+    assert {path.relative_to(checkout / "src") for path in (checkout / "src").rglob("*")} == source
+    assert (checkout / "tickwork.egg-info").is_dir()
 
 
 @SLOW
