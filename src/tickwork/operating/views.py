@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..kinds.forms import form_of
 from ..times import NEVER
 from . import words
 from .words import number
@@ -54,19 +55,12 @@ def page(rows: list[T], limit: int, cursor: Callable[[T], Any] = lambda row: row
     return rows[:limit], cursor(rows[limit - 1]) if len(rows) > limit else None
 
 
-def form_of(row: Row) -> str:
-    """A state row's timing as its form says it; a row from before migration 0002 has none: `every`
-    its interval."""
-    return row.get("form") or f"every {int(row['every_ms'])}"
-
-
 def zone_of(form: str | None) -> str | None:
     """A calendar's zone, from the state row's form; None for every other kind, and for UTC."""
-    if not form or not form.startswith("calendar "):
+    read = words.read_form(form) if form else None
+    if read is None or read.kind != "calendar":
         return None
-    parts = form.partition(" ")[2].split("|")
-    zone = parts[1].strip() if len(parts) > 1 else None
-    return None if zone in (None, "", "UTC", "Etc/UTC") else zone
+    return None if read.zone in (None, "", "UTC", "Etc/UTC") else read.zone
 
 
 # -- what the declaration says ----------------------------------------------------------------

@@ -103,38 +103,45 @@ def span(ms: int) -> str:
     return f"{ms} ms"
 
 
+def read_form(form: str):
+    """The form as kinds.forms, the one parser of forms, reads it (a kinds.forms.Form); None for a
+    text it does not write, which is then shown as it stands."""
+    from ..kinds.forms import parse_form  # the operator's reading: never at a cold start
+
+    try:
+        return parse_form(form)
+    except ValueError:
+        return None
+
+
 def kind_of(form: str) -> str:
     """every, calendar, pulse or once: what the state row's form says the timing is."""
-    return form.partition(" ")[0]
+    read = read_form(form)
+    return read.kind if read is not None else form.partition(" ")[0]
 
 
 def timing(form: str, overdue_ms: int | None = None) -> str:
     """The timing kept in a state row's form, in words: `every 15 minutes`,
     `0 9 * * 1 in Europe/Berlin`, `pulse: 12 shares of 1 hour`, `once at 2026-01-05 09:15 UTC`."""
-    kind, _, rest = form.partition(" ")
-    try:
-        if kind == "every":
-            text = span(int(rest))
-            return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text)
-        if kind == "calendar":
-            expression, zone, rules = (part.strip() for part in rest.split("|"))
-            words = [f"{expression} in {zone}"]
-            for rule in rules.split():
-                key, _, value = rule.partition("=")
-                if (key, value) not in (("nonexistent", "shift"), ("repeated", "first"), ("days", "vixie")):
-                    words.append(f"{key}: {value}")
-            if overdue_ms:
-                words.append(f"overdue after {span(overdue_ms)}")
-            return ", ".join(words)
-        if kind == "pulse":
-            cycle, _, intervals = rest.partition("/")
-            count = int(intervals)
-            return f"pulse: {count} share{'' if count == 1 else 's'} of {span(int(cycle))}"
-        if kind == "once":
-            return f"once at {when(int(rest))}"
-    except ValueError:
-        pass
-    return form
+    read = read_form(form)
+    if read is None:
+        return form
+    if read.kind == "every":
+        text = span(read.every_ms)
+        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text)
+    if read.kind == "calendar":
+        said = [f"{read.cron} in {read.zone}"]
+        # the defaults go unsaid, and so does the reading of the days every calendar now has
+        said += [f"{key}: {value}" for key, value, default in (("nonexistent", read.nonexistent, "shift"),
+                                                                ("repeated", read.repeated, "first"))
+                 if value != default]
+        if overdue_ms:
+            said.append(f"overdue after {span(overdue_ms)}")
+        return ", ".join(said)
+    if read.kind == "pulse":
+        count = read.intervals
+        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}"
+    return f"once at {when(read.at)}"
 
 
 # -- what `why` says of a schedule and its runs ------------------------------------------------
@@ -189,22 +196,20 @@ def did(run: dict) -> str:
 
 def rule(form: str, state: dict, overdue: int | None) -> str:
     """How a schedule's timing places its calls, in words."""
-    kind, _, rest = form.partition(" ")
-    if kind == "every":
+    read = read_form(form)
+    if read is None:
+        return form
+    if read.kind == "every":
         return (f"runs fall on a grid counted in UTC from the first tick that saw it "
                 f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
-    if kind == "calendar":
-        expression, zone = (p.strip() for p in rest.split("|")[:2])
-        text = (f"called at each moment of `{expression}` read in {zone}; a missed moment is called late, "
+    if read.kind == "calendar":
+        text = (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
                 f"at the next tick, and only the latest one is owed")
         return text + (f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else "")
-    if kind == "pulse":
-        cycle, _, n = rest.partition("/")
-        return (f"the cycle of {span(int(cycle))} counted from the Unix epoch, in {n} shares; one call a "
-                f"share, while no call runs; a missed share is not made up")
-    if kind == "once":
-        return f"called once, at {when(int(rest))} or at the first tick after it"
-    return form
+    if read.kind == "pulse":
+        return (f"the cycle of {span(read.cycle)} counted from the Unix epoch, in {read.intervals} shares; one "
+                f"call a share, while no call runs; a missed share is not made up")
+    return f"called once, at {when(read.at)} or at the first tick after it"
 
 
 def settings_of(state: dict, entry: dict | None) -> dict:
@@ -264,20 +269,18 @@ def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | No
 
 def due_reason(form: str, due: int, has_run: bool) -> str:
     """Why the next due time is the one it is."""
-    kind, _, rest = form.partition(" ")
-    if kind == "every":
+    read = read_form(form)
+    if read is None:
+        return ""
+    if read.kind == "every":
         return ("the first grid time after the last tick that dealt with it" if has_run
                 else "one interval after the first tick that saw it")
-    if kind == "calendar":
-        expression, zone = (p.strip() for p in rest.split("|")[:2])
-        return f"the next moment of `{expression}` in {zone}"
-    if kind == "pulse":
-        cycle, _, n = rest.partition("/")
-        pulse = Pulse(int(cycle), int(n))
-        return f"the start of share {pulse.share(due) % pulse.intervals} of {n}"
-    if kind == "once":
-        return "the moment it was handed over for"
-    return ""
+    if read.kind == "calendar":
+        return f"the next moment of `{read.cron}` in {read.zone}"
+    if read.kind == "pulse":
+        pulse = Pulse(read.cycle, read.intervals)
+        return f"the start of share {pulse.share(due) % pulse.intervals} of {read.intervals}"
+    return "the moment it was handed over for"
 
 
 def gap_around(gaps: list[dict], moment: int) -> dict | None:
