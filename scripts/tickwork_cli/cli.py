@@ -18,7 +18,7 @@ from tickwork.json_values import is_text
 from tickwork.operator_store import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
-from . import across, verbs
+from . import across, deliveries_and_backfills, verbs
 from .local_d1 import DevHostD1, DevHostError, LocalD1File, database_file, running_dev
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
@@ -265,16 +265,17 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
     if args.verb in ("pause", "resume", "run"):
         return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
     if args.verb == "deliveries":
-        return await verbs.deliveries(store, now, args.all, args.limit, project)
+        return await deliveries_and_backfills.deliveries(store, now, args.all, args.limit, project)
     if args.verb in ("retry", "dismiss", "cancel"):
-        return await verbs.change_delivery(store, now, args.verb, args.id, args.who or _user())
+        return await deliveries_and_backfills.change_delivery(store, now, args.verb, args.id, args.who or _user())
     if args.verb == "backfill":
         if args.cancel is not None:
-            return await verbs.cancel_backfill(store, now, args.cancel, args.who or _user())
+            return await deliveries_and_backfills.cancel_backfill(store, now, args.cancel, args.who or _user())
         start, end = (_range_end(flag, text) for flag, text in (("--from", args.start), ("--to", args.end)))
-        return await verbs.backfill(store, now, args.name, start, end, args.who or _user(), args.dry_run)
+        return await deliveries_and_backfills.backfill(store, now, args.name, start, end, args.who or _user(),
+                                                       args.dry_run)
     if args.verb == "backfills":
-        return await verbs.backfills(store, now, args.name, args.limit)
+        return await deliveries_and_backfills.backfills(store, now, args.name, args.limit)
     return await verbs.status(store, now, args.threshold, getattr(db, "binding", None) or "DB",
                               "--remote" if args.remote else "--local")
 
