@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Awaitable, Callable
 
-from .timing import Timing
+from .kinds import Timing
 from .times import MINUTE
 
 Action = Callable[[], Awaitable[object]]

@@ -37,14 +37,15 @@ from functools import lru_cache
 from types import FunctionType
 from typing import Awaitable, Callable, Iterable
 
-from .app import action_key, action_of, timing_of
-from .calendars import CACHED, NONEXISTENT, REPEATED
+from .app import action_key, action_of
 from .database import FREE_QUERIES, PAID_QUERIES, Database, past_the_cap
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
+from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
+from .kinds.forms import timing_of
+from .kinds.zones import is_zone
 from .model import Action, ScheduleError
 from .schedule_store import ScheduleStore, digest, json_lists
 from .times import LONGEST, MINUTE, NEVER, duration_ms
-from .zones import is_zone
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
 LONGEST_LABEL = 200  # characters: a name to show in a table, not a record
@@ -393,7 +394,7 @@ def _cron(expression: object) -> str:
 
 @lru_cache(maxsize=CACHED)  # an expression is checked once, not at each hand-over of it
 def _checked_cron(expression: str) -> str:
-    from .cron_syntax import CronInvalid, parse
+    from .kinds.cron_syntax import CronInvalid, parse
 
     try:
         fields = parse(expression)
