@@ -14,7 +14,8 @@ declaration keeps its state and run records. The runtime supplies the action.
 import re
 from dataclasses import dataclass
 
-from tickwork.cron_syntax import shown
+from tickwork.kinds.cron_syntax import shown
+from tickwork.model import ScheduleError
 from tickwork.purging import setting_age
 from tickwork.times import HOUR, MINUTE
 
@@ -134,8 +135,8 @@ def validate_purge(declaration: Declaration, where: Where) -> tuple[Spec | None,
         if key in written:
             try:
                 values[key] = check(written[key].value)
-            except Invalid as invalid:
-                problems.append(_problem(declaration, invalid.code, written[key].line, str(invalid), invalid.mend))
+            except (Invalid, ScheduleError) as invalid:
+                problems.append(_problem(declaration, invalid.code, written[key].line, invalid.message, invalid.mend))
     if "table" in written:
         trouble = _table(declaration, written, where, values)
         problems += trouble

@@ -1,0 +1,104 @@
+"""What a schedule may be is checked once (kinds.rules), for the build and for schedules handed
+over at run time alike: the same value is refused by both, under the same code."""
+
+import pytest
+from helpers import open_store, run
+
+from tickwork import ScheduleError
+from tickwork.kinds import rules
+from tickwork.kinds.calendar import Calendar, cron_calendar
+from tickwork.kinds.cron_syntax import parse
+from tickwork.kinds.every import Every
+from tickwork.per_item import Items
+from tickwork.times import utc
+
+NOW = utc("2026-01-05 09:00")
+
+
+async def send_statement():
+    pass
+
+
+def refused(check, *args) -> ScheduleError:
+    with pytest.raises(ScheduleError) as error:
+        check(*args)
+    return error.value
+
+
+@pytest.mark.parametrize("ms", [1, 59_999])
+def test_an_interval_under_a_minute_is_off_the_workers_target(ms):
+    error = refused(rules.every_within_target, ms, f"every {ms} ms", "hand over every 60000 ms (1m) or more")
+    assert error.code == "deployable.target_unsupported"
+    assert error.message == f"every {ms} ms is under a minute; a Worker ticks once a minute"
+
+
+def test_an_interval_of_a_minute_is_on_the_workers_target():
+    assert rules.every_within_target(60_000, "every 60000 ms", "") == 60_000
+
+
+@pytest.mark.parametrize("cron, refused_", [("*/30 * * * * *", True), ("0,30 * * * * *", True),
+                                             ("30 * * * * *", False), ("* * * * *", False)])
+def test_a_seconds_field_may_name_one_second_a_minute(cron, refused_):
+    if refused_:
+        error = refused(rules.seconds_within_target, parse(cron), "its")
+        assert error.code == "deployable.target_unsupported"
+        assert error.message == "its seconds field comes due more than once a minute; a Worker ticks once a minute"
+    else:
+        rules.seconds_within_target(parse(cron), "its")
+
+
+@pytest.mark.parametrize("cycle, intervals, code", [
+    (60_000, 61, "schedule.intervals_invalid"),  # shares under a second
+    (3_600_000, 61, "deployable.target_unsupported"),  # shares under a minute
+])
+def test_a_pulses_shares_are_a_second_long_and_a_minute_on_the_workers_target(cycle, intervals, code):
+    def check():
+        rules.intervals_within_cycle(cycle, intervals)
+        rules.share_within_target(cycle, intervals)
+
+    assert refused(check).code == code
+
+
+def test_a_cron_naming_no_date_that_exists_never_comes_due():
+    never = Calendar(cron_calendar("0 0 30 2 *"))
+    error = refused(rules.comes_due, never, NOW, "`0 0 30 2 *`")
+    assert (error.code, error.message) == ("schedule.cron_invalid", "`0 0 30 2 *` never comes due")
+    assert rules.comes_due(Calendar(cron_calendar("0 0 29 2 *")), NOW, "") == utc("2028-02-29 00:00")
+    assert rules.comes_due(Every(60_000), NOW, "") == NOW + 60_000
+
+
+@pytest.mark.parametrize("zone", ["Mars/Base", "posix/Europe/Berlin", "localtime", 7, None])
+def test_a_zone_is_one_of_the_vendored_tzdata(zone):
+    error = refused(rules.zone_checked, zone, repr(zone))
+    assert error.code == "schedule.zone_invalid"
+    assert error.message == f"{zone!r} is not an IANA time zone of the vendored tzdata"
+
+
+def test_a_daylight_saving_rule_is_one_of_those_it_has():
+    error = refused(rules.choice_checked, "later", ("shift", "skip"), "`nonexistent: later`", "`nonexistent: shift`")
+    assert (error.code, error.message, error.mend) == (
+        "schedule.dst_invalid", "`nonexistent: later` is none of shift, skip",
+        "write `nonexistent: shift` or one of: shift, skip")
+
+
+@pytest.mark.parametrize("ms, kept", [(1, True), (36_500 * 86_400_000, True), (0, False), (-1, False),
+                                      (36_500 * 86_400_000 + 1, False)])
+def test_a_duration_is_above_zero_and_at_most_a_century(ms, kept):
+    assert rules.within_bounds(ms) is kept
+
+
+@pytest.mark.parametrize("call, code", [
+    (lambda items: items.every(send_statement, {}, 30_000), "deployable.target_unsupported"),
+    (lambda items: items.calendar(send_statement, {}, "*/30 * * * * *"), "deployable.target_unsupported"),
+    (lambda items: items.calendar(send_statement, {}, "0 0 30 2 *"), "schedule.cron_invalid"),
+    (lambda items: items.calendar(send_statement, {}, "0 9 * * 1", zone="Mars/Base"), "schedule.zone_invalid"),
+    (lambda items: items.calendar(send_statement, {}, "0 9 * * 1", nonexistent="later"), "schedule.dst_invalid"),
+])
+def test_a_hand_over_is_refused_by_the_same_checks_as_the_build(call, code):
+    async def main():
+        db = open_store()
+        with pytest.raises(ScheduleError) as error:
+            await call(Items(db, lambda: NOW))
+        return error.value
+
+    assert run(main()).code == code
