@@ -102,3 +102,27 @@ def test_a_hand_over_is_refused_by_the_same_checks_as_the_build(call, code):
         return error.value
 
     assert run(main()).code == code
+
+
+def test_every_error_a_schedule_can_cause_is_one_family_with_code_message_and_mend():
+    import tickwork
+    from tickwork import errors, model
+    from tickwork.cron_syntax import CronInvalid
+    from tickwork.retries import Refused
+    from tickwork_build.schedules import Invalid
+
+    assert tickwork.ScheduleError is model.ScheduleError is errors.ScheduleError
+    for kind in (CronInvalid, Refused, Invalid):
+        assert issubclass(kind, errors.ScheduleError) and issubclass(kind, ValueError)
+    error = refused(rules.limit_of, "20m")
+    assert (error.code, error.message) == ("schedule.limit_invalid", "`limit: 20m` is not a duration up to 15m")
+
+
+def test_a_hand_overs_error_reads_with_its_code_and_mend_and_a_checks_as_its_message_alone():
+    from tickwork.errors import Invalid
+
+    assert str(ScheduleError("schedule.zone_invalid", "'Mars' is no zone", "name one")) == (
+        "schedule.zone_invalid: 'Mars' is no zone; name one")
+    assert str(ScheduleError("backfill.range_invalid", "a backfill needs both")) == (
+        "backfill.range_invalid: a backfill needs both")
+    assert str(Invalid("schedule.zone_invalid", "'Mars' is no zone", "name one")) == "'Mars' is no zone"

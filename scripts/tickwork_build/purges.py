@@ -15,14 +15,14 @@ import re
 from dataclasses import dataclass
 
 from tickwork.kinds.cron_syntax import shown
-from tickwork.model import ScheduleError
+from tickwork.errors import Invalid, ScheduleError
 from tickwork.purging import setting_age
 from tickwork.times import HOUR, MINUTE
 
 from .declaration import Declaration, Item
 from .migrations import Schema
 from .problems import Problem
-from .schedules import Invalid, Spec, _choice, _duration, _problem, _unquoted
+from .schedules import Spec, _choice, _duration, _problem, _unquoted
 
 FORMATS = ("epoch_ms", "epoch_s", "iso")  # how a column holds a row's time; iso is ISO-8601 text
 EVERY = HOUR
@@ -135,7 +135,7 @@ def validate_purge(declaration: Declaration, where: Where) -> tuple[Spec | None,
         if key in written:
             try:
                 values[key] = check(written[key].value)
-            except (Invalid, ScheduleError) as invalid:
+            except ScheduleError as invalid:
                 problems.append(_problem(declaration, invalid.code, written[key].line, invalid.message, invalid.mend))
     if "table" in written:
         trouble = _table(declaration, written, where, values)

@@ -19,25 +19,17 @@ from tickwork.kinds.calendar import NONEXISTENT, REPEATED, Calendar, compiled_cr
 from tickwork.kinds.cron_syntax import MEND as CRON_MEND
 from tickwork.kinds.cron_syntax import parse as cron_fields
 from tickwork.kinds.cron_syntax import shown
+from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
-    Refused, choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
+    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
     seconds_within_target, share_within_target, within_bounds, zone_checked,
 )
-from tickwork.model import ScheduleError
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
 
 from .declaration import Declaration, Item
 from .problems import Problem
 
 CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)")
-
-
-class Invalid(Exception):
-    """One item's problem: its documented code, what is wrong, and how to mend it."""
-
-    def __init__(self, code: str, message: str, mend: str):
-        super().__init__(message)
-        self.code, self.message, self.mend = code, message, mend
 
 
 def _unquoted(text: str) -> str:
@@ -247,10 +239,8 @@ def validate_declaration(
                 values[key] = _limit(item.value)
             else:
                 values[key] = CHECKS[key](item.value)
-        except Invalid as invalid:
-            problems.append(_problem(declaration, invalid.code, item.line, str(invalid), invalid.mend))
-        except (Refused, ScheduleError) as refused:
-            problems.append(_problem(declaration, refused.code, item.line, refused.message, refused.mend))
+        except ScheduleError as error:
+            problems.append(_problem(declaration, error.code, item.line, error.message, error.mend))
     problems += _together(declaration, values, written)
     if problems:
         return None, problems

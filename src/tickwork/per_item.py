@@ -46,7 +46,8 @@ from .kinds.forms import timing_of
 from .kinds.rules import (
     choice_checked, comes_due, every_within_target, seconds_within_target, within_bounds, zone_checked,
 )
-from .model import Action, ScheduleError
+from .errors import ScheduleError
+from .model import Action
 from .schedule_store import ScheduleStore, digest, json_lists
 from .times import LONGEST, NEVER, duration_ms
 

@@ -13,6 +13,8 @@ Plain Python, for the build and the Worker alike: both read an expression only t
 import re
 from dataclasses import dataclass
 
+from ..errors import Invalid
+
 CODE = "schedule.cron_invalid"
 MEND = 'write 5 fields, or 6 with seconds first, each a list of *, N, N-M, */S or N-M/S, e.g. "0 9 * * 1"'
 
@@ -27,14 +29,11 @@ def shown(text: str) -> str:
     return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
 
 
-class CronInvalid(ValueError):
-    """An expression this module does not accept; `code` and `mend` are the build's."""
-
-    code = CODE
+class CronInvalid(Invalid):
+    """An expression this module does not accept (a ValueError); `code` and `mend` are the build's."""
 
     def __init__(self, message: str, mend: str = MEND):
-        super().__init__(message)
-        self.mend = mend
+        super().__init__(CODE, message, mend)
 
 
 @dataclass(frozen=True)
