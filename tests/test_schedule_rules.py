@@ -126,3 +126,97 @@ def test_a_hand_overs_error_reads_with_its_code_and_mend_and_a_checks_as_its_mes
     assert str(ScheduleError("backfill.range_invalid", "a backfill needs both")) == (
         "backfill.range_invalid: a backfill needs both")
     assert str(Invalid("schedule.zone_invalid", "'Mars' is no zone", "name one")) == "'Mars' is no zone"
+
+
+# Each path words a refusal as its users have always read it: the build quotes the item as
+# written in the .jadpo file, a hand-over the argument as passed. Only the zone's message is one
+# wording for both (the README's problem table); its mend keeps each path's verb.
+TICKS = "a Worker ticks once a minute"
+BUILD_SAYS = [
+    ("schedule", [("every", "30s")], ("deployable.target_unsupported", 2,
+     f"`every:` of 30s is under a minute; {TICKS}", "use `every: 1m` or more")),
+    ("schedule", [("every", "36501d")], ("schedule.every_invalid", 2,
+     "`every: 36501d` is longer than a hundred years", "write at most `every: 36500d`")),
+    ("calendar", [("cron", '"*/30 * * * * *"')], ("deployable.target_unsupported", 2,
+     f"its seconds field comes due more than once a minute; {TICKS}",
+     "name one second, e.g. `0` for the first, or use 5 fields")),
+    ("calendar", [("cron", '"0 0 30 2 *"')], ("schedule.cron_invalid", 2,
+     "`cron: 0 0 30 2 *` never comes due", "name a date that exists, e.g. not the 30th of February")),
+    ("calendar", [("cron", '"0 9 * * 1"'), ("zone", "Mars/Base")], ("schedule.zone_invalid", 3,
+     "`zone: Mars/Base` is not an IANA time zone of the vendored tzdata",
+     "write a zone such as `Europe/Berlin` or `America/New_York`")),
+    ("calendar", [("cron", '"0 9 * * 1"'), ("nonexistent", "later")], ("schedule.dst_invalid", 3,
+     "`nonexistent: later` is none of shift, skip", "write `nonexistent: shift` or one of: shift, skip")),
+    ("calendar", [("cron", '"0 9 * * 1"'), ("repeated", "later")], ("schedule.dst_invalid", 3,
+     "`repeated: later` is none of first, both", "write `repeated: first` or one of: first, both")),
+    ("pulse", [("cycle", "300"), ("intervals", "301")], ("schedule.intervals_invalid", 3,
+     "`intervals: 301` is more than the cycle's 300 seconds", "make `intervals` at most `cycle`")),
+    ("pulse", [("cycle", "30")], ("deployable.target_unsupported", 2,
+     f"a share of 30s is under a minute; {TICKS}", "make `cycle` / `intervals` at least 60 seconds")),
+    ("schedule", [("every", "15m"), ("retry", "3 after 30s")], ("deployable.target_unsupported", 3,
+     "`retry: 3 after 30s` pauses under a minute; a Worker ticks once a minute (each 10-second mark with "
+     "queues bound)", "pause at least 1m, or 10s with queues bound")),
+    ("schedule", [("every", "15m"), ("limit", "16m")], ("schedule.limit_invalid", 3,
+     "`limit: 16m` is not a duration up to 15m",
+     "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")),
+]
+
+
+@pytest.mark.parametrize("kind, items, says", BUILD_SAYS)
+def test_the_build_words_each_refusal_as_it_always_has(kind, items, says):
+    import types
+
+    from tickwork_build.declaration import Declaration, Item
+    from tickwork_build.schedules import validate_declaration
+
+    async def tidy_up():
+        pass
+
+    module = types.ModuleType("app.domains.chores")
+    module.tidy_up, tidy_up.__module__ = tidy_up, module.__name__
+    written = (*items, ("run", "tidy_up()"))
+    declaration = Declaration(kind, "census", "chores", module.__name__, "chores.jadpo", 1,
+                              tuple(Item(key, value, line) for line, (key, value) in enumerate(written, 2)))
+    spec, problems = validate_declaration(declaration, module, module.__name__)
+    assert [(p.code, p.line, p.message, p.mend) for p in problems] == [says]
+
+
+ITEMS_SAY = [
+    (lambda items: items.every(send_statement, {}, 30_000), ("deployable.target_unsupported",
+     f"every 30000 ms is under a minute; {TICKS}", "hand over every 60000 ms (1m) or more")),
+    (lambda items: items.every(send_statement, {}, 0), ("schedule.every_invalid",
+     "`every` of 0 is not a whole number of milliseconds above zero",
+     "give `every` in milliseconds, at most 3153600000000 (a century)")),
+    (lambda items: items.calendar(send_statement, {}, "*/30 * * * * *"), ("deployable.target_unsupported",
+     f"`*/30 * * * * *`'s seconds field comes due more than once a minute; {TICKS}",
+     "name one second, e.g. `0` for the first, or use 5 fields")),
+    (lambda items: items.calendar(send_statement, {}, "0 0 30 2 *"), ("schedule.cron_invalid",
+     "`0 0 30 2 *` never comes due", "name a date that exists, e.g. not the 30th of February")),
+    (lambda items: items.calendar_many(send_statement, [1, 2], "0 0 30 2 *"), ("schedule.cron_invalid",
+     "item 0 of 2: `0 0 30 2 *` never comes due", "name a date that exists, e.g. not the 30th of February")),
+    (lambda items: items.calendar(send_statement, {}, "0 9 * * 1", zone="Mars/Base"), ("schedule.zone_invalid",
+     "'Mars/Base' is not an IANA time zone of the vendored tzdata",
+     "name a zone such as `Europe/Berlin` or `America/New_York`")),
+    (lambda items: items.calendar(send_statement, {}, "0 9 * * 1", nonexistent="later"), ("schedule.dst_invalid",
+     "`nonexistent` of 'later' is none of shift, skip", "write nonexistent='shift' or one of: shift, skip")),
+    (lambda items: items.calendar(send_statement, {}, "0 9 * * 1", repeated="later"), ("schedule.dst_invalid",
+     "`repeated` of 'later' is none of first, both", "write repeated='first' or one of: first, both")),
+    (lambda items: items.every(send_statement, {}, 60_000, retry="3 after 10s"), ("deployable.target_unsupported",
+     "`retry: 3 after 10s` pauses under a minute; a Worker ticks once a minute (each 10-second mark with "
+     "queues bound)", "pause at least 1m, or 10s with queues bound")),
+    (lambda items: items.every(send_statement, {}, 60_000, limit="16m"), ("schedule.limit_invalid",
+     "`limit: 16m` is not a duration up to 15m",
+     "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")),
+]
+
+
+@pytest.mark.parametrize("call, says", ITEMS_SAY)
+def test_a_hand_over_words_each_refusal_as_it_always_has(call, says):
+    async def main():
+        with pytest.raises(ScheduleError) as error:
+            await call(Items(open_store(), lambda: NOW))
+        return error.value
+
+    error = run(main())
+    assert (error.code, error.message, error.mend) == says
+    assert str(error) == f"{says[0]}: {says[1]}; {says[2]}"

@@ -99,7 +99,7 @@ SINCE = utc("2000-01-01 00:00")  # whether a cron comes due is asked from here: 
 
 def _zone(text: str) -> str:
     zone = _unquoted(text)
-    return zone_checked(zone, f"`zone: {shown(zone)}`")
+    return zone_checked(zone, f"`zone: {shown(zone)}`", "write")
 
 
 def _choice(code: str, item: str, allowed: tuple[str, ...]) -> Callable[[str], str]:

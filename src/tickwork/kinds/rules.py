@@ -76,11 +76,12 @@ def comes_due(timing: Timing, tick: int, said: str) -> int:
     return due
 
 
-def zone_checked(zone: object, said: str) -> str:
-    """A zone of the vendored tzdata: the Worker's own zones (zones.py)."""
+def zone_checked(zone: object, said: str, write: str = "name") -> str:
+    """A zone of the vendored tzdata: the Worker's own zones (zones.py). `write` is the mend's
+    verb as the caller's user has always read it (the build's `write`, a hand-over's `name`)."""
     if not is_zone(zone) or not isinstance(zone, str):
         raise ScheduleError("schedule.zone_invalid", f"{said} is not an IANA time zone of the vendored tzdata",
-                            "name a zone such as `Europe/Berlin` or `America/New_York`")
+                            f"{write} a zone such as `Europe/Berlin` or `America/New_York`")
     return zone
 
 
