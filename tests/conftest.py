@@ -4,6 +4,10 @@ import pytest
 from _pytest.faulthandler import fault_handler_stderr_fd_key, get_exit_on_timeout_config_value, get_timeout_config_value
 from helpers import open_store
 
+# The contract's scenarios assert in plain functions (they run in the Workers host too): rewritten
+# as a test's asserts are, so a failure shows the values.
+pytest.register_assert_rewrite("contract.scenarios")
+
 
 def pytest_configure(config):
     config.addinivalue_line(
