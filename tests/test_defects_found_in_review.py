@@ -59,7 +59,8 @@ def _emitting(name, count, pad=0):
 
 
 def test_a_tick_whose_runs_emit_many_events_stays_within_its_statement_cap():
-    from test_the_outbox import Queue, outbox
+    from harness import FakeQueue as Queue
+    from test_the_outbox import outbox
     from helpers import open_store, ticks
 
     db, queue = open_store(), Queue()
@@ -73,7 +74,8 @@ def test_a_tick_whose_runs_emit_many_events_stays_within_its_statement_cap():
 def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
     import sqlite3
 
-    from test_the_outbox import Queue, deliveries, outbox
+    from harness import FakeQueue as Queue
+    from test_the_outbox import deliveries, outbox
     from helpers import open_store, runs, ticks
 
     db, queue = open_store(), Queue()
