@@ -373,3 +373,51 @@ def test_a_message_tickwork_did_not_send_is_handled_once_by_its_message_id(shop)
     consumed(shop, [Message({"order": 3}, id="foreign-1")])
     consumed(shop, [Message({"order": 3}, id="foreign-1")])
     assert run(shop.all("SELECT order_id FROM shipments")) == [{"order_id": 3}]
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+CALLED: list = []
+
+
+async def counting_shipper():
+    CALLED.append(call.input)
+    handled.write("INSERT INTO shipments (order_id) VALUES (?1)", 7)
+
+
+def test_a_delivery_sent_twice_into_one_batch_calls_its_consumer_once():
+    db = open_store()
+    run(db.all("CREATE TABLE shipments (order_id INTEGER)"))
+    body = sent_to_ourselves(db)  # sent again after an outcome_unknown: two messages, one delivery
+    CALLED.clear()
+    first, second = Message(body, id="m-1"), Message(body, id="m-2")
+    run(consume(db, Consumer("tickwork-events", counting_shipper), [first, second], NINE))
+    assert first.acked and second.acked
+    assert len(CALLED) == 1
+
+
+def emitting_events(name, count, pad=0):
+    async def emit():
+        for k in range(count):
+            await order_placed.emit({"k": k, "pad": "x" * pad})
+
+    return Schedule(name, Every(MINUTE), emit)
+
+
+def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
+    import sqlite3
+
+    from helpers import runs
+
+    db, queue = open_store(), FakeQueue()
+    db._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 2_000_000)  # D1: 2,000,000 bytes a string or row
+    place = [emitting_events("place", 20, pad=100_000)]  # each body within what emit allows
+    ticks(db, place, NINE)
+    clock = [0.0]
+
+    async def sleep(seconds):
+        clock[0] += seconds
+
+    ticks(db, place, NINE + MINUTE, outbox=outbox(db, queue, at=NINE + MINUTE), sleep=sleep,
+          monotonic=lambda: clock[0])
+    assert [r["outcome"] for r in runs(db, "place")] == ["succeeded"]
+    assert len(deliveries(db)) == 20
