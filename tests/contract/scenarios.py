@@ -158,6 +158,28 @@ async def returning_rows_are_the_witness_of_who_changed_a_row(db, now):
 
 
 @rule()
+async def a_conflicting_insert_does_nothing_so_racing_ticks_record_a_gap_once(db, now):
+    gap = (RECORD_GAP, (now, now - 5 * MINUTE, now))
+
+    await asyncio.gather(db.all(*gap), db.batch([gap]), db.all(*gap))
+
+    assert await db.all("SELECT to_tick, from_tick FROM tickwork_gaps") == [
+        {"to_tick": now, "from_tick": now - 5 * MINUTE}]
+
+
+@rule()
+async def a_schedule_handed_over_again_keeps_its_one_row_and_its_due_time(db, now):
+    store = ScheduleStore(db)
+    item = ("remind@c1", "app:remind", "{}", '{"customer": 1}', f"every {MINUTE}", MINUTE)
+
+    await store.hand_over(*item, now + MINUTE, None, now)
+    await asyncio.gather(*(store.hand_over(*item, now + 2 * MINUTE, None, now + MINUTE) for _ in range(2)))
+
+    assert await db.all("SELECT name, due_at, first_tick FROM tickwork_schedules") == [
+        {"name": "remind@c1", "due_at": now + MINUTE, "first_tick": now}]
+
+
+@rule()
 async def the_due_read_takes_at_most_the_rows_a_bound_number_allows_oldest_first(db, now):
     await declared(db, now - 2 * MINUTE, "a")
     await declared(db, now - MINUTE, "b")
