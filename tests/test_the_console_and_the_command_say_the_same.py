@@ -9,7 +9,6 @@ import pytest
 
 from console_fixtures import ask
 from helpers import calendar, every, lose_a_run, lost_run
-from test_the_operators_command import app  # noqa: F401  (the fixture)
 
 from tickwork.app import App
 from tickwork.operating.views import LIFE
@@ -28,7 +27,7 @@ def fact(page_html: str, name: str) -> str:
     return " ".join(unescape(re.sub(r"<[^>]+>", "", found.group(1))).split())
 
 
-def test_the_console_states_a_declared_calendar_s_overdue_rule_as_why_does(app):  # noqa: F811
+def test_the_console_states_a_declared_calendar_s_overdue_rule_as_why_does(app):
     # A declared row keeps no `timing`: the rule's `overdue` is its declaration's.
     app.tick([DAILY], NINE)
     app.manifest(DAILY_ENTRY)
@@ -39,7 +38,7 @@ def test_the_console_states_a_declared_calendar_s_overdue_rule_as_why_does(app):
     assert fact(page.body, "rule") == why["rule"]
 
 
-def test_the_console_s_schedules_list_states_a_declared_calendar_s_overdue_as_the_command_s_does(app):  # noqa: F811
+def test_the_console_s_schedules_list_states_a_declared_calendar_s_overdue_as_the_command_s_does(app):
     app.tick([DAILY], NINE)
     app.manifest(DAILY_ENTRY)
     _, listed, _ = app.run("schedules", now=NINE + MINUTE)
@@ -49,7 +48,7 @@ def test_the_console_s_schedules_list_states_a_declared_calendar_s_overdue_as_th
     assert timing in " ".join(unescape(re.sub(r"<[^>]+>", " ", page.body)).split())
 
 
-def _three_states(app):  # noqa: F811
+def _three_states(app):
     """`census` live, `tidy` paused, `gone` removed by a deploy."""
     census, tidy, gone = every(1, "census"), every(1, "tidy"), every(1, "gone")
     app.tick([census, tidy, gone], NINE)
@@ -59,7 +58,7 @@ def _three_states(app):  # noqa: F811
 
 
 @pytest.mark.parametrize("name, alias", [("live", "active"), ("ended", "removed")])
-def test_the_command_s_old_state_words_are_aliases_of_the_one_vocabulary(app, name, alias):  # noqa: F811
+def test_the_command_s_old_state_words_are_aliases_of_the_one_vocabulary(app, name, alias):
     _three_states(app)
     listed = {word: [s["name"] for s in app.run("schedules", "--state", word, now=NINE + MINUTE)[1]["schedules"]]
               for word in (name, alias)}
@@ -67,7 +66,7 @@ def test_the_command_s_old_state_words_are_aliases_of_the_one_vocabulary(app, na
 
 
 @pytest.mark.parametrize("state", LIFE)
-def test_the_command_and_the_console_list_the_same_schedules_in_each_state(app, state):  # noqa: F811
+def test_the_command_and_the_console_list_the_same_schedules_in_each_state(app, state):
     declared = _three_states(app)
     by_command = [s["name"] for s in app.run("schedules", "--state", state, now=NINE + MINUTE)[1]["schedules"]]
     page = ask(app.db, "GET", f"/ops/schedules?state={state}", now=NINE + MINUTE,
@@ -76,7 +75,7 @@ def test_the_command_and_the_console_list_the_same_schedules_in_each_state(app, 
     assert by_console == by_command != []
 
 
-def test_a_lease_that_lapsed_is_lapsed_on_the_console_as_in_why(app):  # noqa: F811
+def test_a_lease_that_lapsed_is_lapsed_on_the_console_as_in_why(app):
     census = every(1, "census")
     app.tick([census], NINE)
     lose_a_run(app.db, "census", NINE + MINUTE, NINE + 2 * MINUTE, until=NINE + 3 * MINUTE)
@@ -90,7 +89,7 @@ def test_a_lease_that_lapsed_is_lapsed_on_the_console_as_in_why(app):  # noqa: F
     assert running.endswith("the next tick records it failed `lease_expired`")
 
 
-def test_a_paused_schedule_a_deploy_removed_is_not_said_to_skip_its_due_times_on_either(app):  # noqa: F811
+def test_a_paused_schedule_a_deploy_removed_is_not_said_to_skip_its_due_times_on_either(app):
     census, gone = every(1, "census"), every(1, "gone")
     app.tick([census, gone], NINE)
     assert app.run("pause", "gone", "--who", "ops", now=NINE)[0] == 0
