@@ -7,7 +7,6 @@ import re
 from .. import times
 from ..json_values import BIDI_CONTROLS
 from ..model import what_a_run_did
-from ..pulses import Pulse
 from ..times import DAY, HOUR, MINUTE, NEVER, SECOND, to_datetime
 
 _UNITS = ((DAY, "day"), (HOUR, "hour"), (MINUTE, "minute"), (SECOND, "second"))
@@ -278,6 +277,8 @@ def due_reason(form: str, due: int, has_run: bool) -> str:
     if read.kind == "calendar":
         return f"the next moment of `{read.cron}` in {read.zone}"
     if read.kind == "pulse":
+        from ..kinds.pulse import Pulse
+
         pulse = Pulse(read.cycle, read.intervals)
         return f"the start of share {pulse.share(due) % pulse.intervals} of {read.intervals}"
     return "the moment it was handed over for"
