@@ -3,7 +3,9 @@ and, for a calendar, in its zone too. No script; one stylesheet from the console
 
 from ..backfill import backfilled_once_ended
 from ..operating import words
-from ..operating.views import LIFE, Entry, LeaseView, ScheduleView, delivery_verbs, run_view, schedule_view, zone_of
+from ..operating.views import (
+    LIFE, Entry, LeaseView, ScheduleView, delivery_view, run_view, schedule_view, zone_of,
+)
 from ..operating.words import when
 from .console_store import COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
@@ -298,13 +300,13 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
 def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: bool, back: str) -> str:
     listed = []
     for row in rows:
-        buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=row["id"])
-                   for verb in delivery_verbs(row["state"])]
+        view = delivery_view(row)
+        buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=view.id) for verb in view.verbs]
         logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})"
-                  for e in log if e["delivery"] == row["id"]]
-        listed.append([tag("span", row["id"], class_="id"), row["event_name"], row["queue"], row["state"],
-                       row["attempts"], moment(row.get("next_attempt_at"), frame.now),
-                       words.clip(row.get("last_error"), 160), tag("code", words.clip(row.get("body"), 120)),
+                  for e in log if e["delivery"] == view.id]
+        listed.append([tag("span", view.id, class_="id"), view.event_name, view.queue, view.state,
+                       view.sends, moment(view.next_send, frame.now),
+                       words.clip(view.last_error, 160), tag("code", words.clip(row.get("body"), 120)),
                        join([tag("div", line) for line in logged]), join(buttons)])
     switch = (link(frame.href("/deliveries"), "only those an operator may act on") if every_state
               else link(frame.href("/deliveries", all="1"), "every delivery kept"))

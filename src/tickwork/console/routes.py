@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from .. import backfill
 from ..operating import words
-from ..operating.views import LIFE, entry_of_schedule
+from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..model import Outcome
@@ -39,7 +39,7 @@ SCHEDULE_VERBS = {"pause": "pause", "resume": "resume", "run": "run", "cancel": 
 DELIVERY_VERBS = ("retry", "dismiss", "cancel")
 SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
 SEARCHED_IN = ("name", "action", "label", "input")
-STATES = (*LIFE, "all")  # the console's filter: a row's state (operating.views), or every one
+STATES = tuple(state for state, _ in pages.STATES)  # the filter the page offers: a row's state, or all
 CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
 LONGEST_TEXT = 1000  # characters of a search, a name or a page's bound; SQLite refuses a GLOB past 50,000
 
