@@ -99,3 +99,12 @@ def test_a_paused_schedule_a_deploy_removed_is_not_said_to_skip_its_due_times_on
     page = ask(app.db, "GET", "/ops/schedule?name=gone", now=NINE + MINUTE,
                app=App("DB", (census,), console={"prefix": "/ops"}))
     assert "<dt>ended</dt>" in page.body and "<dt>paused</dt>" not in page.body
+
+
+def test_a_utc_calendar_s_next_due_is_shown_in_utc_alone(app):
+    # Its zone is UTC: the page adds no line "in its zone" below a time already in UTC.
+    app.tick([DAILY], NINE)
+    page = ask(app.db, "GET", "/ops/schedule?name=daily", now=NINE + MINUTE,
+               app=App("DB", (DAILY,), console={"prefix": "/ops"}))
+    assert fact(page.body, "next due").startswith("2026-03-03 09:00 UTC (in 23 h 59 min)")
+    assert 'class="zone"' not in page.body

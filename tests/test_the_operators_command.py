@@ -706,6 +706,17 @@ def test_a_failed_delivery_says_how_many_times_its_consumer_tried_the_last_send(
     assert "sent 1 time to its queue, emitted 1 h ago, its consumer raised on all 4 tries of the last" in text
 
 
+def test_only_a_failed_delivery_says_its_consumer_tried(app):
+    # A pending one's sends went to the queue, whose consumer has not failed it (yet).
+    emitted(app, "pending", "failed")
+    (app.project / "build" / "app").mkdir(parents=True)
+    (app.project / "build" / "app" / "tickwork_manifest.py").write_text(
+        "PRODUCERS = {'EVENTS': 'shop-events'}\nSCHEDULES = ()\n"
+        "CONSUMERS = ({'queue': 'shop-events', 'module': 'app.domains.shop', 'action': 'ship', 'max_retries': 3},)\n")
+    _, answer, _ = app.run("deliveries", now=NINE + HOUR)
+    assert {d["state"]: d["consumer_tries"] for d in answer["deliveries"]} == {"pending": None, "failed": 4}
+
+
 def test_a_run_by_hand_shows_no_due_time_and_says_by_hand(app):
     app.tick([every(15, name="tidy")], NINE)
     app.run("run", "tidy", "--who", "alice", now=NINE + MINUTE)
