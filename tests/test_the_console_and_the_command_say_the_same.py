@@ -108,3 +108,17 @@ def test_a_utc_calendar_s_next_due_is_shown_in_utc_alone(app):
                app=App("DB", (DAILY,), console={"prefix": "/ops"}))
     assert fact(page.body, "next due").startswith("2026-03-03 09:00 UTC (in 23 h 59 min)")
     assert 'class="zone"' not in page.body
+
+
+def test_a_lease_lapses_at_its_time_on_both_as_in_the_tick(app):
+    # The tick ends a run whose lease_until <= its time: at that very time both say lapsed.
+    census = every(1, "census")
+    app.tick([census], NINE)
+    lose_a_run(app.db, "census", NINE + MINUTE, NINE + 2 * MINUTE, until=NINE + 3 * MINUTE)
+    at = NINE + 3 * MINUTE
+    _, why, _ = app.run("why", "census", now=at)
+    assert any("the next tick records it failed `lease_expired`" in note for note in why["notes"])
+    _, listed, _ = app.run("schedules", now=at)
+    assert listed["schedules"][0]["running"]["expired"] is True
+    page = ask(app.db, "GET", "/ops/schedule?name=census", now=at, app=App("DB", (census,), console={"prefix": "/ops"}))
+    assert ", lease lapsed 2026-03-02 09:03 UTC (now)" in fact(page.body, "running")
