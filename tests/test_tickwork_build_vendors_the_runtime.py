@@ -30,7 +30,7 @@ def test_the_runtime_package_is_copied_into_python_modules(tmp_path):
 
     vendor_runtime(tmp_path, source_holds_tickwork=False)
 
-    assert (modules / "tickwork" / "tick.py").read_bytes() == (ROOT / "src" / "tickwork" / "tick.py").read_bytes()
+    assert (modules / "tickwork" / "tick" / "__init__.py").read_bytes() == (ROOT / "src" / "tickwork" / "tick" / "__init__.py").read_bytes()
     assert not list((modules / "tickwork").rglob("__pycache__"))
 
 

@@ -11,9 +11,9 @@ from dataclasses import dataclass, replace
 from math import ceil
 from typing import Awaitable, Callable, Iterable
 
-from .context import current_run, new_trace, running
-from .database import Database, one_invocation, past_the_cap
-from .model import (
+from ..context import current_run, new_trace, running
+from ..database import Database, one_invocation, past_the_cap
+from ..model import (
     LEASE_GRACE,
     RUN_LIMIT,
     ActionError,
@@ -22,24 +22,24 @@ from .model import (
     Outcome,
     Schedule,
 )
-from .ends import Ends
-from . import alerts as alerting
-from .alerts import Alerts
-from .schedule_store import (
+from ..ends import Ends
+from .. import alerts as alerting
+from ..alerts import Alerts
+from ..schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, digest,
     json_chunks, run_id,
 )
-from .app import action_of, retry_of_entry, timing_of
-from .backfill import backfill
-from .calendars import VIXIE_DAYS
-from .declared import Declared, action_key, declared
-from .housekeeping import RETENTION, housekeeping
-from .outbox import Outbox
-from .outbox_store import OutboxStore
-from .per_item import Items
-from .timing import COUNTED, Call, Owing, Timing
-from .health import TICKS_STOPPED_AFTER
-from .times import MARK, MINUTE, NEVER, SECOND, iso
+from ..app import action_of, retry_of_entry, timing_of
+from ..backfill import backfill
+from ..calendars import VIXIE_DAYS
+from ..declared import Declared, action_key, declared
+from ..housekeeping import RETENTION, housekeeping
+from ..outbox import Outbox
+from ..outbox_store import OutboxStore
+from ..per_item import Items
+from ..timing import COUNTED, Call, Owing, Timing
+from ..health import TICKS_STOPPED_AFTER
+from ..times import MARK, MINUTE, NEVER, SECOND, iso
 
 log = logging.getLogger("tickwork")
 
