@@ -68,14 +68,14 @@ async def backfill(tick) -> list:
 
 def _fits(tick) -> bool:
     room = _room(tick)
-    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS)
+    return tick.budget.time_left() > 0 and (room is None or room >= READS)
 
 
 def _room(tick) -> int | None:
     """The statements the step may spend on reads: what the tick has left beside a round's claim
     and ends, the sweep's, and the invocation's later ticks'."""
-    room = tick.room()
-    return None if room is None else room - CLAIM_STATEMENTS - tick.flush - tick.sweep_cost() - tick.for_later
+    room = tick.budget.room()  # the sweep's held
+    return None if room is None else room - CLAIM_STATEMENTS - tick.flush - tick.budget.for_later
 
 
 async def _read(tick, store: BackfillStore) -> list[_Going]:
@@ -122,7 +122,7 @@ def _time_now(tick) -> int:
     its invocation began where that is under a minute (a cron invocation started late). A tick by
     hand for a time far behind the clock is measured on its own time, not the clock's."""
     late = tick.wall - tick.now
-    return tick.now + tick.elapsed() + (late if 0 < late < MINUTE else 0)
+    return tick.now + tick.budget.elapsed() + (late if 0 < late < MINUTE else 0)
 
 
 async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list, bool]:
@@ -146,7 +146,7 @@ async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list,
         steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(tick.now), new_trace())))
     if not steps:
         return [], False
-    lease = tick.lease(tick.elapsed())
+    lease = tick.budget.lease()
     won = await store.claim([s for _, s in steps], lease.until, tick.now, lease.started)
     for g, s in steps:
         if s.run is not None and s.run in won:

@@ -9,12 +9,15 @@ ticks on the clock just made. Each delete takes
 that failed, hit its cap or was interrupted carries on at the next tick."""
 
 import logging
-from typing import Callable
+from typing import TYPE_CHECKING
 
 from .app import RETENTION  # run records, what operators dealt with; [tool.tickwork] retention
 from .database import Database
 from .housekeeping_store import DELETES, ROWS_A_DELETE, HousekeepingStore
 from .times import DAY
+
+if TYPE_CHECKING:
+    from .tick.budget import Budget
 
 log = logging.getLogger("tickwork")
 
@@ -25,23 +28,17 @@ HANDLED_KEPT = 14 * DAY
 MOST_DELETES = 10
 
 
-async def housekeeping(
-    db: Database,
-    now: int,
-    owner: str,
-    lease_until: int,
-    budget_left: Callable[[], int],
-    room: Callable[[], int | None],
-    clock: Callable[[], int],
-    retention: int = RETENTION,
-) -> int:
-    """One pass, or as much of it as this tick may make: what is old by `now`, its lease taken by
-    `clock()`, the invocation's clock (as `lease_until`). Returns the rows deleted."""
-    left = room()
+async def housekeeping(db: Database, budget: "Budget", owner: str, retention: int = RETENTION) -> int:
+    """One pass, or as much of it as this tick may make while its `budget` lasts: its lease for
+    the rest of the budget, taken on the invocation's clock (Budget.until); what is old by the
+    earlier of that clock and the tick's time. Returns the rows deleted."""
+    lease_until = budget.until()
+    now = min(budget.tick_at, budget.wall())
+    left = budget.room()
     if left is not None and left < 2:  # its lease taken and given back: no pass begun past the cap
         return 0
     store = HousekeepingStore(db)
-    start = await store.take(owner, lease_until, clock())
+    start = await store.take(owner, lease_until, budget.wall())
     if start is None:
         return 0
     deleted, deletes, completed, at = 0, 0, True, start
@@ -49,8 +46,9 @@ async def housekeeping(
         for at in range(min(start, len(DELETES) - 1), len(DELETES)):
             delete = DELETES[at]
             while True:
-                left = room()
-                if deletes == MOST_DELETES or budget_left() <= 0 or (left is not None and left < len(delete.statements) + 1):
+                left = budget.room()
+                cannot = left is not None and left < len(delete.statements) + 1
+                if deletes == MOST_DELETES or budget.time_left() <= 0 or cannot:
                     completed = False
                     break
                 count = await store.delete(delete, now - retention, now - EVENTS_KEPT, now, now - HANDLED_KEPT)
@@ -64,7 +62,7 @@ async def housekeeping(
         completed = False
         log.exception("housekeeping failed; the next tick carries on")
     try:
-        await store.finish(owner, completed, clock(), at)
+        await store.finish(owner, completed, budget.wall(), at)
     except Exception:
         log.exception("housekeeping's lease could not be given back; it lapses at its end")
     return deleted

@@ -14,8 +14,6 @@ from typing import Awaitable, Callable, Iterable
 from ..context import current_run, new_trace, running
 from ..database import Database, one_invocation, past_the_cap
 from ..model import (
-    LEASE_GRACE,
-    RUN_LIMIT,
     ActionError,
     Code,
     Kind,
@@ -39,13 +37,15 @@ from ..outbox_store import OutboxStore
 from ..per_item import Items
 from ..timing import COUNTED, Call, Owing, Timing
 from ..health import TICKS_STOPPED_AFTER
-from ..times import MARK, MINUTE, NEVER, SECOND, iso
+from ..times import MARK, MINUTE, NEVER, iso
+from .budget import (
+    ENDS as ENDS, ENDS_WITH_EVENTS as ENDS_WITH_EVENTS, EXPIRE as EXPIRE, FIRST_READ as FIRST_READ,
+    RECONCILE as RECONCILE, SWEEP as SWEEP, WORKER_TICK_BUDGET as WORKER_TICK_BUDGET, Budget as Budget,
+    Lease as Lease,
+)
 
 log = logging.getLogger("tickwork")
 
-# A Worker's cron run has 15 minutes of wall time; a tick stops its runs a minute before, so
-# that their ends are recorded and their leases given back before the platform cuts it off.
-WORKER_TICK_BUDGET = 14 * MINUTE
 
 
 @dataclass(frozen=True)
@@ -113,10 +113,9 @@ async def tick(
     ticks stopped. `for_later` of the statements are left to the ticks after it in its invocation:
     its backfill step does not spend them.
     """
-    tick = _Tick(ScheduleStore(db), declared(schedules), now, budget, monotonic, sleep, started_at,
-                 max_statements, outbox, retention, settings, alerts)
-    tick.for_later = for_later
-    return await tick.run()
+    store = ScheduleStore(db)
+    spending = Budget(db, now, now if started_at is None else started_at, budget, monotonic, max_statements, for_later)
+    return await _Tick(store, declared(schedules), now, spending, sleep, outbox, retention, settings, alerts).run()
 
 
 # A write that must land (runs' ends) is tried again at once, then after these pauses (seconds),
@@ -126,19 +125,6 @@ RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 # A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
 GAP = TICKS_STOPPED_AFTER
 
-# A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost three more;
-# a reconcile after a deploy, beside reading the declared rows, marking the removed, seeding,
-# rebasing, recording what calendars declared again missed, declaring again, sealing and
-# reading the due rows again.
-FIRST_READ = 2
-EXPIRE = 3
-RECONCILE = 7
-# The sweep: its claim, and what the sends came to. Ends with events: the events and
-# deliveries, and what their sends came to, beside the statement of the ends (which gives their
-# leases back).
-SWEEP = 2
-ENDS = 1
-ENDS_WITH_EVENTS = 4
 
 
 def statements_for(claims: list[Claim], flush: int = ENDS, alerts: bool = False) -> int:
@@ -165,40 +151,14 @@ def _chunks(count: int) -> int:
     return ceil(count / ROWS_PER_STATEMENT)
 
 
-@dataclass(frozen=True)
-class Lease:
-    """How every lease a tick takes is timed: the due runs', a backfill round's (they start at
-    `started`, may run `limit` ms) and housekeeping's pass. It ends, `until`, a minute after its
-    work must end, on the invocation's clock, and every tick compares it with its own clock,
-    never with its time: a tick by hand for a time ahead neither ends a lease still running nor
-    takes one that holds up the ticks on the clock (schedule_store's leases). Ends must land by
-    then. (The outbox's deliveries are leased on the same clock, for its windows.)"""
-
-    started: int
-    limit: int
-
-    @property
-    def ends_by(self) -> int:
-        return self.started + self.limit + LEASE_GRACE
-
-    @property
-    def until(self) -> int:
-        return self.ends_by
-
-
 class _Tick:
-    def __init__(self, store, schedules, now, budget, monotonic, sleep, started_at, max_statements, outbox,
-                 retention=RETENTION, settings=None, alerts=None):
+    def __init__(self, store, schedules, now, budget, sleep, outbox, retention=RETENTION, settings=None, alerts=None):
         self.store: ScheduleStore = store
         self.declared: Declared = schedules
         self.now: int = now
-        self.budget = budget
-        self.monotonic = monotonic
+        self.budget: Budget = budget
         self.sleep = sleep
-        self.started = monotonic()
-        self.wall = now if started_at is None else started_at
-        self.cap = max_statements
-        self.before = store.db.statements_run
+        self.wall = budget.began
         self.owing = Owing(now)
         self.timings: dict[str, Timing] = {}
         self.items = Items(store.db, lambda: now, self.room_for_run)
@@ -213,75 +173,49 @@ class _Tick:
         self.lapse_from = 0  # the first tick of the window of runs whose leases may have lapsed
         self.housekeeping_due = False
         self.backfill_pending = False
-        self.for_later = 0  # statements left to the invocation's later ticks, which backfills do not spend
         self.retention = retention
         self.settings = settings or {}
 
-    def elapsed(self) -> int:
-        return round((self.monotonic() - self.started) * 1000)
-
-    def clock_ms(self) -> int:
-        """Wall time inside the tick: when its invocation began plus what has elapsed since."""
-        return self.wall + self.elapsed()
-
-    def room(self) -> int | None:
-        """The statements the tick may still make; None without a cap."""
-        return None if self.cap is None else self.cap - (self.store.db.statements_run - self.before)
-
     def room_for_run(self) -> int | None:
         """The statements the run under way may still make (its hand-overs in bulk): what the
-        cap leaves beside the ends still to record, the sweep, and the run's own writes."""
-        room = self.room()
-        if room is None or self.ends is None:
+        cap leaves beside what is held (the sweep, the ends still to record) and the run's own
+        writes."""
+        room = self.budget.room()
+        if room is None:
             return room
         writes = current_run().with_end
-        return room - self.kept(self.ends) - (len(writes) + 1 if writes else 0)
+        return room - (len(writes) + 1 if writes else 0)
 
-    def kept(self, ends: Ends) -> int:
-        """The statements kept for the ends still to record, and for the sweep."""
-        return self.ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding) + self.sweep_cost()
-
-    def fits(self, statements: int) -> bool:
-        room = self.room()
-        return room is None or room >= statements
+    def to_record(self, ends: Ends) -> int:
+        """The statements held for the ends still to record."""
+        return self.ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding)
 
     async def run(self) -> TickReport:
         most = None
-        if self.cap is not None:  # no more rows than the statements left could claim
-            most = max(self.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
+        if self.budget.cap is not None:  # no more rows than the statements left could claim
+            most = max(self.budget.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, lapsed = await self.due_states(most)
-        if lapsed and self.fits(self.expire_cost()):
+        if lapsed and self.budget.fits(self.expire_cost()):
             await self.expire_leases()
             states = [_without_lease(s) if s.lease_expired(self.wall) else s for s in states]
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
         self.due = {schedule.name: schedule for schedule, _ in due}
         claims = [claim for schedule, state in due for claim in self.claims(schedule, state)]
+        if self.sweeps():
+            self.budget.hold("sweep", SWEEP)  # the steps before the sweep leave it its statements
         reports = await self.run_due(claims)
         if self.backfill_pending:
             reports += await backfill(self)
+        self.budget.release("sweep")
         await self.sweep()
         await self.housekeep()
         return TickReport(self.now, reports)
 
     async def housekeep(self) -> None:
         """The tick's last step: housekeeping, where a pass is due."""
-        if not self.housekeeping_due or self.budget - self.elapsed() <= 0:
+        if not self.housekeeping_due or self.budget.time_left() <= 0:
             return
-        # Its lease on the invocation's clock, as every lease; its ages to the earlier of that and
-        # the tick's time: a tick by hand ahead or behind makes nothing just made look old.
-        spent = self.elapsed()
-        until = Lease(self.wall + spent, self.budget - spent).until
-        await housekeeping(
-            self.store.db, min(self.now, self.clock_ms()), self.sender, until, lambda: self.budget - self.elapsed(),
-            self.room, self.clock_ms, self.retention,
-        )
-
-    def lease_reach(self) -> tuple[int, int]:
-        """The longest and shortest the tick's leases may last past it (its `now`; less than none
-        for a tick ahead of its clock): a lease given later in the budget lasts longer, till the
-        run limit no longer cuts it short (Lease)."""
-        longest = self.lease(max(self.budget - RUN_LIMIT, 0)).until
-        return longest - self.now, self.lease(0).until - self.now
+        await housekeeping(self.store.db, self.budget, self.sender, self.retention)
 
     def expire_cost(self) -> int:
         """The statements ending the runs whose leases lapsed take, with their alerts and sends."""
@@ -299,10 +233,6 @@ class _Tick:
         return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.declared.by_name.values()
                            if s.retry is not None})
 
-    def sweep_cost(self) -> int:
-        """The statements kept aside for the sweep."""
-        return SWEEP if self.sweeps() else 0
-
     def sweeps(self) -> bool:
         return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.wall
 
@@ -310,11 +240,10 @@ class _Tick:
         """The tick's second step: the outbox's sweep, where a delivery is left to send."""
         if not self.sweeps():
             return
-        room = self.room()
-        if (room is not None and room < SWEEP) or self.budget - self.elapsed() <= 0:
+        if not self.budget.fits(SWEEP) or self.budget.time_left() <= 0:
             return  # each step starts only while the tick's statements and budget last
         try:
-            await self.outbox.sweep(self.clock_ms(), self.sender)
+            await self.outbox.sweep(self.budget.wall(), self.sender)
         except Exception:
             log.exception("the outbox's sweep failed; the next tick sweeps again")
 
@@ -328,7 +257,7 @@ class _Tick:
         if not stale:
             return due
         left_out = {state.name for state, _ in stale}
-        if self.fits(len(json_chunks([[seed.name, seed.every, seed.form, seed.due_at, state.form, state.due_at]
+        if self.budget.fits(len(json_chunks([[seed.name, seed.every, seed.form, seed.due_at, state.form, state.due_at]
                                       for state, seed in stale]))):  # as the store's REBASE rows
             try:
                 await self.store.reconcile([], stale, [], None, self.now)
@@ -360,7 +289,7 @@ class _Tick:
     async def due_states(self, most: int | None) -> tuple[list[State], bool]:
         """The rows due now, oldest first, and whether a run's lease lapsed. Only when the
         declared set changed since the rows were last reconciled with it are they reconciled."""
-        reached = await self.store.reach(self.now, self.lease_reach(), most, self.wall)
+        reached = await self.store.reach(self.now, self.budget.lease_reach(), most, self.wall)
         self.sweep_at = reached.sweep_at
         self.lapse_from = reached.lapse_from
         self.housekeeping_due = reached.housekeeping_due
@@ -369,8 +298,7 @@ class _Tick:
         fingerprint = self.declared.fingerprint
         if reached.fingerprint == fingerprint:
             return reached.due, reached.lapsed
-        room = self.room()
-        if room is not None and room < len(json_chunks(self.declared.names)) + RECONCILE:
+        if not self.budget.fits(len(json_chunks(self.declared.names)) + RECONCILE):
             log.warning("the declared schedules changed, and reconciling them takes more statements "
                         "than this tick has left; a later tick does it")
             return [], reached.lapsed
@@ -387,7 +315,7 @@ class _Tick:
         stopped = self.now - previous if clock is None else self.wall - clock
         if previous > self.now:
             previous = self.now - stopped
-        if stopped <= GAP or not self.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
+        if stopped <= GAP or not self.budget.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
                     iso(previous), stopped // MINUTE)
@@ -542,17 +470,15 @@ class _Tick:
     async def run_due(self, claims: list[Claim]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs
         side by side, their ends recorded as they finish."""
-        spent = self.elapsed()
-        left = self.budget - spent
-        if left <= 0:  # the budget is spent: due runs stay due for the next tick
+        spent = self.budget.elapsed()
+        if self.budget.time - spent <= 0:  # the budget is spent: due runs stay due for the next tick
             claims = [claim for claim in claims if claim.reason is not None]
-        room = self.room()
-        sweep = self.sweep_cost()
-        while room is not None and claims and statements_for(claims, self.flush, self.alerts is not None) + sweep > room:
+        room = self.budget.room()
+        while room is not None and claims and statements_for(claims, self.flush, self.alerts is not None) > room:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
             return []
-        lease = self.lease(spent)
+        lease = self.budget.lease(spent)
         alerts = self.alerts.skipping(self.now, self.wall, self.sender, GAP) if self.alerts else None
         try:
             claimed = await self.store.claim(claims, lease.until, self.now, lease.started, alerts)
@@ -568,16 +494,14 @@ class _Tick:
         runs = [c for c in claims if c.reason is None and c.run in won]
         return reports + await self.run_claimed(runs, lease)
 
-    def lease(self, spent: int) -> Lease:
-        """The lease for runs starting once `spent` ms of the budget are gone."""
-        return Lease(self.wall + spent, min(self.budget - spent, RUN_LIMIT))
-
     async def run_claimed(self, runs: list[Claim], lease: Lease) -> list[RunReport]:
         """A step's runs side by side, their ends recorded as they finish: the tick's `ends`, which
         the runs' hand-overs in bulk leave room for (`room_for_run`)."""
         ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease.ends_by), len(runs), self.may_write_now)
+        self.budget.hold("ends", lambda: self.to_record(ends))
         reports = await asyncio.gather(*(self.run_one(c, lease.started, lease.limit, ends) for c in runs))
         await ends.done()
+        self.budget.release("ends")
         return list(reports)
 
     async def write_ends(self, batch: list, ends_by: int) -> None:
@@ -589,7 +513,7 @@ class _Tick:
                 return await self.write_apart(batch, late)
             return await self.write_together([(_noted(end, late), rows) for end, rows in batch])
 
-        room = self.room()
+        room = self.budget.left()
         cost = self.ends_cost(batch)
         if room is not None and cost > room:  # ends must be kept: past the cap, said so
             log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends), cost, cost - room)
@@ -632,17 +556,14 @@ class _Tick:
                 rest.append((_unwritten(end, error, late), []))
         return emitted + await self.write_together(rest)
 
-    def writes_fit(self, writes: int, ends: Ends) -> bool:
+    def writes_fit(self, writes: int) -> bool:
         """Whether a run's own writes, behind their check, fit the tick's statements beside what
-        it keeps for the ends still to record (this run's among them) and its sweep."""
-        room = self.room()
-        if room is None:
-            return True
-        return writes + 1 <= room - self.kept(ends)
+        it holds for the ends still to record (this run's among them) and its sweep."""
+        return self.budget.fits(writes + 1)
 
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
-        room = self.room()
+        room = self.budget.left()
         return room is None or room - self.ends_cost(queued) >= self.flush * _chunks(after)
 
     def ends_cost(self, batch: list) -> int:
@@ -666,12 +587,12 @@ class _Tick:
         counts: dict = {}
         with_end: list = []
         outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
-        ended = self.clock_ms()
+        ended = self.budget.wall()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = self.overran(claim, (
                 f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
                 "instead of awaiting, so it could not be stopped on time"))
-        if with_end and outcome == Outcome.SUCCEEDED and not self.writes_fit(len(with_end), ends):
+        if with_end and outcome == Outcome.SUCCEEDED and not self.writes_fit(len(with_end)):
             outcome, code, kind, detail = self.failed(claim, Code.INTERNAL_FAULT, (
                 f"its {len(with_end)} on_success writes take {len(with_end) + 1} statements, more than "
                 "the tick has left of its cap beside the ends still to record; none was kept"), "")
@@ -732,7 +653,7 @@ class _Tick:
                     log.error("%s: the %s could not be recorded: %s; their leases lapse at %s", names, what, error,
                               iso(by))
                     raise
-                if self.clock_ms() + pause * 1000 >= by:
+                if self.budget.wall() + pause * 1000 >= by:
                     log.error("%s: the %s could not be recorded before the leases lapse at %s: %s",
                               names, what, iso(by), error)
                     raise
