@@ -49,7 +49,7 @@ async def backfill(tick) -> list:
     the statements for another (its sweep's kept aside); the backfills read again once the
     occurrences read are made."""
     reports: list = []
-    store, going = BackfillStore(tick.store.db), []
+    store, going = BackfillStore(tick.state.store.db), []
     for _ in range(ROUNDS):
         if not _fits(tick):
             break
@@ -75,7 +75,7 @@ def _room(tick) -> int | None:
     """The statements the step may spend on reads: what the tick has left beside a round's claim
     and ends, the sweep's, and the invocation's later ticks'."""
     room = tick.budget.room()  # the sweep's held
-    return None if room is None else room - CLAIM_STATEMENTS - tick.flush - tick.budget.for_later
+    return None if room is None else room - CLAIM_STATEMENTS - tick.state.flush - tick.budget.for_later
 
 
 async def _read(tick, store: BackfillStore) -> list[_Going]:
@@ -85,7 +85,7 @@ async def _read(tick, store: BackfillStore) -> list[_Going]:
     chosen: dict[str, Pending] = {}
     found, gone = await store.pending(BACKFILLS_A_ROUND)
     if gone:
-        await store.end_gone(gone, tick.now)
+        await store.end_gone(gone, tick.state.now)
         log.info("backfills %s ended: their schedule is gone", ", ".join(gone))
         return []
     for pending in found:
@@ -121,8 +121,8 @@ def _time_now(tick) -> int:
     """The tick's own time as it goes on: its time, what has elapsed since it began, and how late
     its invocation began where that is under a minute (a cron invocation started late). A tick by
     hand for a time far behind the clock is measured on its own time, not the clock's."""
-    late = tick.wall - tick.now
-    return tick.now + tick.budget.elapsed() + (late if 0 < late < MINUTE else 0)
+    late = tick.wall - tick.state.now
+    return tick.state.now + tick.budget.elapsed() + (late if 0 < late < MINUTE else 0)
 
 
 async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list, bool]:
@@ -143,11 +143,11 @@ async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list,
         if p.schedule.action is not None:
             call = replace(call, input=json.loads(p.schedule.input))
         following = g.next if len(g.todo) == 1 and g.next is not None else call.at + 1
-        steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(tick.now), new_trace())))
+        steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(tick.state.now), new_trace())))
     if not steps:
         return [], False
     lease = tick.budget.lease()
-    won = await store.claim([s for _, s in steps], lease.until, tick.now, lease.started)
+    won = await store.claim([s for _, s in steps], lease.until, tick.state.now, lease.started)
     for g, s in steps:
         if s.run is not None and s.run in won:
             g.todo.pop(0)

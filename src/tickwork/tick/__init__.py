@@ -7,7 +7,7 @@ import time
 import os
 import traceback
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from math import ceil
 from typing import Awaitable, Callable, Iterable
 
@@ -35,9 +35,11 @@ from ..housekeeping import RETENTION, housekeeping
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
 from ..per_item import Items
-from ..timing import COUNTED, Call, Owing, Timing
+from ..timing import COUNTED, Owing, Timing
 from ..health import TICKS_STOPPED_AFTER
 from ..times import MARK, MINUTE, NEVER, iso
+from .reports import RunReport as RunReport, TickReport as TickReport
+from .state import TickState as TickState
 from .budget import (
     ENDS as ENDS, ENDS_WITH_EVENTS as ENDS_WITH_EVENTS, EXPIRE as EXPIRE, FIRST_READ as FIRST_READ,
     RECONCILE as RECONCILE, SWEEP as SWEEP, WORKER_TICK_BUDGET as WORKER_TICK_BUDGET, Budget as Budget,
@@ -46,39 +48,6 @@ from .budget import (
 
 log = logging.getLogger("tickwork")
 
-
-
-@dataclass(frozen=True)
-class RunReport:
-    """A run or a skip as the tick saw it end."""
-
-    schedule: str
-    due_at: int
-    tick_at: int
-    outcome: Outcome
-    code: str | None = None
-    kind: str | None = None
-    detail: str | None = None
-    started_at: int | None = None
-    ended_at: int | None = None
-    call: Call = Call()
-    items: int | None = None  # what a purge run deleted
-    trace: str | None = None  # the run's trace
-    events: dict | None = None  # what it emitted and kept: {event: count}
-    attempt: int = 1  # the first run, or a retry's attempt
-    next_attempt_at: int | None = None  # a failed run with attempts left: when it is tried again
-
-    @property
-    def duration_ms(self) -> int | None:
-        if self.started_at is None or self.ended_at is None:
-            return None
-        return self.ended_at - self.started_at
-
-
-@dataclass(frozen=True)
-class TickReport:
-    at: int
-    runs: list[RunReport]
 
 
 @one_invocation(lambda *_, max_statements=None, **__: max_statements)
@@ -113,9 +82,12 @@ async def tick(
     ticks stopped. `for_later` of the statements are left to the ticks after it in its invocation:
     its backfill step does not spend them.
     """
-    store = ScheduleStore(db)
     spending = Budget(db, now, now if started_at is None else started_at, budget, monotonic, max_statements, for_later)
-    return await _Tick(store, declared(schedules), now, spending, sleep, outbox, retention, settings, alerts).run()
+    alerting_to = None if outbox is None or alerts is None else Alerts(alerts)
+    flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if alerting_to else 0)
+    state = TickState(ScheduleStore(db), declared(schedules), now, outbox, alerting_to, os.urandom(16).hex(), flush,
+                      sleep, retention, settings or {}, Owing(now))
+    return await _Tick(state, spending).run()
 
 
 # A write that must land (runs' ends) is tried again at once, then after these pauses (seconds),
@@ -152,29 +124,12 @@ def _chunks(count: int) -> int:
 
 
 class _Tick:
-    def __init__(self, store, schedules, now, budget, sleep, outbox, retention=RETENTION, settings=None, alerts=None):
-        self.store: ScheduleStore = store
-        self.declared: Declared = schedules
-        self.now: int = now
-        self.budget: Budget = budget
-        self.sleep = sleep
+    def __init__(self, state: TickState, budget: Budget):
+        self.state = state
+        self.budget = budget
         self.wall = budget.began
-        self.owing = Owing(now)
-        self.timings: dict[str, Timing] = {}
-        self.items = Items(store.db, lambda: now, self.room_for_run)
+        self.items = Items(state.store.db, lambda: state.now, self.room_for_run)
         self.ends: Ends | None = None  # the ends of the runs under way
-        self.outbox: Outbox | None = outbox
-        self.alerts: Alerts | None = None if outbox is None or alerts is None else Alerts(alerts)
-        self.traces: dict[str, str | None] = {}  # each run's trace, for its alert
-        # statements a batch of ends costs
-        self.flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if self.alerts else 0)
-        self.sender = os.urandom(16).hex()  # who claims the deliveries this tick sends
-        self.sweep_at: int | None = None
-        self.lapse_from = 0  # the first tick of the window of runs whose leases may have lapsed
-        self.housekeeping_due = False
-        self.backfill_pending = False
-        self.retention = retention
-        self.settings = settings or {}
 
     def room_for_run(self) -> int | None:
         """The statements the run under way may still make (its hand-overs in bulk): what the
@@ -188,7 +143,7 @@ class _Tick:
 
     def to_record(self, ends: Ends) -> int:
         """The statements held for the ends still to record."""
-        return self.ends_cost(ends.queue) + self.flush * _chunks(ends.outstanding)
+        return self.ends_cost(ends.queue) + self.state.flush * _chunks(ends.outstanding)
 
     async def run(self) -> TickReport:
         most = None
@@ -204,37 +159,37 @@ class _Tick:
         if self.sweeps():
             self.budget.hold("sweep", SWEEP)  # the steps before the sweep leave it its statements
         reports = await self.run_due(claims)
-        if self.backfill_pending:
+        if self.state.backfill_pending:
             reports += await backfill(self)
         self.budget.release("sweep")
         await self.sweep()
         await self.housekeep()
-        return TickReport(self.now, reports)
+        return TickReport(self.state.now, reports)
 
     async def housekeep(self) -> None:
         """The tick's last step: housekeeping, where a pass is due."""
-        if not self.housekeeping_due or self.budget.time_left() <= 0:
+        if not self.state.housekeeping_due or self.budget.time_left() <= 0:
             return
-        await housekeeping(self.store.db, self.budget, self.sender, self.retention)
+        await housekeeping(self.state.store.db, self.budget, self.state.sender, self.state.retention)
 
     def expire_cost(self) -> int:
         """The statements ending the runs whose leases lapsed take, with their alerts and sends."""
-        return EXPIRE + (alerting.LAPSED_ALERTS + 1 if self.alerts else 0)
+        return EXPIRE + (alerting.LAPSED_ALERTS + 1 if self.state.alerts else 0)
 
     async def expire_leases(self) -> None:
         """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
-        lapsed = (self.wall, self.lapse_from)
-        alerts = self.alerts.lapsed(lapsed, self.wall, self.sender) if self.alerts else []
-        results = await self.store.expire_leases(lapsed, self.declared_retries(), alerts, self.now)
+        lapsed = (self.wall, self.state.lapse_from)
+        alerts = self.state.alerts.lapsed(lapsed, self.wall, self.state.sender) if self.state.alerts else []
+        results = await self.state.store.expire_leases(lapsed, self.declared_retries(), alerts, self.state.now)
         await self.send(alerting.deliveries(alerts, results), "the lapsed runs' alerts")
 
     def declared_retries(self) -> str:
         """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
-        return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.declared.by_name.values()
+        return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.state.declared.by_name.values()
                            if s.retry is not None})
 
     def sweeps(self) -> bool:
-        return self.outbox is not None and self.sweep_at is not None and self.sweep_at <= self.wall
+        return self.state.outbox is not None and self.state.sweep_at is not None and self.state.sweep_at <= self.wall
 
     async def sweep(self) -> None:
         """The tick's second step: the outbox's sweep, where a delivery is left to send."""
@@ -243,7 +198,7 @@ class _Tick:
         if not self.budget.fits(SWEEP) or self.budget.time_left() <= 0:
             return  # each step starts only while the tick's statements and budget last
         try:
-            await self.outbox.sweep(self.budget.wall(), self.sender)
+            await self.state.outbox.sweep(self.budget.wall(), self.state.sender)
         except Exception:
             log.exception("the outbox's sweep failed; the next tick sweeps again")
 
@@ -251,7 +206,7 @@ class _Tick:
         """Calendars handed over before tickwork read their days as Vixie cron does get their due
         times worked out again, as declared ones do, before any call: none is called at a moment
         kept for the old reading. Those due no more leave the tick's due list."""
-        stale = [(state, _seed(schedule, schedule.timing.rebased(state.due_at, self.now, state.form)))
+        stale = [(state, _seed(schedule, schedule.timing.rebased(state.due_at, self.state.now, state.form)))
                  for schedule, state in due if state.action is not None and state.removed_at is None
                  and not state.lease_live(self.wall) and state.form + VIXIE_DAYS == schedule.timing.form]
         if not stale:
@@ -260,7 +215,7 @@ class _Tick:
         if self.budget.fits(len(json_chunks([[seed.name, seed.every, seed.form, seed.due_at, state.form, state.due_at]
                                       for state, seed in stale]))):  # as the store's REBASE rows
             try:
-                await self.store.reconcile([], stale, [], None, self.now)
+                await self.state.store.reconcile([], stale, [], None, self.state.now)
                 left_out = set()
             except Exception:
                 log.exception("calendars handed over could not be rebased; they wait for the next tick")
@@ -270,7 +225,7 @@ class _Tick:
                 if state.name in left_out:
                     continue
                 state = replace(state, due_at=moved[state.name], retry_attempt=None)  # REBASE drops a retry
-                if state.due_at > self.now and state.run_requested_at is None:
+                if state.due_at > self.state.now and state.run_requested_at is None:
                     continue  # nothing of the new reading is owed yet
             kept.append((schedule, state))
         return kept
@@ -279,31 +234,31 @@ class _Tick:
         """A declared schedule by its name; a handed-over one from its row (its action None
         where the app no longer has it)."""
         if state.action is None:
-            return self.declared.by_name.get(state.name)
-        if state.timing not in self.timings:
+            return self.state.declared.by_name.get(state.name)
+        if state.timing not in self.state.timings:
             entry = json.loads(state.timing)
-            self.timings[state.timing] = (timing_of(entry), retry_of_entry(entry), entry.get("limit_ms"))
-        timing, retry, limit = self.timings[state.timing]
+            self.state.timings[state.timing] = (timing_of(entry), retry_of_entry(entry), entry.get("limit_ms"))
+        timing, retry, limit = self.state.timings[state.timing]
         return Schedule(state.name, timing, action_of(state.action), "handed over", retry, limit)
 
     async def due_states(self, most: int | None) -> tuple[list[State], bool]:
         """The rows due now, oldest first, and whether a run's lease lapsed. Only when the
         declared set changed since the rows were last reconciled with it are they reconciled."""
-        reached = await self.store.reach(self.now, self.budget.lease_reach(), most, self.wall)
-        self.sweep_at = reached.sweep_at
-        self.lapse_from = reached.lapse_from
-        self.housekeeping_due = reached.housekeeping_due
-        self.backfill_pending = reached.backfill_pending
+        reached = await self.state.store.reach(self.state.now, self.budget.lease_reach(), most, self.wall)
+        self.state.sweep_at = reached.sweep_at
+        self.state.lapse_from = reached.lapse_from
+        self.state.housekeeping_due = reached.housekeeping_due
+        self.state.backfill_pending = reached.backfill_pending
         await self.note_gap(reached.prev_tick, reached.prev_clock)
-        fingerprint = self.declared.fingerprint
+        fingerprint = self.state.declared.fingerprint
         if reached.fingerprint == fingerprint:
             return reached.due, reached.lapsed
-        if not self.budget.fits(len(json_chunks(self.declared.names)) + RECONCILE):
+        if not self.budget.fits(len(json_chunks(self.state.declared.names)) + RECONCILE):
             log.warning("the declared schedules changed, and reconciling them takes more statements "
                         "than this tick has left; a later tick does it")
             return [], reached.lapsed
         await self.reconcile(fingerprint)
-        return await self.store.due(self.now, most), reached.lapsed
+        return await self.state.store.due(self.state.now, most), reached.lapsed
 
     async def note_gap(self, previous: int | None, clock: int | None) -> None:
         """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
@@ -312,22 +267,22 @@ class _Tick:
         long before this one. (A tick before migration 0022 kept no clock.)"""
         if previous is None:
             return
-        stopped = self.now - previous if clock is None else self.wall - clock
-        if previous > self.now:
-            previous = self.now - stopped
-        if stopped <= GAP or not self.budget.fits(alerting.GAP_WITH_ALERT if self.alerts else 1):
+        stopped = self.state.now - previous if clock is None else self.wall - clock
+        if previous > self.state.now:
+            previous = self.state.now - stopped
+        if stopped <= GAP or not self.budget.fits(alerting.GAP_WITH_ALERT if self.state.alerts else 1):
             return
         log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
                     iso(previous), stopped // MINUTE)
-        if self.alerts is None:
+        if self.state.alerts is None:
             try:
-                await self.store.gap(self.now, previous, self.wall)
+                await self.state.store.gap(self.state.now, previous, self.wall)
             except Exception:
                 log.exception("the gap in the ticks could not be recorded")
             return
-        statements = self.alerts.gap(self.now, previous, self.wall, self.sender)
+        statements = self.state.alerts.gap(self.state.now, previous, self.wall, self.state.sender)
         try:
-            kept = alerting.deliveries(statements, await self.store.db.batch(statements))
+            kept = alerting.deliveries(statements, await self.state.store.db.batch(statements))
         except Exception:
             log.exception("the gap in the ticks could not be recorded, nor its alert kept")
             return
@@ -336,17 +291,17 @@ class _Tick:
     async def reconcile(self, fingerprint: str) -> None:
         """New schedules get rows, changed forms and calendars declared again are rebased, and
         rows no longer declared are marked removed."""
-        by_name = self.declared.by_name
-        stored = await self.store.named(self.declared.names, self.now)
+        by_name = self.state.declared.by_name
+        stored = await self.state.store.named(self.state.declared.names, self.state.now)
         new, changed, again, missed, failed = [], [], [], [], False
         for name, schedule in by_name.items():
             state, timing = stored.get(name), schedule.timing
             try:
                 if state is None:
-                    new.append(_seed(schedule, timing.first_due(self.now)))
+                    new.append(_seed(schedule, timing.first_due(self.state.now)))
                 elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
                     was = state.form if state.removed_at is None else None
-                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.now, was))))
+                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.state.now, was))))
                     if was is None and state.form == timing.form:
                         missed += self.missed_while_gone(timing, state)
                 elif state.removed_at is not None:
@@ -355,15 +310,15 @@ class _Tick:
                 log.exception("%s: its timing failed; it is left out of this tick", name)
                 failed = True
         # Sealed only when every schedule was dealt with: the next tick tries the rest again.
-        await self.store.reconcile(new, changed, again, None if failed else fingerprint, self.now, missed)
+        await self.state.store.reconcile(new, changed, again, None if failed else fingerprint, self.state.now, missed)
 
     def missed_while_gone(self, timing: Timing, state: State) -> list[list]:
         """A calendar declared again owes nothing from while it was gone: the occurrences it
         missed, from its kept due time to this tick, as the one skip that records them (none
         where there are none)."""
-        if state.due_at > self.now:
+        if state.due_at > self.state.now:
             return []
-        found = timing.covered(state.due_at, self.now, COUNTED)
+        found = timing.covered(state.due_at, self.state.now, COUNTED)
         if found is None:
             return []
         many = found.count > 1
@@ -376,9 +331,9 @@ class _Tick:
         """What the tick means to do with a due row. A pending retry is made for the due time it
         is for, unless the next due time, put aside, has come: then the retry is skipped
         `superseded`, and that due time dealt with as any other, in the same batch."""
-        if state.retry_attempt is None or state.due_at > self.now:
+        if state.retry_attempt is None or state.due_at > self.state.now:
             claim = self.claim(schedule, state)
-        elif state.retry_next is not None and state.retry_next <= self.now:
+        elif state.retry_next is not None and state.retry_next <= self.state.now:
             detail = (f"the next due time, {iso(state.retry_next)}, came before attempt {state.retry_attempt}"
                       f" for {iso(state.retry_due)}")
             superseded = replace(self.retried(schedule, state), reason=Code.SUPERSEDED, detail=detail, trace=None)
@@ -395,7 +350,7 @@ class _Tick:
     def retried(self, schedule: Schedule, state: State) -> Claim:
         """A pending retry's attempt: the call it is for again, its due time then the one put aside."""
         call = replace(state.retry_call, input=None if state.input is None else json.loads(state.input))
-        return Claim(schedule.name, state.due_at, state.retry_next, run_id(self.now), call, trace=new_trace(),
+        return Claim(schedule.name, state.due_at, state.retry_next, run_id(self.state.now), call, trace=new_trace(),
                      for_due=state.retry_due, attempt=state.retry_attempt, retrying=state.retry_attempt,
                      retries=schedule.retry is not None)
 
@@ -404,28 +359,28 @@ class _Tick:
         nothing (a calendar held by its own run owes its call until the run ends)."""
         timing = schedule.timing
         try:
-            call = self.owing.owed(timing, state.due_at)
-            following = self.owing.following(timing, state.due_at)
+            call = self.state.owing.owed(timing, state.due_at)
+            following = self.state.owing.following(timing, state.due_at)
         except Exception:
             log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
             return None
         if state.action is not None:
-            call = replace(call, at=timing.slot(state.due_at, self.now) if call.at is None else call.at,
+            call = replace(call, at=timing.slot(state.due_at, self.state.now) if call.at is None else call.at,
                            input=json.loads(state.input))
         held = state.lease_live(self.wall)
         requested, by_hand = state.run_requested_at, state.run_requested_by
-        if state.due_at > self.now:  # only asked for by hand: under the same lease, no grid moved
+        if state.due_at > self.state.now:  # only asked for by hand: under the same lease, no grid moved
             if held or state.paused:
                 return None  # the request waits for the lease, or for the schedule's resume
             # for the moment last due (a calendar's latest occurrence, a handed-over interval's
             # latest slot); a one-off moment still ahead is made now, once: its due time then
             # moves past it
-            call = replace(self.owing.owed(timing, 0), input=call.input)
+            call = replace(self.state.owing.owed(timing, 0), input=call.input)
             if state.action is not None and call.at is None:
-                call = replace(call, at=timing.slot(state.due_at, self.now))
-            ahead = call.at is not None and call.at > self.now
+                call = replace(call, at=timing.slot(state.due_at, self.state.now))
+            ahead = call.at is not None and call.at > self.state.now
             next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
-            return Claim(schedule.name, state.due_at, next_due, run_id(self.now), call,
+            return Claim(schedule.name, state.due_at, next_due, run_id(self.state.now), call,
                          requested=requested, by_hand=by_hand or "operator", trace=new_trace(),
                          retrying=state.retry_attempt)
         if held and not state.paused and not timing.skips_while_running:
@@ -437,7 +392,7 @@ class _Tick:
         elif state.expires_at is not None and call.at >= state.expires_at:
             last = timing.owed(state.due_at, state.expires_at - 1)
             last_at = timing.slot(state.due_at, state.expires_at - 1) if last.at is None else last.at
-            following, late = NEVER, self.now - last_at
+            following, late = NEVER, self.state.now - last_at
             if not state.due_at <= last_at < state.expires_at:
                 reason, detail = Code.EXPIRED, f"it expired at {iso(state.expires_at)}; the schedule has ended"
             else:  # owed from before it expired: made, then done, unless later than overdue allows
@@ -450,10 +405,10 @@ class _Tick:
             reason = Code.PAUSED
         elif held:
             reason = Code.RUNNING
-        elif timing.overdue is not None and call.at is not None and self.now - call.at > timing.overdue:
-            reason, detail = Code.OVERDUE, f"{self.now - call.at} ms late; overdue allows {timing.overdue} ms"
-        moment = action_key(schedule) if schedule.name in self.declared.claiming_moments and reason is None else None
-        return Claim(schedule.name, state.due_at, following, run_id(self.now), call, moment, reason, detail,
+        elif timing.overdue is not None and call.at is not None and self.state.now - call.at > timing.overdue:
+            reason, detail = Code.OVERDUE, f"{self.state.now - call.at} ms late; overdue allows {timing.overdue} ms"
+        moment = action_key(schedule) if schedule.name in self.state.declared.claiming_moments and reason is None else None
+        return Claim(schedule.name, state.due_at, following, run_id(self.state.now), call, moment, reason, detail,
                      requested if reason is None else None, by_hand if reason is None else None,
                      new_trace() if reason is None else None, retrying=state.retry_attempt,
                      retries=schedule.retry is not None and reason is None and by_hand is None,
@@ -462,7 +417,7 @@ class _Tick:
     def covered(self, schedule: Schedule, state: State):
         """The occurrences a due call covers, where a tick finds it owing several."""
         try:
-            return self.owing.covered(schedule.timing, state.due_at)
+            return self.state.owing.covered(schedule.timing, state.due_at)
         except Exception:
             log.exception("%s: the occurrences it owed could not be counted", schedule.name)
             return None
@@ -474,14 +429,14 @@ class _Tick:
         if self.budget.time - spent <= 0:  # the budget is spent: due runs stay due for the next tick
             claims = [claim for claim in claims if claim.reason is not None]
         room = self.budget.room()
-        while room is not None and claims and statements_for(claims, self.flush, self.alerts is not None) > room:
+        while room is not None and claims and statements_for(claims, self.state.flush, self.state.alerts is not None) > room:
             claims.pop()  # the newest due first: they stay due for the next tick
         if not claims:
             return []
         lease = self.budget.lease(spent)
-        alerts = self.alerts.skipping(self.now, self.wall, self.sender, GAP) if self.alerts else None
+        alerts = self.state.alerts.skipping(self.state.now, self.wall, self.state.sender, GAP) if self.state.alerts else None
         try:
-            claimed = await self.store.claim(claims, lease.until, self.now, lease.started, alerts)
+            claimed = await self.state.store.claim(claims, lease.until, self.state.now, lease.started, alerts)
         except Exception as error:
             claimed = await self.read_back(claims, error, lease)
         await self.send(alerting.sendable(claimed.alerted), "the skipped retries' alerts")
@@ -524,7 +479,7 @@ class _Tick:
         if not deliveries:
             return
         try:
-            await self.outbox.send(deliveries, self.sender)
+            await self.state.outbox.send(deliveries, self.state.sender)
         except Exception:
             log.exception("%s was kept but not sent; the sweep sends it", what)
 
@@ -535,10 +490,10 @@ class _Tick:
             return []
         ends = [end for end, _ in batch]
         emitted = [row for _, rows in batch for row in rows]
-        statements = self.store.ending(ends) + OutboxStore.emitting(emitted)
-        if self.alerts is not None:
-            statements += self.alerts.turning(ends, self.traces, self.sender)
-        results = await self.store.db.batch(statements)
+        statements = self.state.store.ending(ends) + OutboxStore.emitting(emitted)
+        if self.state.alerts is not None:
+            statements += self.state.alerts.turning(ends, self.state.traces, self.state.sender)
+        results = await self.state.store.db.batch(statements)
         return Outbox.deliveries(emitted) + alerting.deliveries(statements, results)
 
     async def write_apart(self, batch: list, late: str) -> list:
@@ -564,17 +519,17 @@ class _Tick:
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
         room = self.budget.left()
-        return room is None or room - self.ends_cost(queued) >= self.flush * _chunks(after)
+        return room is None or room - self.ends_cost(queued) >= self.state.flush * _chunks(after)
 
     def ends_cost(self, batch: list) -> int:
         """The statements a batch of ends costs, with the alerts of those that turn their schedules
         and what their sends came to."""
-        return _ends_cost(batch) + (alerting.TURNS * _chunks(len(batch)) + 1 if self.alerts else 0)
+        return _ends_cost(batch) + (alerting.TURNS * _chunks(len(batch)) + 1 if self.state.alerts else 0)
 
     def skipped(self, claim: Claim) -> RunReport:
         log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
         return RunReport(
-            claim.name, claim.due_for, self.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
+            claim.name, claim.due_for, self.state.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
             call=claim.call, attempt=claim.attempt,
         )
 
@@ -582,7 +537,7 @@ class _Tick:
         schedule = self.due[claim.name]
         if schedule.limit is not None:
             limit = min(limit, schedule.limit)
-        self.traces[claim.run] = claim.trace
+        self.state.traces[claim.run] = claim.trace
         emitted: list = []
         counts: dict = {}
         with_end: list = []
@@ -598,17 +553,17 @@ class _Tick:
                 "the tick has left of its cap beside the ends still to record; none was kept"), "")
         rows, events = [], None
         if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
-            if self.outbox is None:
+            if self.state.outbox is None:
                 log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
             else:
-                rows = self.outbox.rows(emitted, claim.run, self.sender, ended, claim.trace)
+                rows = self.state.outbox.rows(emitted, claim.run, self.state.sender, ended, claim.trace)
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
         writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
         # The pause counts from the failure on the tick's clock, as due times do (a tick by hand may be
         # far from the wall's), in whole 10-second marks: a pause of a minute after a run that failed
         # at once is the next minute's tick, not the mark after it.
-        failed_at = self.now + (ended - self.wall) // MARK * MARK
+        failed_at = self.state.now + (ended - self.wall) // MARK * MARK
         retry = _retry(schedule, claim, failed_at) if outcome == Outcome.FAILED else {}
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
@@ -616,7 +571,7 @@ class _Tick:
         ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
                       writes=writes, **retry), rows))
         return RunReport(
-            claim.name, claim.due_for, self.now, outcome, code, kind, detail, started, ended, claim.call,
+            claim.name, claim.due_for, self.state.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
         )
 
@@ -626,7 +581,7 @@ class _Tick:
         names = _names(claims)
         try:
             claimed = await self.must_land(names, "read-back of the claims", lease.ends_by,
-                                           lambda late: self.store.read_back(claims))
+                                           lambda late: self.state.store.read_back(claims))
         except Exception:
             log.error(
                 "%s: D1 answered an error (%s) to the batch that claims them, and whether it "
@@ -659,12 +614,12 @@ class _Tick:
                     raise
                 log.warning("%s: the %s were not recorded (%s); trying again", names, what, error)
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
-                await self.sleep(pause)
+                await self.state.sleep(pause)
 
     async def call(self, schedule: Schedule, claim: Claim, limit: int, emitted: list, counts: dict,
                    with_end: list):
-        with running(self.now, claim.call, self.items, outbox=emitted, db=self.store.db, counts=counts,
-                     trace=claim.trace, settings=self.settings, with_end=with_end):
+        with running(self.state.now, claim.call, self.items, outbox=emitted, db=self.state.store.db, counts=counts,
+                     trace=claim.trace, settings=self.state.settings, with_end=with_end):
             try:
                 async with asyncio.timeout(limit / 1000) as deadline:
                     await schedule.action()
