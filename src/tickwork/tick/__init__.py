@@ -3,47 +3,37 @@
 import asyncio
 import json
 import logging
-import time
 import os
-import traceback
-from collections import Counter
+import time
 from dataclasses import replace
-from math import ceil
 from typing import Awaitable, Callable, Iterable
 
-from ..context import current_run, new_trace, running
-from ..database import Database, one_invocation, past_the_cap
-from ..model import (
-    ActionError,
-    Code,
-    Kind,
-    Outcome,
-    Schedule,
-)
-from ..ends import Ends
 from .. import alerts as alerting
 from ..alerts import Alerts
+from ..calendars import VIXIE_DAYS
+from ..context import new_trace
+from ..database import Database, one_invocation, past_the_cap
+from ..declared import Declared, action_key, declared
+from ..health import TICKS_STOPPED_AFTER
+from ..housekeeping import RETENTION, housekeeping
+from ..model import Code, Kind, Outcome, Schedule
+from ..outbox import Outbox
+from ..outbox_store import OutboxStore
 from ..schedule_store import (
     COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, digest,
     json_chunks, run_id,
 )
-from ..app import action_of, retry_of_entry, timing_of
-from ..backfill import backfill
-from ..calendars import VIXIE_DAYS
-from ..declared import Declared, action_key, declared
-from ..housekeeping import RETENTION, housekeeping
-from ..outbox import Outbox
-from ..outbox_store import OutboxStore
-from ..per_item import Items
 from ..timing import COUNTED, Owing, Timing
-from ..health import TICKS_STOPPED_AFTER
-from ..times import MARK, MINUTE, NEVER, iso
+from ..times import MINUTE, NEVER, iso
 from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
+from .backfill import backfill
+from .rows import schedule_of
+from .runs import Ended, Runner
 from .budget import (
     ENDS as ENDS, ENDS_WITH_EVENTS as ENDS_WITH_EVENTS, EXPIRE as EXPIRE, FIRST_READ as FIRST_READ,
     RECONCILE as RECONCILE, SWEEP as SWEEP, WORKER_TICK_BUDGET as WORKER_TICK_BUDGET, Budget as Budget,
-    Lease as Lease,
+    Lease as Lease, chunked,
 )
 
 log = logging.getLogger("tickwork")
@@ -119,8 +109,7 @@ def statements_for(claims: list[Claim], flush: int = ENDS, alerts: bool = False)
             + 2 * _chunks(superseded) + covers + announced)
 
 
-def _chunks(count: int) -> int:
-    return ceil(count / ROWS_PER_STATEMENT)
+_chunks = chunked
 
 
 class _Tick:
@@ -128,22 +117,7 @@ class _Tick:
         self.state = state
         self.budget = budget
         self.wall = budget.began
-        self.items = Items(state.store.db, lambda: state.now, self.room_for_run)
-        self.ends: Ends | None = None  # the ends of the runs under way
-
-    def room_for_run(self) -> int | None:
-        """The statements the run under way may still make (its hand-overs in bulk): what the
-        cap leaves beside what is held (the sweep, the ends still to record) and the run's own
-        writes."""
-        room = self.budget.room()
-        if room is None:
-            return room
-        writes = current_run().with_end
-        return room - (len(writes) + 1 if writes else 0)
-
-    def to_record(self, ends: Ends) -> int:
-        """The statements held for the ends still to record."""
-        return self.ends_cost(ends.queue) + self.state.flush * _chunks(ends.outstanding)
+        self.runner = Runner(state, budget, self)
 
     async def run(self) -> TickReport:
         most = None
@@ -153,14 +127,13 @@ class _Tick:
         if lapsed and self.budget.fits(self.expire_cost()):
             await self.expire_leases()
             states = [_without_lease(s) if s.lease_expired(self.wall) else s for s in states]
-        due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := self.schedule_of(s)) is not None])
-        self.due = {schedule.name: schedule for schedule, _ in due}
-        claims = [claim for schedule, state in due for claim in self.claims(schedule, state)]
+        due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := schedule_of(self.state, s)) is not None])
+        claims = [(claim, schedule) for schedule, state in due for claim in self.claims(schedule, state)]
         if self.sweeps():
             self.budget.hold("sweep", SWEEP)  # the steps before the sweep leave it its statements
         reports = await self.run_due(claims)
         if self.state.backfill_pending:
-            reports += await backfill(self)
+            reports += await backfill(self.state, self.budget, self.runner.run, lambda row: schedule_of(self.state, row))
         self.budget.release("sweep")
         await self.sweep()
         await self.housekeep()
@@ -229,17 +202,6 @@ class _Tick:
                     continue  # nothing of the new reading is owed yet
             kept.append((schedule, state))
         return kept
-
-    def schedule_of(self, state: State) -> Schedule | None:
-        """A declared schedule by its name; a handed-over one from its row (its action None
-        where the app no longer has it)."""
-        if state.action is None:
-            return self.state.declared.by_name.get(state.name)
-        if state.timing not in self.state.timings:
-            entry = json.loads(state.timing)
-            self.state.timings[state.timing] = (timing_of(entry), retry_of_entry(entry), entry.get("limit_ms"))
-        timing, retry, limit = self.state.timings[state.timing]
-        return Schedule(state.name, timing, action_of(state.action), "handed over", retry, limit)
 
     async def due_states(self, most: int | None) -> tuple[list[State], bool]:
         """The rows due now, oldest first, and whether a run's lease lapsed. Only when the
@@ -422,17 +384,19 @@ class _Tick:
             log.exception("%s: the occurrences it owed could not be counted", schedule.name)
             return None
 
-    async def run_due(self, claims: list[Claim]) -> list[RunReport]:
+    async def run_due(self, due: list[tuple[Claim, Schedule]]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs
         side by side, their ends recorded as they finish."""
         spent = self.budget.elapsed()
         if self.budget.time - spent <= 0:  # the budget is spent: due runs stay due for the next tick
-            claims = [claim for claim in claims if claim.reason is not None]
+            due = [(claim, schedule) for claim, schedule in due if claim.reason is not None]
         room = self.budget.room()
-        while room is not None and claims and statements_for(claims, self.state.flush, self.state.alerts is not None) > room:
-            claims.pop()  # the newest due first: they stay due for the next tick
-        if not claims:
+        while room is not None and due and statements_for([c for c, _ in due], self.state.flush,
+                                                          self.state.alerts is not None) > room:
+            due.pop()  # the newest due first: they stay due for the next tick
+        if not due:
             return []
+        claims = [claim for claim, _ in due]
         lease = self.budget.lease(spent)
         alerts = self.state.alerts.skipping(self.state.now, self.wall, self.state.sender, GAP) if self.state.alerts else None
         try:
@@ -446,18 +410,14 @@ class _Tick:
             for c in claims if c.reason is None and c.run in claimed.coalesced
         ]
         won = (claimed.leased & claimed.recorded) - claimed.coalesced
-        runs = [c for c in claims if c.reason is None and c.run in won]
-        return reports + await self.run_claimed(runs, lease)
+        runs = [(c, schedule) for c, schedule in due if c.reason is None and c.run in won]
+        return reports + await self.runner.run(runs, lease)
 
-    async def run_claimed(self, runs: list[Claim], lease: Lease) -> list[RunReport]:
-        """A step's runs side by side, their ends recorded as they finish: the tick's `ends`, which
-        the runs' hand-overs in bulk leave room for (`room_for_run`)."""
-        ends = self.ends = Ends(lambda batch: self.write_ends(batch, lease.ends_by), len(runs), self.may_write_now)
-        self.budget.hold("ends", lambda: self.to_record(ends))
-        reports = await asyncio.gather(*(self.run_one(c, lease.started, lease.limit, ends) for c in runs))
-        await ends.done()
-        self.budget.release("ends")
-        return list(reports)
+    def cost(self, batch: list[Ended]) -> int:
+        return self.ends_cost(batch)
+
+    async def write(self, batch: list[Ended], ends_by: int) -> None:
+        await self.write_ends(batch, ends_by)
 
     async def write_ends(self, batch: list, ends_by: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
@@ -511,11 +471,6 @@ class _Tick:
                 rest.append((_unwritten(end, error, late), []))
         return emitted + await self.write_together(rest)
 
-    def writes_fit(self, writes: int) -> bool:
-        """Whether a run's own writes, behind their check, fit the tick's statements beside what
-        it holds for the ends still to record (this run's among them) and its sweep."""
-        return self.budget.fits(writes + 1)
-
     def may_write_now(self, queued: list, after: int) -> bool:
         """Ends may go in a batch of their own while one more batch for the rest still fits."""
         room = self.budget.left()
@@ -531,48 +486,6 @@ class _Tick:
         return RunReport(
             claim.name, claim.due_for, self.state.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
             call=claim.call, attempt=claim.attempt,
-        )
-
-    async def run_one(self, claim: Claim, started: int, limit: int, ends: Ends) -> RunReport:
-        schedule = self.due[claim.name]
-        if schedule.limit is not None:
-            limit = min(limit, schedule.limit)
-        self.state.traces[claim.run] = claim.trace
-        emitted: list = []
-        counts: dict = {}
-        with_end: list = []
-        outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
-        ended = self.budget.wall()
-        if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
-            outcome, code, kind, detail = self.overran(claim, (
-                f"ended after {ended - started} ms, past its limit of {limit} ms: it blocked "
-                "instead of awaiting, so it could not be stopped on time"))
-        if with_end and outcome == Outcome.SUCCEEDED and not self.writes_fit(len(with_end)):
-            outcome, code, kind, detail = self.failed(claim, Code.INTERNAL_FAULT, (
-                f"its {len(with_end)} on_success writes take {len(with_end) + 1} statements, more than "
-                "the tick has left of its cap beside the ends still to record; none was kept"), "")
-        rows, events = [], None
-        if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
-            if self.state.outbox is None:
-                log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
-            else:
-                rows = self.state.outbox.rows(emitted, claim.run, self.state.sender, ended, claim.trace)
-                events = _counted(emitted)
-        kept = json.dumps(events, sort_keys=True) if events else None
-        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
-        # The pause counts from the failure on the tick's clock, as due times do (a tick by hand may be
-        # far from the wall's), in whole 10-second marks: a pause of a minute after a run that failed
-        # at once is the next minute's tick, not the mark after it.
-        failed_at = self.state.now + (ended - self.wall) // MARK * MARK
-        retry = _retry(schedule, claim, failed_at) if outcome == Outcome.FAILED else {}
-        if retry:
-            log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
-                        iso(retry["retry"]))
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
-                      writes=writes, **retry), rows))
-        return RunReport(
-            claim.name, claim.due_for, self.state.now, outcome, code, kind, detail, started, ended, claim.call,
-            counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
         )
 
     async def read_back(self, claims: list[Claim], error: Exception, lease: Lease) -> Claimed:
@@ -616,32 +529,6 @@ class _Tick:
                 late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
                 await self.state.sleep(pause)
 
-    async def call(self, schedule: Schedule, claim: Claim, limit: int, emitted: list, counts: dict,
-                   with_end: list):
-        with running(self.state.now, claim.call, self.items, outbox=emitted, db=self.state.store.db, counts=counts,
-                     trace=claim.trace, settings=self.state.settings, with_end=with_end):
-            try:
-                async with asyncio.timeout(limit / 1000) as deadline:
-                    await schedule.action()
-            except TimeoutError as error:
-                if not deadline.expired():
-                    return self.failed(claim, *_raised(error))
-                return self.overran(claim, f"stopped after {limit} ms, the end of its run limit or its tick's budget")
-            except Exception as error:
-                return self.failed(claim, *_raised(error))
-        return Outcome.SUCCEEDED, None, None, None
-
-    def overran(self, claim: Claim, detail: str):
-        """Past the run limit or the tick's budget. Blocking code cannot be stopped there; it
-        fails all the same when it ends."""
-        log.error("%s: run failed: deadline_exceeded: %s (trace %s)", claim.name, detail, claim.trace)
-        return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
-
-    def failed(self, claim: Claim, code: str, detail: str, stack: str):
-        log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack)
-        return Outcome.FAILED, code, Kind.RAISED, detail
-
-
 def _ends_cost(batch: list) -> int:
     """The statements a batch of ends costs: the ends, the events and deliveries kept with them,
     and what their sends came to."""
@@ -650,22 +537,6 @@ def _ends_cost(batch: list) -> int:
     writes = sum(1 + len(end.writes) for end, _ in batch if end.writes)  # each behind its check
     retries = sum(1 for part in chunks(batch) if any(end.retry is not None for end, _ in part))
     return ENDS * _chunks(len(batch)) + retries + 2 * events + events + writes
-
-
-def _retry(schedule: Schedule, claim: Claim, ended: int) -> dict:
-    """A failed run's next attempt, as its end records it: when it is due, which attempt, and
-    the call it makes again; nothing where no attempt is left, or it was a run by hand."""
-    pause = schedule.retry.pause_after(claim.attempt) if claim.retries and schedule.retry else None
-    if pause is None:
-        return {}
-    c = claim.call
-    return dict(retry=ended + pause, attempt=claim.attempt + 1, for_due=claim.due_for, at=c.at, n=c.n, i=c.i,
-                dst=c.dst)
-
-
-def _counted(emitted: list) -> dict[str, int]:
-    """What a run emitted, by event: {name: how many}."""
-    return dict(Counter(e.event for e in emitted))
 
 
 def _names(items) -> str:
@@ -685,13 +556,6 @@ def _unwritten(end: End, error: Exception, late: str) -> End:
 
 def _seed(schedule: Schedule, due: int) -> Seed:
     return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
-
-
-def _raised(error: BaseException) -> tuple[str, str, str]:
-    code = error.code if isinstance(error, ActionError) else Code.INTERNAL_FAULT
-    detail = f"{type(error).__name__}: {error}"
-    trace = "".join(traceback.format_exception(error))
-    return code, detail, trace
 
 
 def _without_lease(state: State) -> State:

@@ -5,10 +5,12 @@ steps read it instead of working out what is left each their own way."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import ceil
 from typing import Callable
 
 from ..database import Database
 from ..model import LEASE_GRACE, RUN_LIMIT
+from ..schedule_store import ROWS_PER_STATEMENT
 from ..times import MINUTE
 
 # A Worker's cron run has 15 minutes of wall time; a tick stops its runs a minute before, so
@@ -28,6 +30,11 @@ RECONCILE = 7
 SWEEP = 2
 ENDS = 1
 ENDS_WITH_EVENTS = 4
+
+
+def chunked(rows: int) -> int:
+    """The statements `rows` rows take, ROWS_PER_STATEMENT a statement."""
+    return ceil(rows / ROWS_PER_STATEMENT)
 
 
 @dataclass(frozen=True)
