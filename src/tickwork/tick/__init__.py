@@ -30,6 +30,7 @@ from .state import TickState as TickState
 from .backfill import backfill
 from .rows import schedule_of
 from .runs import Ended, Runner
+from .sweep import send, sweep, sweeps
 from .budget import (
     ENDS as ENDS, ENDS_WITH_EVENTS as ENDS_WITH_EVENTS, EXPIRE as EXPIRE, FIRST_READ as FIRST_READ,
     RECONCILE as RECONCILE, SWEEP as SWEEP, WORKER_TICK_BUDGET as WORKER_TICK_BUDGET, Budget as Budget,
@@ -129,13 +130,13 @@ class _Tick:
             states = [_without_lease(s) if s.lease_expired(self.wall) else s for s in states]
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := schedule_of(self.state, s)) is not None])
         claims = [(claim, schedule) for schedule, state in due for claim in self.claims(schedule, state)]
-        if self.sweeps():
+        if sweeps(self.state, self.budget):
             self.budget.hold("sweep", SWEEP)  # the steps before the sweep leave it its statements
         reports = await self.run_due(claims)
         if self.state.backfill_pending:
             reports += await backfill(self.state, self.budget, self.runner.run, lambda row: schedule_of(self.state, row))
         self.budget.release("sweep")
-        await self.sweep()
+        await sweep(self.state, self.budget)
         await self.housekeep()
         return TickReport(self.state.now, reports)
 
@@ -154,26 +155,12 @@ class _Tick:
         lapsed = (self.wall, self.state.lapse_from)
         alerts = self.state.alerts.lapsed(lapsed, self.wall, self.state.sender) if self.state.alerts else []
         results = await self.state.store.expire_leases(lapsed, self.declared_retries(), alerts, self.state.now)
-        await self.send(alerting.deliveries(alerts, results), "the lapsed runs' alerts")
+        await send(self.state, alerting.deliveries(alerts, results), "the lapsed runs' alerts")
 
     def declared_retries(self) -> str:
         """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
         return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.state.declared.by_name.values()
                            if s.retry is not None})
-
-    def sweeps(self) -> bool:
-        return self.state.outbox is not None and self.state.sweep_at is not None and self.state.sweep_at <= self.wall
-
-    async def sweep(self) -> None:
-        """The tick's second step: the outbox's sweep, where a delivery is left to send."""
-        if not self.sweeps():
-            return
-        if not self.budget.fits(SWEEP) or self.budget.time_left() <= 0:
-            return  # each step starts only while the tick's statements and budget last
-        try:
-            await self.state.outbox.sweep(self.budget.wall(), self.state.sender)
-        except Exception:
-            log.exception("the outbox's sweep failed; the next tick sweeps again")
 
     async def rebase_handed_over(self, due: list[tuple[Schedule, State]]) -> list[tuple[Schedule, State]]:
         """Calendars handed over before tickwork read their days as Vixie cron does get their due
@@ -248,7 +235,7 @@ class _Tick:
         except Exception:
             log.exception("the gap in the ticks could not be recorded, nor its alert kept")
             return
-        await self.send(kept, "the gap's alert")
+        await send(self.state, kept, "the gap's alert")
 
     async def reconcile(self, fingerprint: str) -> None:
         """New schedules get rows, changed forms and calendars declared again are rebased, and
@@ -403,7 +390,7 @@ class _Tick:
             claimed = await self.state.store.claim(claims, lease.until, self.state.now, lease.started, alerts)
         except Exception as error:
             claimed = await self.read_back(claims, error, lease)
-        await self.send(alerting.sendable(claimed.alerted), "the skipped retries' alerts")
+        await send(self.state, alerting.sendable(claimed.alerted), "the skipped retries' alerts")
         reports = [self.skipped(c) for c in claims if c.reason is not None and c.run in claimed.recorded]
         reports += [
             self.skipped(replace(c, reason=Code.COALESCED, detail=COALESCED_DETAIL))
@@ -433,15 +420,7 @@ class _Tick:
         if room is not None and cost > room:  # ends must be kept: past the cap, said so
             log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends), cost, cost - room)
         kept = await self.must_land(_names(ends), "ends", ends_by, write)
-        await self.send(kept, f"what {_names(ends)} emitted")
-
-    async def send(self, deliveries: list, what: str) -> None:
-        if not deliveries:
-            return
-        try:
-            await self.state.outbox.send(deliveries, self.state.sender)
-        except Exception:
-            log.exception("%s was kept but not sent; the sweep sends it", what)
+        await send(self.state, kept, f"what {_names(ends)} emitted")
 
     async def write_together(self, batch: list) -> list:
         """Ends, what they emitted and the alerts of those that turn their schedules, in one
