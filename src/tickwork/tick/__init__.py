@@ -15,7 +15,6 @@ from ..context import new_trace
 from ..database import Database, one_invocation, past_the_cap
 from ..declared import Declared, action_key, declared
 from ..health import TICKS_STOPPED_AFTER
-from ..housekeeping import RETENTION, housekeeping
 from ..model import Code, Kind, Outcome, Schedule
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
@@ -29,6 +28,7 @@ from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
 from .backfill import backfill
 from .rows import schedule_of
+from .housekeeping import RETENTION, housekeep
 from .runs import Ended, Runner
 from .sweep import send, sweep, sweeps
 from .budget import (
@@ -137,14 +137,8 @@ class _Tick:
             reports += await backfill(self.state, self.budget, self.runner.run, lambda row: schedule_of(self.state, row))
         self.budget.release("sweep")
         await sweep(self.state, self.budget)
-        await self.housekeep()
+        await housekeep(self.state, self.budget)
         return TickReport(self.state.now, reports)
-
-    async def housekeep(self) -> None:
-        """The tick's last step: housekeeping, where a pass is due."""
-        if not self.state.housekeeping_due or self.budget.time_left() <= 0:
-            return
-        await housekeeping(self.state.store.db, self.budget, self.state.sender, self.state.retention)
 
     def expire_cost(self) -> int:
         """The statements ending the runs whose leases lapsed take, with their alerts and sends."""
