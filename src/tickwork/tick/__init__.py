@@ -29,6 +29,7 @@ from .state import TickState as TickState
 from .backfill import backfill
 from .rows import schedule_of
 from .housekeeping import RETENTION, housekeep
+from .lapsed import end_lapsed
 from .runs import Ended, Runner
 from .sweep import send, sweep, sweeps
 from .budget import (
@@ -125,9 +126,7 @@ class _Tick:
         if self.budget.cap is not None:  # no more rows than the statements left could claim
             most = max(self.budget.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, lapsed = await self.due_states(most)
-        if lapsed and self.budget.fits(self.expire_cost()):
-            await self.expire_leases()
-            states = [_without_lease(s) if s.lease_expired(self.wall) else s for s in states]
+        states = await end_lapsed(self.state, self.budget, states, lapsed)
         due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := schedule_of(self.state, s)) is not None])
         claims = [(claim, schedule) for schedule, state in due for claim in self.claims(schedule, state)]
         if sweeps(self.state, self.budget):
@@ -139,22 +138,6 @@ class _Tick:
         await sweep(self.state, self.budget)
         await housekeep(self.state, self.budget)
         return TickReport(self.state.now, reports)
-
-    def expire_cost(self) -> int:
-        """The statements ending the runs whose leases lapsed take, with their alerts and sends."""
-        return EXPIRE + (alerting.LAPSED_ALERTS + 1 if self.state.alerts else 0)
-
-    async def expire_leases(self) -> None:
-        """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
-        lapsed = (self.wall, self.state.lapse_from)
-        alerts = self.state.alerts.lapsed(lapsed, self.wall, self.state.sender) if self.state.alerts else []
-        results = await self.state.store.expire_leases(lapsed, self.declared_retries(), alerts, self.state.now)
-        await send(self.state, alerting.deliveries(alerts, results), "the lapsed runs' alerts")
-
-    def declared_retries(self) -> str:
-        """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
-        return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in self.state.declared.by_name.values()
-                           if s.retry is not None})
 
     async def rebase_handed_over(self, due: list[tuple[Schedule, State]]) -> list[tuple[Schedule, State]]:
         """Calendars handed over before tickwork read their days as Vixie cron does get their due
@@ -529,7 +512,3 @@ def _unwritten(end: End, error: Exception, late: str) -> End:
 
 def _seed(schedule: Schedule, due: int) -> Seed:
     return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
-
-
-def _without_lease(state: State) -> State:
-    return replace(state, lease_run=None, lease_until=None)
