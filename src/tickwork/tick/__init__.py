@@ -14,7 +14,6 @@ from ..calendars import VIXIE_DAYS
 from ..context import new_trace
 from ..database import Database, one_invocation, past_the_cap
 from ..declared import Declared, action_key, declared
-from ..health import TICKS_STOPPED_AFTER
 from ..model import Code, Kind, Outcome, Schedule
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
@@ -23,12 +22,13 @@ from ..schedule_store import (
     json_chunks, run_id,
 )
 from ..timing import COUNTED, Owing, Timing
-from ..times import MINUTE, NEVER, iso
+from ..times import NEVER, iso
 from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
 from .backfill import backfill
 from .rows import schedule_of
 from .housekeeping import RETENTION, housekeep
+from .gap import GAP as GAP, note_gap
 from .lapsed import end_lapsed
 from .runs import Ended, Runner
 from .sweep import send, sweep, sweeps
@@ -86,8 +86,6 @@ async def tick(
 # the last one over and over, for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
 
-# A tick that finds the app's previous tick longer ago than this records the gap (ticks stopped).
-GAP = TICKS_STOPPED_AFTER
 
 
 
@@ -175,7 +173,7 @@ class _Tick:
         self.state.lapse_from = reached.lapse_from
         self.state.housekeeping_due = reached.housekeeping_due
         self.state.backfill_pending = reached.backfill_pending
-        await self.note_gap(reached.prev_tick, reached.prev_clock)
+        await note_gap(self.state, self.budget, reached.prev_tick, reached.prev_clock)
         fingerprint = self.state.declared.fingerprint
         if reached.fingerprint == fingerprint:
             return reached.due, reached.lapsed
@@ -185,34 +183,6 @@ class _Tick:
             return [], reached.lapsed
         await self.reconcile(fingerprint)
         return await self.state.store.due(self.state.now, most), reached.lapsed
-
-    async def note_gap(self, previous: int | None, clock: int | None) -> None:
-        """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
-        the invocation's clock (`clock`, that tick's): a tick by hand for another time is no gap.
-        It is recorded from that tick, or, where a tick for a time ahead came between, from as
-        long before this one. (A tick before migration 0022 kept no clock.)"""
-        if previous is None:
-            return
-        stopped = self.state.now - previous if clock is None else self.wall - clock
-        if previous > self.state.now:
-            previous = self.state.now - stopped
-        if stopped <= GAP or not self.budget.fits(alerting.GAP_WITH_ALERT if self.state.alerts else 1):
-            return
-        log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
-                    iso(previous), stopped // MINUTE)
-        if self.state.alerts is None:
-            try:
-                await self.state.store.gap(self.state.now, previous, self.wall)
-            except Exception:
-                log.exception("the gap in the ticks could not be recorded")
-            return
-        statements = self.state.alerts.gap(self.state.now, previous, self.wall, self.state.sender)
-        try:
-            kept = alerting.deliveries(statements, await self.state.store.db.batch(statements))
-        except Exception:
-            log.exception("the gap in the ticks could not be recorded, nor its alert kept")
-            return
-        await send(self.state, kept, "the gap's alert")
 
     async def reconcile(self, fingerprint: str) -> None:
         """New schedules get rows, changed forms and calendars declared again are rebased, and
