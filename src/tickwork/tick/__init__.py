@@ -10,7 +10,6 @@ from typing import Awaitable, Callable, Iterable
 
 from .. import alerts as alerting
 from ..alerts import Alerts
-from ..calendars import VIXIE_DAYS
 from ..context import new_trace
 from ..database import Database, one_invocation, past_the_cap
 from ..declared import Declared, action_key, declared
@@ -18,10 +17,9 @@ from ..model import Code, Kind, Outcome, Schedule
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
 from ..schedule_store import (
-    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, Seed, State, chunks, digest,
-    json_chunks, run_id,
+    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, State, chunks, json_chunks, run_id,
 )
-from ..timing import COUNTED, Owing, Timing
+from ..timing import Owing
 from ..times import NEVER, iso
 from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
@@ -30,6 +28,7 @@ from .rows import schedule_of
 from .housekeeping import RETENTION, housekeep
 from .gap import GAP as GAP, note_gap
 from .lapsed import end_lapsed
+from .reconcile import reconcile, rebase_handed_over
 from .runs import Ended, Runner
 from .sweep import send, sweep, sweeps
 from .budget import (
@@ -125,7 +124,7 @@ class _Tick:
             most = max(self.budget.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
         states, lapsed = await self.due_states(most)
         states = await end_lapsed(self.state, self.budget, states, lapsed)
-        due = await self.rebase_handed_over([(schedule, s) for s in states if (schedule := schedule_of(self.state, s)) is not None])
+        due = await rebase_handed_over(self.state, self.budget, [(schedule, s) for s in states if (schedule := schedule_of(self.state, s)) is not None])
         claims = [(claim, schedule) for schedule, state in due for claim in self.claims(schedule, state)]
         if sweeps(self.state, self.budget):
             self.budget.hold("sweep", SWEEP)  # the steps before the sweep leave it its statements
@@ -136,34 +135,6 @@ class _Tick:
         await sweep(self.state, self.budget)
         await housekeep(self.state, self.budget)
         return TickReport(self.state.now, reports)
-
-    async def rebase_handed_over(self, due: list[tuple[Schedule, State]]) -> list[tuple[Schedule, State]]:
-        """Calendars handed over before tickwork read their days as Vixie cron does get their due
-        times worked out again, as declared ones do, before any call: none is called at a moment
-        kept for the old reading. Those due no more leave the tick's due list."""
-        stale = [(state, _seed(schedule, schedule.timing.rebased(state.due_at, self.state.now, state.form)))
-                 for schedule, state in due if state.action is not None and state.removed_at is None
-                 and not state.lease_live(self.wall) and state.form + VIXIE_DAYS == schedule.timing.form]
-        if not stale:
-            return due
-        left_out = {state.name for state, _ in stale}
-        if self.budget.fits(len(json_chunks([[seed.name, seed.every, seed.form, seed.due_at, state.form, state.due_at]
-                                      for state, seed in stale]))):  # as the store's REBASE rows
-            try:
-                await self.state.store.reconcile([], stale, [], None, self.state.now)
-                left_out = set()
-            except Exception:
-                log.exception("calendars handed over could not be rebased; they wait for the next tick")
-        moved, kept = {state.name: seed.due_at for state, seed in stale}, []
-        for schedule, state in due:
-            if state.name in moved:
-                if state.name in left_out:
-                    continue
-                state = replace(state, due_at=moved[state.name], retry_attempt=None)  # REBASE drops a retry
-                if state.due_at > self.state.now and state.run_requested_at is None:
-                    continue  # nothing of the new reading is owed yet
-            kept.append((schedule, state))
-        return kept
 
     async def due_states(self, most: int | None) -> tuple[list[State], bool]:
         """The rows due now, oldest first, and whether a run's lease lapsed. Only when the
@@ -181,47 +152,8 @@ class _Tick:
             log.warning("the declared schedules changed, and reconciling them takes more statements "
                         "than this tick has left; a later tick does it")
             return [], reached.lapsed
-        await self.reconcile(fingerprint)
+        await reconcile(self.state, fingerprint)
         return await self.state.store.due(self.state.now, most), reached.lapsed
-
-    async def reconcile(self, fingerprint: str) -> None:
-        """New schedules get rows, changed forms and calendars declared again are rebased, and
-        rows no longer declared are marked removed."""
-        by_name = self.state.declared.by_name
-        stored = await self.state.store.named(self.state.declared.names, self.state.now)
-        new, changed, again, missed, failed = [], [], [], [], False
-        for name, schedule in by_name.items():
-            state, timing = stored.get(name), schedule.timing
-            try:
-                if state is None:
-                    new.append(_seed(schedule, timing.first_due(self.state.now)))
-                elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
-                    was = state.form if state.removed_at is None else None
-                    changed.append((state, _seed(schedule, timing.rebased(state.due_at, self.state.now, was))))
-                    if was is None and state.form == timing.form:
-                        missed += self.missed_while_gone(timing, state)
-                elif state.removed_at is not None:
-                    again.append(name)
-            except Exception:
-                log.exception("%s: its timing failed; it is left out of this tick", name)
-                failed = True
-        # Sealed only when every schedule was dealt with: the next tick tries the rest again.
-        await self.state.store.reconcile(new, changed, again, None if failed else fingerprint, self.state.now, missed)
-
-    def missed_while_gone(self, timing: Timing, state: State) -> list[list]:
-        """A calendar declared again owes nothing from while it was gone: the occurrences it
-        missed, from its kept due time to this tick, as the one skip that records them (none
-        where there are none)."""
-        if state.due_at > self.state.now:
-            return []
-        found = timing.covered(state.due_at, self.state.now, COUNTED)
-        if found is None:
-            return []
-        many = found.count > 1
-        run = digest(f"undeclared {state.name} {state.due_at}")
-        return [[run, state.name, state.due_at, found.last, found.count if many else None,
-                 found.first if many else None, found.last if many else None,
-                 int(not found.exact) if many else None]]
 
     def claims(self, schedule: Schedule, state: State) -> list[Claim]:
         """What the tick means to do with a due row. A pending retry is made for the due time it
@@ -478,7 +410,3 @@ def _unwritten(end: End, error: Exception, late: str) -> End:
     detail = (f"D1 refused the batch of its end and its {len(end.writes)} on_success writes, so none "
               f"was kept: {error}; {late}")
     return replace(end, outcome=Outcome.FAILED, code=Code.INTERNAL_FAULT, kind=Kind.RAISED, detail=detail, writes=())
-
-
-def _seed(schedule: Schedule, due: int) -> Seed:
-    return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
