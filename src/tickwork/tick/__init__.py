@@ -1,7 +1,6 @@
 """What one tick does: run the schedules that are due, once each, and record every run and skip."""
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -10,17 +9,16 @@ from typing import Awaitable, Callable, Iterable
 
 from .. import alerts as alerting
 from ..alerts import Alerts
-from ..context import new_trace
 from ..database import Database, one_invocation, past_the_cap
-from ..declared import Declared, action_key, declared
+from ..declared import Declared, declared
 from ..model import Code, Kind, Outcome, Schedule
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
 from ..schedule_store import (
-    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, State, chunks, json_chunks, run_id,
+    COALESCED_DETAIL, ROWS_PER_STATEMENT, Claim, Claimed, End, ScheduleStore, State, chunks, json_chunks,
 )
 from ..timing import Owing
-from ..times import NEVER, iso
+from ..times import iso
 from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
 from .backfill import backfill
@@ -28,6 +26,7 @@ from .rows import schedule_of
 from .housekeeping import RETENTION, housekeep
 from .gap import GAP as GAP, note_gap
 from .lapsed import end_lapsed
+from .plan import plan
 from .reconcile import reconcile, rebase_handed_over
 from .runs import Ended, Runner
 from .sweep import send, sweep, sweeps
@@ -125,7 +124,10 @@ class _Tick:
         states, lapsed = await self.due_states(most)
         states = await end_lapsed(self.state, self.budget, states, lapsed)
         due = await rebase_handed_over(self.state, self.budget, [(schedule, s) for s in states if (schedule := schedule_of(self.state, s)) is not None])
-        claims = [(claim, schedule) for schedule, state in due for claim in self.claims(schedule, state)]
+        moments = self.state.declared.claiming_moments
+        claims = [(claim, schedule) for schedule, state in due
+                  for claim in plan(schedule, state, self.state.now, self.state.owing, clock=self.wall,
+                                    claims_moment=schedule.name in moments)]
         if sweeps(self.state, self.budget):
             self.budget.hold("sweep", SWEEP)  # the steps before the sweep leave it its statements
         reports = await self.run_due(claims)
@@ -154,101 +156,6 @@ class _Tick:
             return [], reached.lapsed
         await reconcile(self.state, fingerprint)
         return await self.state.store.due(self.state.now, most), reached.lapsed
-
-    def claims(self, schedule: Schedule, state: State) -> list[Claim]:
-        """What the tick means to do with a due row. A pending retry is made for the due time it
-        is for, unless the next due time, put aside, has come: then the retry is skipped
-        `superseded`, and that due time dealt with as any other, in the same batch."""
-        if state.retry_attempt is None or state.due_at > self.state.now:
-            claim = self.claim(schedule, state)
-        elif state.retry_next is not None and state.retry_next <= self.state.now:
-            detail = (f"the next due time, {iso(state.retry_next)}, came before attempt {state.retry_attempt}"
-                      f" for {iso(state.retry_due)}")
-            superseded = replace(self.retried(schedule, state), reason=Code.SUPERSEDED, detail=detail, trace=None)
-            following = self.claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None))
-            return [superseded] + ([following] if following is not None else [])
-        elif state.lease_live(self.wall):
-            return []  # a run by hand holds the lease: the retry waits for it
-        else:
-            claim = self.retried(schedule, state)
-            if state.paused:
-                claim = replace(claim, reason=Code.PAUSED, trace=None, retries=False)
-        return [] if claim is None else [claim]
-
-    def retried(self, schedule: Schedule, state: State) -> Claim:
-        """A pending retry's attempt: the call it is for again, its due time then the one put aside."""
-        call = replace(state.retry_call, input=None if state.input is None else json.loads(state.input))
-        return Claim(schedule.name, state.due_at, state.retry_next, run_id(self.state.now), call, trace=new_trace(),
-                     for_due=state.retry_due, attempt=state.retry_attempt, retrying=state.retry_attempt,
-                     retries=schedule.retry is not None)
-
-    def claim(self, schedule: Schedule, state: State) -> Claim | None:
-        """What the tick means to do with a due schedule: run it, skip it with a reason, or
-        nothing (a calendar held by its own run owes its call until the run ends)."""
-        timing = schedule.timing
-        try:
-            call = self.state.owing.owed(timing, state.due_at)
-            following = self.state.owing.following(timing, state.due_at)
-        except Exception:
-            log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
-            return None
-        if state.action is not None:
-            call = replace(call, at=timing.slot(state.due_at, self.state.now) if call.at is None else call.at,
-                           input=json.loads(state.input))
-        held = state.lease_live(self.wall)
-        requested, by_hand = state.run_requested_at, state.run_requested_by
-        if state.due_at > self.state.now:  # only asked for by hand: under the same lease, no grid moved
-            if held or state.paused:
-                return None  # the request waits for the lease, or for the schedule's resume
-            # for the moment last due (a calendar's latest occurrence, a handed-over interval's
-            # latest slot); a one-off moment still ahead is made now, once: its due time then
-            # moves past it
-            call = replace(self.state.owing.owed(timing, 0), input=call.input)
-            if state.action is not None and call.at is None:
-                call = replace(call, at=timing.slot(state.due_at, self.state.now))
-            ahead = call.at is not None and call.at > self.state.now
-            next_due = timing.following(state.due_at, call.at) if ahead else state.due_at
-            return Claim(schedule.name, state.due_at, next_due, run_id(self.state.now), call,
-                         requested=requested, by_hand=by_hand or "operator", trace=new_trace(),
-                         retrying=state.retry_attempt)
-        if held and not state.paused and not timing.skips_while_running:
-            return None  # owed until the run ends: made late, not lost
-        reason, detail = None, None
-        if state.action is not None and schedule.action is None:
-            reason, following = Code.ACTION_GONE, NEVER
-            detail = f"`{state.action}` is no longer an action of the app; the schedule has ended"
-        elif state.expires_at is not None and call.at >= state.expires_at:
-            last = timing.owed(state.due_at, state.expires_at - 1)
-            last_at = timing.slot(state.due_at, state.expires_at - 1) if last.at is None else last.at
-            following, late = NEVER, self.state.now - last_at
-            if not state.due_at <= last_at < state.expires_at:
-                reason, detail = Code.EXPIRED, f"it expired at {iso(state.expires_at)}; the schedule has ended"
-            else:  # owed from before it expired: made, then done, unless later than overdue allows
-                call = replace(last, at=last_at, input=call.input)
-                if timing.overdue is not None and late > timing.overdue:
-                    reason, detail = Code.EXPIRED, (
-                        f"it expired at {iso(state.expires_at)}, and the call owed from before is {late} ms "
-                        f"late; overdue allows {timing.overdue} ms; the schedule has ended")
-        elif state.paused:
-            reason = Code.PAUSED
-        elif held:
-            reason = Code.RUNNING
-        elif timing.overdue is not None and call.at is not None and self.state.now - call.at > timing.overdue:
-            reason, detail = Code.OVERDUE, f"{self.state.now - call.at} ms late; overdue allows {timing.overdue} ms"
-        moment = action_key(schedule) if schedule.name in self.state.declared.claiming_moments and reason is None else None
-        return Claim(schedule.name, state.due_at, following, run_id(self.state.now), call, moment, reason, detail,
-                     requested if reason is None else None, by_hand if reason is None else None,
-                     new_trace() if reason is None else None, retrying=state.retry_attempt,
-                     retries=schedule.retry is not None and reason is None and by_hand is None,
-                     covers=self.covered(schedule, state))
-
-    def covered(self, schedule: Schedule, state: State):
-        """The occurrences a due call covers, where a tick finds it owing several."""
-        try:
-            return self.state.owing.covered(schedule.timing, state.due_at)
-        except Exception:
-            log.exception("%s: the occurrences it owed could not be counted", schedule.name)
-            return None
 
     async def run_due(self, due: list[tuple[Claim, Schedule]]) -> list[RunReport]:
         """The tick's first step: every due lease and skip claimed in one batch, then the runs
