@@ -13,18 +13,18 @@ from collections import Counter
 from typing import Any, Awaitable, Callable, Protocol
 
 from ..context import current_run, running
-from ..ends import Ends
 from ..model import ActionError, Code, Kind, Outcome, Schedule
 from ..per_item import Items
 from ..schedule_store import Claim, End
-from ..times import MARK, iso
+from ..times import iso
 from .budget import Budget, Lease, chunked
+from .ends import Ended, Ends
 from .reports import RunReport
+from .retrying import failed_at, next_attempt
 from .state import TickState
 
 log = logging.getLogger("tickwork")
 
-Ended = tuple[End, list[list[Any]]]  # a run's end, and the rows of what it emitted
 Verdict = tuple[str, str | None, str | None, str | None]  # outcome, code, kind, detail
 Run = Callable[[list[tuple[Claim, Schedule]], Lease], Awaitable[list[RunReport]]]
 
@@ -101,11 +101,8 @@ class Runner:
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
         writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
-        # The pause counts from the failure on the tick's clock, as due times do (a tick by hand may be
-        # far from the wall's), in whole 10-second marks: a pause of a minute after a run that failed
-        # at once is the next minute's tick, not the mark after it.
-        failed_at = state.now + (ended - self.budget.began) // MARK * MARK
-        retry = _retry(schedule, claim, failed_at) if outcome == Outcome.FAILED else {}
+        retry = next_attempt(schedule, claim, failed_at(state.now, self.budget.began, ended)) \
+            if outcome == Outcome.FAILED else {}
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
@@ -143,17 +140,6 @@ def _overran(claim: Claim, detail: str) -> Verdict:
 def _failed(claim: Claim, code: str, detail: str, stack: str) -> Verdict:
     log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack)
     return Outcome.FAILED, code, Kind.RAISED, detail
-
-
-def _retry(schedule: Schedule, claim: Claim, ended: int) -> dict[str, Any]:
-    """A failed run's next attempt, as its end records it: when it is due, which attempt, and
-    the call it makes again; nothing where no attempt is left, or it was a run by hand."""
-    pause = schedule.retry.pause_after(claim.attempt) if claim.retries and schedule.retry else None
-    if pause is None:
-        return {}
-    c = claim.call
-    return dict(retry=ended + pause, attempt=claim.attempt + 1, for_due=claim.due_for, at=c.at, n=c.n, i=c.i,
-                dst=c.dst)
 
 
 def _counted(emitted: list[Any]) -> dict[str, int]:
