@@ -1,6 +1,7 @@
-"""Runs' ends, recorded as the runs finish (Ends) and written under retry (Recorder): ends that come while a batch of them is on its way
-share the next batch, and no end waits for a slow sibling, unless the tick's statements are
-running out; then the rest wait to go together in one last batch."""
+"""Runs' ends, recorded as the runs finish (Ends) and written under retry (Recorder): ends that
+come while a batch of them is on its way share the next batch, and no end waits for a slow
+sibling, unless the tick's statements are running out; then the rest wait to go together in one
+last batch."""
 
 from __future__ import annotations
 

@@ -19,7 +19,10 @@ from .state import TickState
 log = logging.getLogger("tickwork")
 
 
-async def rebase_handed_over(tick: TickState, budget: Budget, due: list[tuple[Schedule, State]]) -> list[tuple[Schedule, State]]:
+Due = list[tuple[Schedule, State]]
+
+
+async def rebase_handed_over(tick: TickState, budget: Budget, due: Due) -> Due:
     """Calendars handed over before tickwork read their days as Vixie cron does get their due
     times worked out again, as declared ones do, before any call: none is called at a moment
     kept for the old reading. Those due no more leave the tick's due list."""
