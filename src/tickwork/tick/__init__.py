@@ -31,7 +31,7 @@ from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
 
 
-@one_invocation(lambda *_, max_statements=None, **__: max_statements)
+@one_invocation(lambda *_, max_statements=None, **__: max_statements)  # type: ignore[untyped-decorator]
 async def tick(
     db: Database,
     schedules: Declared | Iterable[Schedule],

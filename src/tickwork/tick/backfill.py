@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from ..backfill import own_from, to_backfill
 from ..backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
@@ -22,6 +22,7 @@ from ..context import new_trace
 from ..model import Schedule
 from ..schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
 from ..times import MINUTE, SECOND
+from ..timing import Call
 from .budget import Budget
 from .reports import RunReport
 from .runs import Run
@@ -129,8 +130,7 @@ class _Backfill:
                 g.passed = s.next == g.next  # its last: gone on past the rest read
             elif s.run is not None:
                 g.dropped = True  # made by another tick, its lease held, or the backfill cancelled
-        runs = [(Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace), g.schedule)
-                for g, s in steps if s.run in won]
+        runs = [(_claim(s), g.schedule) for g, s in steps if s.run in won]
         for claim, _ in runs:
             log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
                      next(s.who for _, s in steps if s.run == claim.run))
@@ -151,10 +151,17 @@ class _Backfill:
                 continue
             call = g.todo[0]
             if p.schedule.action is not None:
-                call = replace(call, input=json.loads(p.schedule.input))
+                call = replace(call, input=json.loads(p.schedule.input))  # type: ignore[arg-type]
             following = g.next if len(g.todo) == 1 and g.next is not None else call.at + 1
             steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(self.tick.now), new_trace())))
         return steps
+
+
+def _claim(step: Step) -> Claim:
+    """The run of a step whose claim was won: for the occurrence `at`, as a due run's claim."""
+    call = cast(Call, step.call)
+    at = cast(int, call.at)  # an occurrence has its `at`
+    return Claim(name=step.name, due=at, next_due=at, run=cast(str, step.run), call=call, trace=step.trace)
 
 
 async def backfill(tick: TickState, budget: Budget, run: Run,

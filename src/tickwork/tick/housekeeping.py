@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 
-from ..app import RETENTION  # run records, what operators dealt with; [tool.tickwork] retention
+from ..app import RETENTION as RETENTION  # run records, what operators dealt with; [tool.tickwork] retention
 from ..database import Database
 from ..housekeeping_store import DELETES, ROWS_A_DELETE, HousekeepingStore
 from ..times import DAY

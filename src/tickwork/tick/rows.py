@@ -21,4 +21,5 @@ def schedule_of(tick: TickState, state: State) -> Schedule | None:
         entry = json.loads(key)
         tick.timings[key] = (timing_of(entry), retry_of_entry(entry), entry.get("limit_ms"))
     timing, retry, limit = tick.timings[key]
-    return Schedule(state.name, timing, action_of(state.action), "handed over", retry, limit)
+    action = action_of(state.action)  # None where the app no longer has it: the plan ends the row
+    return Schedule(state.name, timing, action, "handed over", retry, limit)  # type: ignore[arg-type]

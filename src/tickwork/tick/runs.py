@@ -25,7 +25,7 @@ from .state import TickState
 
 log = logging.getLogger("tickwork")
 
-Verdict = tuple[str, str | None, str | None, str | None]  # outcome, code, kind, detail
+Verdict = tuple[Outcome, str | None, str | None, str | None]  # outcome, code, kind, detail
 Run = Callable[[list[tuple[Claim, Schedule]], Lease], Awaitable[list[RunReport]]]
 
 
@@ -69,7 +69,7 @@ class Runner:
         room = self.budget.room()
         if room is None:
             return room
-        writes = current_run().with_end
+        writes = current_run().with_end  # type: ignore[no-untyped-call]
         return room - (len(writes) + 1 if writes else 0)
 
     async def run_one(self, claim: Claim, schedule: Schedule, started: int, limit: int, ends: Ends) -> RunReport:
