@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 from helpers import calendar, every
 
-from tickwork.declared import action_key
+from tickwork.tick.declared import coalescing_key
 from tickwork.grid import Every
 from tickwork.model import Code
 from tickwork.schedule_store import State
@@ -63,7 +63,7 @@ RULES = [
      [(None, NINE, utc("2026-03-09 09:00"), 1, None, None)]),
     ("calendars sharing an action claim their moment",
      MONDAY_NINE, row(form=MONDAY_NINE.timing.form), NINE, True,
-     [(None, NINE, utc("2026-03-09 09:00"), 1, None, action_key(MONDAY_NINE))]),
+     [(None, NINE, utc("2026-03-09 09:00"), 1, None, coalescing_key(MONDAY_NINE))]),
     ("a skipped call claims no moment",
      MONDAY_NINE, row(form=MONDAY_NINE.timing.form, paused=True), NINE, True,
      [(Code.PAUSED, NINE, utc("2026-03-09 09:00"), 1, None, None)]),

@@ -11,7 +11,7 @@ from typing import Any, Awaitable, Callable, Iterable
 from .. import alerts as alerting
 from ..alerts import Alerts
 from ..database import Database, one_invocation
-from ..declared import Declared, declared
+from .declared import DeclaredSet, declared
 from ..model import Schedule
 from ..outbox import Outbox
 from ..schedule_store import ScheduleStore
@@ -34,7 +34,7 @@ from .state import TickState as TickState
 @one_invocation(lambda *_, max_statements=None, **__: max_statements)  # type: ignore[untyped-decorator]
 async def tick(
     db: Database,
-    schedules: Declared | Iterable[Schedule],
+    schedules: DeclaredSet | Iterable[Schedule],
     now: int,
     *,
     budget: int = WORKER_TICK_BUDGET,

@@ -22,7 +22,7 @@ import logging
 from dataclasses import replace
 
 from ..context import new_trace
-from ..declared import action_key
+from .declared import coalescing_key
 from ..model import Code, Schedule
 from ..schedule_store import Claim, State, run_id
 from ..times import NEVER, iso
@@ -156,7 +156,7 @@ def _expired(timing: Timing, state: State, now: int, call: Call) -> tuple[Skip, 
 
 def _coalesce_key(schedule: Schedule, claims: bool) -> str | None:
     """The moment a calendar sharing its action claims, so that one of them makes the call."""
-    return action_key(schedule) if claims else None
+    return coalescing_key(schedule) if claims else None
 
 
 def _covered(schedule: Schedule, state: State, owing: Owing) -> Covered | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from ..alerts import Alerts
-from ..declared import Declared
+from .declared import DeclaredSet
 from ..outbox import Outbox
 from ..schedule_store import ScheduleStore
 from ..timing import Owing, Timing
@@ -21,7 +21,7 @@ Handed = tuple[Timing, Any, int | None]  # a handed-over row's timing, retry and
 @dataclass
 class TickState:
     store: ScheduleStore
-    declared: Declared
+    declared: DeclaredSet
     now: int  # the tick's time
     outbox: Outbox | None
     alerts: Alerts | None  # the app's alerts, where it binds a producer for them and an outbox
