@@ -8,7 +8,8 @@ from helpers import calendar, every
 
 from tickwork.tick.declared import coalescing_key
 from tickwork.grid import Every
-from tickwork.model import Code
+from tickwork.kinds.once import Once
+from tickwork.model import Code, Retry
 from tickwork.schedule_store import State
 from tickwork.tick.plan import plan
 from tickwork.times import MINUTE, NEVER, utc
@@ -19,6 +20,7 @@ MONDAY_NINE = calendar("0 9 * * 1")  # 2026-03-02 is a Monday
 LATE_CALENDAR = calendar("0 9 * * 1", overdue=5 * MINUTE)
 CENSUS = every(15)
 GONE = replace(CENSUS, action=None)
+RETRIED = replace(CENSUS, retry=Retry(3, MINUTE))
 
 
 class Overdue(Every):
@@ -61,6 +63,9 @@ RULES = [
     ("a call within its overdue rule runs",
      LATE_CALENDAR, row(form=LATE_CALENDAR.timing.form), NINE + 4 * MINUTE, False,
      [(None, NINE, utc("2026-03-09 09:00"), 1, None, None)]),
+    ("a call as late as its overdue rule allows runs",
+     LATE_CALENDAR, row(form=LATE_CALENDAR.timing.form), NINE + 5 * MINUTE, False,
+     [(None, NINE, utc("2026-03-09 09:00"), 1, None, None)]),
     ("calendars sharing an action claim their moment",
      MONDAY_NINE, row(form=MONDAY_NINE.timing.form), NINE, True,
      [(None, NINE, utc("2026-03-09 09:00"), 1, None, coalescing_key(MONDAY_NINE))]),
@@ -100,6 +105,54 @@ RULES = [
 def test_the_rule(schedule, state, now, moment, expected):
     claims = plan(schedule, state, now, Owing(now), clock=now, claims_moment=moment)
     assert [(c.reason, c.due, c.next_due, c.attempt, c.by_hand, c.moment) for c in claims] == expected
+
+
+# What a claim carries beside its reason and due times: (rule, schedule, row, now) -> [{field: value}]
+# for each claim, only the fields the rule is about.
+CARRIED = [
+    ("a due run of a schedule with retries schedules one where it fails",
+     RETRIED, row(), NINE, [dict(retries=True, requested=None, by_hand=None)]),
+    ("a run asked for by hand at its due time answers the request and schedules no retry",
+     RETRIED, row(run_requested_at=NINE - MINUTE, run_requested_by="ops"), NINE,
+     [dict(reason=None, requested=NINE - MINUTE, by_hand="ops", retries=False)]),
+    ("a skipped call schedules no retry",
+     RETRIED, row(paused=True), NINE, [dict(reason=Code.PAUSED, retries=False)]),
+    ("a skip answers no request and schedules no retry",
+     RETRIED, row(run_requested_at=NINE - MINUTE, run_requested_by="ops", paused=True), NINE,
+     [dict(reason=Code.PAUSED, requested=None, by_hand=None, retries=False)]),
+    ("a pending retry's attempt makes the call it is for again, for its due time, and schedules the next",
+     RETRIED, pending_retry(), NINE,
+     [dict(reason=None, call=Call(at=NINE - 5 * MINUTE), for_due=NINE - 5 * MINUTE, retrying=2, retries=True)]),
+    ("a pending retry of a paused schedule schedules none",
+     RETRIED, pending_retry(paused=True), NINE, [dict(reason=Code.PAUSED, retries=False)]),
+    ("a run asked for by hand ahead carries the pending retry the row holds",
+     CENSUS, row(due_at=NINE + 5 * MINUTE, run_requested_at=NINE - MINUTE, retry_attempt=2), NINE,
+     [dict(reason=None, requested=NINE - MINUTE, retrying=2)]),
+    ("a one-off moment asked for by hand ahead is made now, once: its due time moves past it",
+     replace(CENSUS, timing=Once(NINE + 5 * MINUTE)), handed(due_at=NINE + 5 * MINUTE, run_requested_at=NINE - MINUTE),
+     NINE, [dict(reason=None, call=Call(at=NINE + 5 * MINUTE), due=NINE + 5 * MINUTE, next_due=NEVER)]),
+    ("a handed-over interval's call is for its latest slot",
+     CENSUS, handed(), NINE + 20 * MINUTE, [dict(reason=None, call=Call(at=NINE + 15 * MINUTE))]),
+    ("the call owed from before the expiry is for its slot before the expiry",
+     CENSUS, handed(expires_at=NINE + MINUTE), NINE + 20 * MINUTE, [dict(reason=None, call=Call(at=NINE))]),
+    ("a call owing several occurrences covers them",
+     CENSUS, row(), NINE + 46 * MINUTE, [dict(covers=(4, NINE, NINE + 45 * MINUTE))]),
+    ("a call owing one occurrence covers none",
+     CENSUS, row(), NINE + 14 * MINUTE, [dict(covers=None)]),
+]
+
+
+def carried(claim, field):
+    value = getattr(claim, field)
+    return (value.count, value.first, value.last) if field == "covers" and value is not None else value
+
+
+@pytest.mark.parametrize("schedule, state, now, expected", [r[1:] for r in CARRIED], ids=[r[0] for r in CARRIED])
+def test_what_the_claim_carries(schedule, state, now, expected):
+    claims = plan(schedule, state, now, Owing(now), clock=now)
+    assert len(claims) == len(expected)
+    got = [{field: carried(c, field) for field in fields} for c, fields in zip(claims, expected, strict=True)]
+    assert got == expected
 
 
 def test_a_claim_that_runs_has_a_trace_and_a_skip_none():
