@@ -1,7 +1,10 @@
 """What one tick does, step by step. Each step reads the TickState and the Budget, and starts only
-while the tick's time and statements last; each catches and logs its own failures, so one that
-fails does not stop the steps after it (only the first read failing fails the tick: nothing is
-known then).
+while the tick's time and statements last. A step catches and logs the failures the steps after
+it can do without, and they run: the gap's record, the rebase, the claim batch (read back), the
+runs' ends, the sends of what steps kept, the backfill step, the sweep, housekeeping's deletes.
+What no step catches fails the tick, and the invocation ticks on at its next mark: the first
+read, a deploy's reconcile and the read after it, ending the lapsed leases, housekeeping's
+lease (each done again by the next tick).
 
 The order keeps these invariants:
 1. Lapsed leases are ended before any claim: TAKE_LEASES requires NOT LEASE_OPEN, so a row whose
