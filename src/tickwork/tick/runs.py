@@ -10,7 +10,7 @@ import json
 import logging
 import traceback
 from collections import Counter
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable
 
 from ..context import current_run, running
 from ..model import ActionError, Code, Kind, Outcome, Schedule
@@ -18,7 +18,7 @@ from ..per_item import Items
 from ..schedule_store import Claim, End
 from ..times import iso
 from .budget import Budget, Lease, chunked
-from .ends import Ended, Ends
+from .ends import Ends, Recorder
 from .reports import RunReport
 from .retrying import failed_at, next_attempt
 from .state import TickState
@@ -27,16 +27,6 @@ log = logging.getLogger("tickwork")
 
 Verdict = tuple[Outcome, str | None, str | None, str | None]  # outcome, code, kind, detail
 Run = Callable[[list[tuple[Claim, Schedule]], Lease], Awaitable[list[RunReport]]]
-
-
-class Recorder(Protocol):
-    """How the runs' ends are recorded (tick/ends.py)."""
-
-    def cost(self, batch: list[Ended]) -> int: ...
-
-    async def write(self, batch: list[Ended], ends_by: int) -> None: ...
-
-    def may_write_now(self, queued: list[Ended], after: int) -> bool: ...
 
 
 class Runner:
@@ -53,9 +43,11 @@ class Runner:
         """The runs claimed under `lease`, side by side."""
         ends = Ends(lambda batch: self.recorder.write(batch, lease.ends_by), len(runs), self.recorder.may_write_now)
         self.budget.hold("ends", lambda: self.to_record(ends))
-        reports = await asyncio.gather(*(self.run_one(c, s, lease.started, lease.limit, ends) for c, s in runs))
-        await ends.done()
-        self.budget.release("ends")
+        try:
+            reports = await asyncio.gather(*(self.run_one(c, s, lease.started, lease.limit, ends) for c, s in runs))
+            await ends.done()
+        finally:  # a step that catches a failure here (backfill) leaves the sweep its statements, as before
+            self.budget.release("ends")
         return list(reports)
 
     def to_record(self, ends: Ends) -> int:
