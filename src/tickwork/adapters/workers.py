@@ -88,7 +88,7 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
 async def run_queue(app: App, env, batch, ctx=None) -> None:
     """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue,
     which reads `env` and `ctx` as a run does."""
-    from ..consumers import consume
+    from ..outbox.consumers import consume
 
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
