@@ -59,7 +59,8 @@ const AT_FIRST_USE = [
   'croniter', 'dateutil', 'zoneinfo', 'pydantic', 'tickwork.tick', 'tickwork.invocation',
   'tickwork.schedule_store', 'tickwork.outbox', 'tickwork.outbox_store', 'tickwork.consumers',
   'tickwork.per_item', 'tickwork.housekeeping', 'tickwork.health', 'tickwork.declared',
-  'tickwork.calendars', 'tickwork.model', 'tickwork.timing',
+  'tickwork.calendars', 'tickwork.model', 'tickwork.timing', 'tickwork.adapters._d1',
+  'tickwork.adapters._webcrypto',
 ];
 
 const { values } = parseArgs({
