@@ -60,7 +60,7 @@ const AT_FIRST_USE = [
   'tickwork.schedule_store', 'tickwork.outbox', 'tickwork.outbox_store', 'tickwork.consumers',
   'tickwork.per_item', 'tickwork.housekeeping', 'tickwork.health', 'tickwork.declared',
   'tickwork.calendars', 'tickwork.model', 'tickwork.timing', 'tickwork.adapters._d1',
-  'tickwork.adapters._webcrypto',
+  'tickwork.adapters._webcrypto', 'tickwork.testing',
 ];
 
 const { values } = parseArgs({
