@@ -7,13 +7,15 @@ import subprocess
 import sys
 
 import pytest
-from helpers import MIGRATIONS, ROOT, Calls
+from faults import Faulty, every_call_with
+from helpers import MIGRATIONS, ROOT, Calls, runs
 from tickwork_build.build import build
 
 from tickwork import Schedule, env
 from tickwork.adapters.sqlite import D1Refused
 from tickwork.app import App
 from tickwork.grid import Every
+from tickwork.schedule_store import RECORD_ENDS
 from tickwork.testing import built_app, frozen, local_store, tick_at, ticks_at
 from tickwork.times import HOUR, MINUTE, utc
 
@@ -69,6 +71,16 @@ def test_an_app_is_ticked_with_its_declared_schedules_and_its_retention():
 
 def test_the_frozen_clock_never_moves():
     assert {frozen() for _ in range(3)} == {0.0}
+
+
+def test_an_end_d1_keeps_refusing_is_given_up_when_its_lease_lapses_without_the_test_waiting():
+    # The pauses between attempts pass on the tick's clock at once: the tick gives up as the
+    # Worker's would when the leases lapse, instead of pausing for real with a clock that stands still.
+    store = local_store(MIGRATIONS)
+    asyncio.run(tick_at([census()], NINE, store))
+    refusing = Faulty(store, every_call_with(RECORD_ENDS))
+    asyncio.run(asyncio.wait_for(tick_at([census()], NINE + 15 * MINUTE, refusing), timeout=5))
+    assert [run["outcome"] for run in runs(store)] == ["running"]  # lost: it ends lease_expired when the lease lapses
 
 
 def test_built_app_without_a_build_says_to_build_first(tmp_path):

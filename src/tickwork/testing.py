@@ -20,6 +20,7 @@ test of the action alone; the tick's time is the one given, never the clock's.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Union
@@ -73,14 +74,33 @@ def frozen() -> float:
     return 0.0
 
 
+class StillClock:
+    """A tick's monotonic clock in a test, with its `sleep`: it stands still (as `frozen`) but for
+    the pauses the tick takes between attempts at a write D1 refused, which pass on it at once,
+    not in the test. So a write D1 keeps refusing is given up when its leases lapse, as on the
+    Worker, and the test neither waits nor hangs."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def __call__(self) -> float:
+        return self.seconds
+
+    async def sleep(self, seconds: float) -> None:
+        self.seconds += seconds
+        await asyncio.sleep(0)  # a pause, as on the Worker: the tick's other runs go on meanwhile
+
+
 async def tick_at(app_or_schedules: Schedules, now: int | str, store: Database, **options: Any) -> TickReport:
     """One tick at `now` (epoch ms, or a UTC time such as "2026-03-02T09:00Z") of an `App` (its
     schedules, and its retention of run records) or of the schedules given, against `store`.
     `options` are the tick's own (`max_statements`, `settings`, `outbox`, ...); its monotonic clock
-    is `frozen` unless they say otherwise."""
+    and its pauses are a `StillClock`'s unless they give `monotonic` and `sleep`."""
     from .tick import tick
 
-    options.setdefault("monotonic", frozen)
+    still = StillClock()
+    options.setdefault("monotonic", still)
+    options.setdefault("sleep", still.sleep)
     schedules: Any = app_or_schedules
     if isinstance(app_or_schedules, App):
         schedules = app_or_schedules.declared
