@@ -1,5 +1,6 @@
 """The outbox's and the Workers adapter's modules moved (issue 24): each old path still gives the
 very objects of the new one, and the façade hands out what moved behind it only when asked."""
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -61,3 +62,26 @@ def test_the_facade_imports_d1_and_web_crypto_only_when_asked():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          env={"PYTHONPATH": str(SRC)}).stdout
     assert out.strip() == "['tickwork.adapters.workers'] ['tickwork.adapters._d1', 'tickwork.adapters.workers']"
+
+
+def test_the_facade_imports_web_crypto_only_when_asked():
+    probe = (
+        "import sys; import tickwork.adapters.workers as w; "
+        "before = '_webcrypto' in sys.modules['tickwork.adapters'].__dict__; "
+        "w.WebCryptoVerifier; "
+        "print(before, 'tickwork.adapters._webcrypto' in sys.modules, 'tickwork.adapters._d1' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(SRC)}).stdout
+    assert out.strip() == "False True False"
+
+
+def test_only_the_web_crypto_module_imports_js_or_pyodide():
+    importing = set()
+    for path in (SRC / "tickwork").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            if any(name.split(".")[0] in ("js", "pyodide") for name in names):
+                importing.add(path.relative_to(SRC).as_posix())
+    assert importing == {"tickwork/adapters/_webcrypto.py"}
