@@ -51,7 +51,7 @@ def test_the_workers_facade_has_no_other_name():
         workers.no_such_name  # noqa: B018
 
 
-def test_the_facade_imports_d1_and_web_crypto_only_when_asked():
+def test_the_facade_imports_d1_only_when_asked():
     probe = (
         "import sys; import tickwork.adapters.workers as w; "
         "before = sorted(m for m in sys.modules if m.startswith('tickwork.adapters.')); "
