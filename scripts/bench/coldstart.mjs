@@ -25,9 +25,16 @@
 // same CPU time. So a module added to the tick's path (a package split into more files) is
 // counted without this script knowing its name.
 //
+// Their goal is a ratio: in each round, the first tick's imports over the bare entry's import in
+// the same round, whose median may be at most 10 % over FIRST_TICK_BASELINE_RATIO. Both are
+// Python imports on the same Pyodide timed in the same CPU time within seconds of each other, so
+// a loaded machine slows both alike and the ratio holds where the absolute figure does not (on
+// the shared machine, one run's median of the absolute figure has been 40 % over another's with
+// the code unchanged). The absolute figures are printed beside it, not a goal.
+//
 // Goals: the entry adds at most 60 ms, imports none of the modules only a tick, a queue batch, an
-// outbox, items or health need, and never pydantic; the first tick's imports take at most 10 %
-// more than FIRST_TICK_BASELINE_MS. Exits 1 when any is missed.
+// outbox, items or health need, and never pydantic; the first tick's imports over the bare
+// entry's at most FIRST_TICK_BASELINE_RATIO + 10 %. Exits 1 when any is missed.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,15 +49,16 @@ import { PythonWorker, SESSION, threadCpuMs } from '../host/python.mjs';
 import { pyodideFor } from '../host/runtimes.mjs';
 
 const GOAL_MS = 60;
-// The first tick's imports before the restructuring (issue 24) began: measured 2026-12-01 on
-// commit 0c435da (64 modules, 24 of them tickwork's), the median of 5 runs of this script (their
-// medians 388.3, 449.3, 515.9, 474.4 and 373.4 ms) on the 2-core machine the team shares, in CPU
-// time. CPU time still grows with the load others put on a shared machine (caches, the other
-// hyperthread), so a run under heavy load may miss it by that alone: run it again before reading
-// a miss. A figure of that machine: measure it again on another before reading the goal there.
-const FIRST_TICK_BASELINE_MS = 449.3;
-const FIRST_TICK_GOAL_MS = FIRST_TICK_BASELINE_MS * 1.1;
-const FIRST_TICK_BASELINE_RATIO = 1.34; // the same runs' first tick over their bare entry's import, median
+// The first tick's imports over the bare entry's import before the restructuring (issue 24)
+// began: measured 2026-12-01 on commit 0c435da (main where the restructuring's branches start; 64
+// modules, 24 of them tickwork's) on the 2-core machine the team shares, with this script on a
+// bundle of that commit's src/tickwork; the median of 5 runs' medians of the rounds' ratios (1.338,
+// 1.340, 1.355, 1.356 and 1.369). The same runs' absolute medians, printed beside but no goal:
+// 338.0 to 364.7 ms of CPU time, median 347.5 ms (another day's runs on the same machine and
+// commit gave 373 to 516 ms, the ratio 1.28 to 1.54).
+const FIRST_TICK_BASELINE_RATIO = 1.355;
+const FIRST_TICK_BASELINE_MS = 347.5;
+const FIRST_TICK_GOAL_RATIO = FIRST_TICK_BASELINE_RATIO * 1.1;
 // A Monday 09:00 UTC long past: the tick seeds a fresh database and runs nothing, and being
 // outside the wall clock's minute, the invocation ticks at no 10-second mark after it.
 const FIRST_TICK_AT = Date.UTC(2026, 2, 2, 9, 0);
@@ -178,7 +186,8 @@ for (let round = 1; round <= rounds; round++) {
       `entry ${entry.ms.toFixed(1)} ms, added ${pair.added.toFixed(1)} ms (wall clock ${pair.wallAdded.toFixed(1)} ms; ` +
       `all threads ${pair.allAdded.toFixed(1)} ms; ` +
       `${pair.after.toFixed(1)} ms imported after the bare one) (${entry.modules.length - bare.modules.length} more modules); ` +
-      `first tick's imports ${pair.firstTick.ms.toFixed(1)} ms (wall clock ${pair.firstTick.wallMs.toFixed(1)} ms)`,
+      `first tick's imports ${pair.firstTick.ms.toFixed(1)} ms (wall clock ${pair.firstTick.wallMs.toFixed(1)} ms), ` +
+      `${(pair.firstTick.ms / bare.ms).toFixed(3)} of the bare entry's`,
   );
 }
 
@@ -192,15 +201,14 @@ console.log(`  the same in all threads' CPU time, median:   ${median(pairs.map((
 console.log(`  the entry imported after the bare one, median: ${median(pairs.map((p) => p.after)).toFixed(1)} ms (not a goal)`);
 console.log(`  imported at cold start though only needed later: ${loaded.length ? `YES (${loaded.join(', ')})` : 'none'}`);
 const firstTickMs = median(pairs.map((p) => p.firstTick.ms));
-const firstTickMet = firstTickMs <= FIRST_TICK_GOAL_MS;
+const firstTickRatio = median(pairs.map((p) => p.firstTick.ms / p.bare));
+const firstTickMet = firstTickRatio <= FIRST_TICK_GOAL_RATIO;
 console.log(`first tick's imports (the ${firstTick.length} modules a first scheduled() adds, ${tickworkCount(firstTick)} of them tickwork's, imported after the entry, ${clock}):`);
-console.log(`  median: ${firstTickMs.toFixed(1)} ms (goal <= ${FIRST_TICK_GOAL_MS.toFixed(1)}, the baseline ` +
-  `${FIRST_TICK_BASELINE_MS} + 10 %): ${firstTickMet ? 'met' : 'MISSED'}`);
+console.log(`  over the bare entry's import in the same round, median: ${firstTickRatio.toFixed(3)} (goal <= ` +
+  `${FIRST_TICK_GOAL_RATIO.toFixed(3)}, the baseline ${FIRST_TICK_BASELINE_RATIO} + 10 %): ${firstTickMet ? 'met' : 'MISSED'}`);
+console.log(`  median: ${firstTickMs.toFixed(1)} ms (the baseline's ${FIRST_TICK_BASELINE_MS} ms; not a goal: ` +
+  `it grows with the machine's load)`);
 console.log(`  the same on the wall clock, median: ${median(pairs.map((p) => p.firstTick.wallMs)).toFixed(1)} ms (not a goal)`);
-// Against the bare entry's import, which a loaded machine slows alike: the baseline's 5 runs gave
-// 1.28, 1.34, 1.54, 1.29 and 1.36. A miss with this ratio near them is the machine's load.
-console.log(`  over the bare entry's import, the medians' ratio: ${(firstTickMs / median(pairs.map((p) => p.bare))).toFixed(2)} ` +
-  `(the baseline's median ${FIRST_TICK_BASELINE_RATIO}; not a goal)`);
 process.exit(added <= GOAL_MS && !loaded.length && firstTickMet ? 0 : 1);
 
 function tickworkCount(modules) {
