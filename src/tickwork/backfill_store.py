@@ -55,13 +55,13 @@ MADE = f"""
 SELECT j.name, j.at FROM j WHERE {MADE_RUN}
 """
 
-CLAIMS = json_rows("name", "at", "n", "i", "dst", "run", "backfill", "who", "trace", "next")
+STEPS = json_rows("name", "at", "n", "i", "dst", "run", "backfill", "who", "trace", "next")
 
 # The schedule's own lease, as the due runs take it (not paused, no live lease: never two runs of
 # a schedule at once), moving no due time; only for an occurrence not made yet, of a backfill still
 # pending (not cancelled meanwhile), of a schedule not removed or a one-off item done.
-TAKE_LEASES = f"""
-{CLAIMS}
+TAKE_BACKFILL_LEASES = f"""
+{STEPS}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2
 FROM j
 WHERE s.name = j.name AND j.run IS NOT NULL AND {MAKES_NOW} AND {LEASE_AFTER_LAPSES}
@@ -72,7 +72,7 @@ RETURNING lease_run AS run
 
 # In the lease's batch: the occurrence is this run's, once and for all (its key is unique).
 MARK_MADE = f"""
-{CLAIMS}
+{STEPS}
 INSERT INTO tickwork_backfilled (schedule, at, run, backfill)
 SELECT j.name, j.at, j.run, j.backfill FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.lease_run = j.run
 WHERE true
@@ -80,8 +80,8 @@ ON CONFLICT DO NOTHING
 """
 
 # ... and its start, recorded as a backfill with who asked; the ids it returns are the witnesses.
-RECORD_STARTS = f"""
-{CLAIMS}
+RECORD_BACKFILL_STARTS = f"""
+{STEPS}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, outcome, at, n, i, dst, backfill, trace)
 SELECT j.run, j.name, j.at, ?2, ?3, 'running', j.at, j.n, j.i, j.dst, j.who, j.trace
 FROM j JOIN tickwork_backfilled AS x ON x.schedule = j.name AND x.at = j.at AND x.run = j.run
@@ -92,7 +92,7 @@ RETURNING id
 # ... and the backfill goes on past it: past an occurrence claimed only where this batch won it,
 # past occurrences found made (no run) always; done once past the end of its range.
 ADVANCE = f"""
-{CLAIMS}
+{STEPS}
 UPDATE tickwork_backfills AS b
 SET next_at = MAX(b.next_at, j.next),
     made = b.made + (j.run IS NOT NULL),
@@ -167,7 +167,19 @@ class BackfillStore:
         starts, and moves the backfills on, in one transaction; the runs it recorded."""
         statements: list = []
         for chunk in map(json.dumps, chunks([step.row() for step in steps])):
-            statements += [(TAKE_LEASES, (chunk, lease_until)), (MARK_MADE, (chunk,)),
-                           (RECORD_STARTS, (chunk, tick, started)), (ADVANCE, (chunk, tick))]
+            statements += [(TAKE_BACKFILL_LEASES, (chunk, lease_until)), (MARK_MADE, (chunk,)),
+                           (RECORD_BACKFILL_STARTS, (chunk, tick, started)), (ADVANCE, (chunk, tick))]
         results = await self.db.batch(statements)
-        return {row["id"] for (sql, _), rows in zip(statements, results) if sql == RECORD_STARTS for row in rows}
+        started = [rows for (sql, _), rows in zip(statements, results) if sql == RECORD_BACKFILL_STARTS]
+        return {row["id"] for rows in started for row in rows}
+
+
+# The old names of statements renamed because another module named other SQL alike, for the code
+# that still imports them; looked up, not bound, so each statement has one name (tests/sql/).
+_RENAMED = {"CLAIMS": "STEPS", "TAKE_LEASES": "TAKE_BACKFILL_LEASES", "RECORD_STARTS": "RECORD_BACKFILL_STARTS"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:
+        return globals()[_RENAMED[name]]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
