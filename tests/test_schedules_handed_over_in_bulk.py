@@ -9,7 +9,7 @@ import pytest
 from helpers import run, state, ticks
 
 from tickwork import Schedule, ScheduleError, call, items, on_success
-from tickwork import schedule_store
+from tickwork.store import sql
 from tickwork.calendars import CACHED, CronCalendar, cron_calendar
 from tickwork.grid import Every
 from tickwork.model import Outcome
@@ -54,7 +54,7 @@ def rows(db):
 
 def small_statements(monkeypatch, size=2_000):
     """A few items a statement, so that a handful of items spans many statements."""
-    monkeypatch.setattr(schedule_store, "JSON_BYTES", size)
+    monkeypatch.setattr(sql, "JSON_BYTES", size)
 
 
 def test_ten_thousand_items_are_handed_over_in_a_few_statements_and_one_round_trip(db):
