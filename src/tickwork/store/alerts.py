@@ -7,6 +7,9 @@ alert. Of ticks racing, or a batch written again after an error, one alert is ke
 """
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 from ..database import Row, Statement
 from ..model import Code, Outcome
@@ -26,8 +29,35 @@ def iso_sql(ms: str) -> str:
     return f"strftime('%Y-%m-%dT%H:%M:%fZ', {ms} / 1000.0, 'unixepoch')"
 
 
-ALERT_ENDS = json_rows("name", "run", "outcome", "code", "detail", "ended", "trace", "event", "delivery",
-                       "queue", "sender", "lease_until", "retry")
+@dataclass(frozen=True)
+class AlertEnd:
+    """A run's end as its alert would tell it: the alert's event and delivery ids (derived from the
+    run's), the queue, the sender and lease of its delivery, and the retry the end scheduled."""
+
+    name: str
+    run: str
+    outcome: str
+    code: str | None
+    detail: str | None
+    ended: int
+    trace: str | None
+    event: str
+    delivery: str
+    queue: str
+    sender: str
+    lease_until: int
+    retry: int | None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "name", "run", "outcome", "code", "detail", "ended", "trace", "event", "delivery", "queue", "sender",
+        "lease_until", "retry")
+
+    def row(self) -> list[object]:
+        """The end as ALERT_ENDS reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
+ALERT_ENDS = json_rows(*AlertEnd.COLUMNS)
 
 # After the ends are recorded, in their batch: a schedule whose end landed (its record says so)
 # and is of the other outcome than the row's is marked with that run, where the one definition of
@@ -197,9 +227,10 @@ GAP_WITH_ALERT = 3 + 1
 LAPSED_ALERTS = 3  # beside the lapsed leases' own, and the statement recording their sends
 
 
-def turning(rows: list[list[object]]) -> list[Statement]:
+def turning(ends: Sequence[AlertEnd | list[object]]) -> list[Statement]:
     """The statements that mark the schedules whose ends change their state and keep their
-    alerts: rows as ALERT_ENDS reads them, after the ends' own statements."""
+    alerts (AlertEnd, or their rows as ALERT_ENDS reads them), after the ends' own statements."""
+    rows = [end.row() if isinstance(end, AlertEnd) else end for end in ends]
     statements: list[Statement] = []
     for chunk in map(json.dumps, chunks(rows)):  # as the ends' own statements take them
         statements += [(MARK_TURNS, (chunk,)), (RECORD_TURNS, (chunk,)), (RECORD_TURN_DELIVERIES, (chunk,))]

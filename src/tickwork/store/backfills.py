@@ -3,9 +3,11 @@
 
 import json
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..database import Database, Row, Statement
 from ..timing import Call
+from .claims import CALL_COLUMNS
 from .leases import LEASE_AFTER_LAPSES, LEASE_OPEN
 from .schedules import ONE_OFF_DONE, State
 from .sql import chunks, json_rows
@@ -58,7 +60,33 @@ MADE = f"""
 SELECT j.name, j.at FROM j WHERE {MADE_RUN}
 """
 
-STEPS = json_rows("name", "at", "n", "i", "dst", "run", "backfill", "who", "trace", "next")
+@dataclass(frozen=True)
+class Step:
+    """What a round does for one backfill: claim the occurrence `at` (a run of `call`), or, with
+    no run, only go on to `next`."""
+
+    backfill: str
+    name: str
+    next: int
+    who: str
+    call: Call | None = None  # the occurrence's
+    run: str | None = None
+    trace: str | None = None
+
+    # The columns of a step's row, by name: the occurrence's call's own (CALL_COLUMNS), NULL without one.
+    COLUMNS: ClassVar[tuple[str, ...]] = ("name", "at", "n", "i", "dst", "run", "backfill", "who", "trace", "next")
+
+    def row(self) -> list[object]:
+        """The step as STEPS reads it, column by column (COLUMNS)."""
+        return [self._column(column) for column in self.COLUMNS]
+
+    def _column(self, column: str) -> object:
+        if column in CALL_COLUMNS:
+            return None if self.call is None else getattr(self.call, column)
+        return getattr(self, column)
+
+
+STEPS = json_rows(*Step.COLUMNS)
 
 # The schedule's own lease, as the due runs take it (not paused, no live lease: never two runs of
 # a schedule at once), moving no due time; only for an occurrence not made yet, of a backfill still
@@ -125,25 +153,6 @@ class Pending:
     def from_row(cls, row: Row) -> "Pending":
         return cls(row["backfill_id"], State.from_row(row), int(row["backfill_next"]), int(row["backfill_to"]),
                    row["backfill_who"])
-
-
-@dataclass(frozen=True)
-class Step:
-    """What a round does for one backfill: claim the occurrence `at` (a run of `call`), or, with
-    no run, only go on to `next`."""
-
-    backfill: str
-    name: str
-    next: int
-    who: str
-    call: Call | None = None  # the occurrence's
-    run: str | None = None
-    trace: str | None = None
-
-    def row(self) -> list[object]:
-        c = self.call
-        at, n, i, dst = (c.at, c.n, c.i, c.dst) if c is not None else (None, None, None, None)
-        return [self.name, at, n, i, dst, self.run, self.backfill, self.who, self.trace, self.next]
 
 
 class BackfillStore:

@@ -5,6 +5,7 @@ the claims as JSON rows (CLAIMS), and what each claim won is what the rows it re
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ..database import Database, Row, Statement
 from ..model import Code
@@ -18,8 +19,71 @@ from .sql import chunks, json_rows
 ENDING_CODES = (Code.EXPIRED, Code.ACTION_GONE)
 ENDING = "(" + ", ".join(f"'{code}'" for code in ENDING_CODES) + ")"
 
-CLAIMS = json_rows("name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail",
-                   "requested", "by_hand", "trace", "for_due", "attempt", "retrying")
+# The fields of a claim's call its row carries, each a column of its own.
+CALL_COLUMNS = ("at", "n", "i", "dst")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A due slot a tick means to take: a run's lease, or, with a `reason`, a skip."""
+
+    name: str
+    due: int
+    next_due: int
+    run: str
+    call: Call = Call()
+    moment: str | None = None  # the action's key, for calendars sharing an action: claim the moment
+    reason: str | None = None
+    detail: str | None = None
+    requested: int | None = None  # the request for a run by hand this run answers
+    by_hand: str | None = None  # who asked for it
+    trace: str | None = None  # a run's trace, new for each run
+    for_due: int | None = None  # a retry's: the due time it is for (else `due`)
+    attempt: int = 1
+    retrying: int | None = None  # the pending retry the row holds as the tick read it
+    retries: bool = False  # a failure schedules a retry: its end's batch takes a statement more
+    covers: Covered | None = None  # the occurrences it covers, where more than one
+
+    # The columns of a claim's row, by name: the call's own (CALL_COLUMNS), and `for_due` the due
+    # time the run or skip is for (`due_for`).
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "name", "due", "next_due", "run", "at", "n", "i", "dst", "moment", "reason", "detail", "requested",
+        "by_hand", "trace", "for_due", "attempt", "retrying")
+
+    @property
+    def due_for(self) -> int:
+        """The due time the run or skip is for, as its record keeps it."""
+        return self.due if self.for_due is None else self.for_due
+
+    def row(self) -> list[object]:
+        """The claim as CLAIMS reads it, column by column (COLUMNS)."""
+        return [self._column(column) for column in self.COLUMNS]
+
+    def _column(self, column: str) -> object:
+        if column in CALL_COLUMNS:
+            return getattr(self.call, column)
+        return self.due_for if column == "for_due" else getattr(self, column)
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """What a claim batch won: the runs whose lease it took, the runs and skips it recorded, and
+    the leases it gave back recorded `coalesced`, their moment made by another calendar of the
+    action."""
+
+    leased: set[str]
+    recorded: set[str]
+    coalesced: set[str]
+    alerted: list[Row] = field(default_factory=list)  # what the skips' alert statements returned
+
+
+def covers_rows(claims: list[Claim]) -> list[list[object]]:
+    """RECORD_COVERS's rows: the claims covering more than one occurrence."""
+    return [[c.run, covers.count, covers.first, covers.last, int(not covers.exact)]
+            for c in claims if (covers := c.covers) is not None]
+
+
+CLAIMS = json_rows(*Claim.COLUMNS)
 
 # A pending retry is the row's due time, and the attempt it makes is part of what is claimed: a
 # claim for the row as it was before an attempt ended, or before its retry, takes nothing. A
@@ -177,55 +241,9 @@ FROM j
 """
 
 
-@dataclass(frozen=True)
-class Claim:
-    """A due slot a tick means to take: a run's lease, or, with a `reason`, a skip."""
-
-    name: str
-    due: int
-    next_due: int
-    run: str
-    call: Call = Call()
-    moment: str | None = None  # the action's key, for calendars sharing an action: claim the moment
-    reason: str | None = None
-    detail: str | None = None
-    requested: int | None = None  # the request for a run by hand this run answers
-    by_hand: str | None = None  # who asked for it
-    trace: str | None = None  # a run's trace, new for each run
-    for_due: int | None = None  # a retry's: the due time it is for (else `due`)
-    attempt: int = 1
-    retrying: int | None = None  # the pending retry the row holds as the tick read it
-    retries: bool = False  # a failure schedules a retry: its end's batch takes a statement more
-    covers: Covered | None = None  # the occurrences it covers, where more than one
-
-    @property
-    def due_for(self) -> int:
-        """The due time the run or skip is for, as its record keeps it."""
-        return self.due if self.for_due is None else self.for_due
-
-    def row(self) -> list[object]:
-        c = self.call
-        return [self.name, self.due, self.next_due, self.run, c.at, c.n, c.i, c.dst, self.moment,
-                self.reason, self.detail, self.requested, self.by_hand, self.trace, self.due_for,
-                self.attempt, self.retrying]
-
-
-@dataclass(frozen=True)
-class Claimed:
-    """What a claim batch won: the runs whose lease it took, the runs and skips it recorded, and
-    the leases it gave back recorded `coalesced`, their moment made by another calendar of the
-    action."""
-
-    leased: set[str]
-    recorded: set[str]
-    coalesced: set[str]
-    alerted: list[Row] = field(default_factory=list)  # what the skips' alert statements returned
-
-
-def covers_rows(claims: list[Claim]) -> list[list[object]]:
-    """RECORD_COVERS's rows: the claims covering more than one occurrence."""
-    return [[c.run, covers.count, covers.first, covers.last, int(not covers.exact)]
-            for c in claims if (covers := c.covers) is not None]
+def claim_rows(claims: list[Claim]) -> str:
+    """A chunk of claims as the statements take them: a JSON list of their rows."""
+    return json.dumps([c.row() for c in claims])
 
 
 class Claims:
@@ -242,38 +260,39 @@ class Claims:
         what the returned rows witness. `started`, on the invocation's clock, is when the runs
         start and what the skips read the leases by. `alerts` makes, for a chunk of skips dropping
         a pending retry, the statements announcing the schedules they start failing."""
-        leases = [c.row() for c in claims if c.reason is None]
-        superseded = [c.row() for c in claims if c.reason == Code.SUPERSEDED]
-        skips = [c.row() for c in claims if c.reason not in (None, Code.SUPERSEDED)]
+        leases = [c for c in claims if c.reason is None]
+        superseded = [c for c in claims if c.reason == Code.SUPERSEDED]
+        skips = [c for c in claims if c.reason not in (None, Code.SUPERSEDED)]
         statements: list[Statement] = []
         announcing: list[Statement] = []
 
-        def skipped(rows: list[list[object]], skip: str) -> None:
-            chunk = json.dumps(rows)
+        def skipped(part: list[Claim], skip: str) -> None:
+            chunk = claim_rows(part)
             statements.extend([(skip, (chunk, tick, started)), (RECORD_SKIPS, (chunk, tick))])
-            dropping = [row for row in rows if row[16] is not None]  # only these can start a streak
+            dropping = [c for c in part if c.retrying is not None]  # only these can start a streak
             if alerts is not None and dropping:
-                made = alerts(json.dumps(dropping))
+                made = alerts(claim_rows(dropping))
                 announcing.extend(made)
                 statements.extend(made)
 
-        for rows in chunks(superseded):  # first: the due time they put aside is leased next
-            skipped(rows, SKIP)
-        for rows in chunks(leases):
-            chunk = json.dumps(rows)
-            take = TAKE_LEASES_ENDING if any(row[2] >= NEVER for row in rows) else TAKE_LEASES  # type: ignore[operator]
-            params = (chunk, lease_until, tick) if take is TAKE_LEASES_ENDING else (chunk, lease_until)
-            statements.append((take, params))
-            moments = any(row[8] is not None for row in rows)  # calendars sharing an action
+        for part in chunks(superseded):  # first: the due time they put aside is leased next
+            skipped(part, SKIP)
+        for part in chunks(leases):
+            chunk = claim_rows(part)
+            if any(c.next_due >= NEVER for c in part):
+                statements.append((TAKE_LEASES_ENDING, (chunk, lease_until, tick)))
+            else:
+                statements.append((TAKE_LEASES, (chunk, lease_until)))
+            moments = any(c.moment is not None for c in part)  # calendars sharing an action
             if moments:
                 statements.append((CLAIM_MOMENTS, (chunk,)))
             statements.append((RECORD_STARTS, (chunk, tick, started)))
-            if any(row[15] > 1 for row in rows):  # type: ignore[operator]  # retries
+            if any(c.attempt > 1 for c in part):  # retries
                 statements.append((RECORD_RETRY_COVERS, (chunk,)))
             if moments:
                 statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
-        for rows in chunks(skips):
-            skipped(rows, SKIP_ENDING if any(row[9] in ENDING_CODES for row in rows) else SKIP)
+        for part in chunks(skips):
+            skipped(part, SKIP_ENDING if any(c.reason in ENDING_CODES for c in part) else SKIP)
         statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
         if not statements:
             return Claimed(set(), set(), set())
@@ -290,7 +309,7 @@ class Claims:
 
     async def read_back(self, claims: list[Claim]) -> Claimed:
         """What a claim batch that answered an error did: nothing, or all of it."""
-        statements: list[Statement] = [(READ_BACK, (json.dumps(chunk),)) for chunk in chunks([c.row() for c in claims])]
+        statements: list[Statement] = [(READ_BACK, (claim_rows(part),)) for part in chunks(claims)]
         rows = [row for rows in await self.db.batch(statements) for row in rows]
 
         def where(column: str) -> set[str]:

@@ -2,13 +2,46 @@
 writes behind the check that its record is still running, and the retries a failed end schedules."""
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ..database import Statement
 from .sql import chunks, json_rows
 
-ENDS = json_rows("name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events",
-                 "retry", "attempt", "for_due", "at", "n", "i", "dst")
+@dataclass(frozen=True)
+class End:
+    """How a run ended, to record."""
+
+    name: str
+    run: str
+    outcome: str
+    code: str | None
+    kind: str | None
+    detail: str | None
+    ended: int
+    items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
+    batches: str | None = None
+    events: str | None = None  # what a run emitted and kept: JSON {"event": count}
+    writes: tuple[Statement, ...] = field(default=(), compare=False)  # a succeeded run's own statements
+    retry: int | None = None  # a failed run with attempts left: when its next attempt is due,
+    attempt: int | None = None  # which attempt that is, the due time it is for, and its call
+    for_due: int | None = None
+    at: int | None = None
+    n: int | None = None
+    i: int | None = None
+    dst: str | None = None
+
+    # The columns of an end's row, by name: every field but its writes, statements of their own.
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events", "retry",
+        "attempt", "for_due", "at", "n", "i", "dst")
+
+    def row(self) -> list[object]:
+        """The end as RECORD_ENDS reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
+ENDS = json_rows(*End.COLUMNS)
 
 # Runs' ends, written again after an error, so each only while its record is still `running`.
 RECORD_ENDS = f"""
@@ -37,34 +70,6 @@ SET retry_next = s.due_at, due_at = MIN(s.due_at, j.retry), retry_attempt = j.at
 FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND s.removed_at IS NULL
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.outcome = 'running')
 """
-
-
-@dataclass(frozen=True)
-class End:
-    """How a run ended, to record."""
-
-    name: str
-    run: str
-    outcome: str
-    code: str | None
-    kind: str | None
-    detail: str | None
-    ended: int
-    items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
-    batches: str | None = None
-    events: str | None = None  # what a run emitted and kept: JSON {"event": count}
-    writes: tuple[Statement, ...] = field(default=(), compare=False)  # a succeeded run's own statements
-    retry: int | None = None  # a failed run with attempts left: when its next attempt is due,
-    attempt: int | None = None  # which attempt that is, the due time it is for, and its call
-    for_due: int | None = None
-    at: int | None = None
-    n: int | None = None
-    i: int | None = None
-    dst: str | None = None
-
-    def row(self) -> list[object]:
-        """The end as RECORD_ENDS reads it; its writes are statements of their own."""
-        return [getattr(self, f.name) for f in fields(self) if f.name != "writes"]
 
 
 class EndRecords:

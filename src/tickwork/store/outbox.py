@@ -5,7 +5,9 @@ once one sends it; what a sender learnt is written only while the lease is still
 """
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..database import Database, Row, Statement
 from .sql import json_chunks, json_rows
@@ -20,7 +22,31 @@ def new_deliveries(id: str, event: str, queue: str, sender: str, lease_until: st
             f"SELECT {id}, {event}, {queue}, 'running', 1, {sender}, {lease_until}, {at}")
 
 
-EMITTED = json_rows("id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at", "trace")
+@dataclass(frozen=True)
+class Emitted:
+    """An event emitted, to keep with its delivery, which goes out leased to `sender` until
+    `lease_until`; `run` the run that emitted it (None outside a run), `trace` what emitted it."""
+
+    id: str
+    name: str
+    body: str
+    run: str | None
+    queue: str
+    delivery: str
+    sender: str
+    lease_until: int
+    at: int
+    trace: str | None = None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "id", "name", "body", "run", "queue", "delivery", "sender", "lease_until", "at", "trace")
+
+    def row(self) -> list[object]:
+        """The event as EMITTED reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
+EMITTED = json_rows(*Emitted.COLUMNS)
 
 # With a run's end, in its batch: only where that end landed as `succeeded`. Outside a run
 # (`run` NULL), always. The deliveries go out leased to the sender that sends them next.
@@ -60,7 +86,25 @@ RETURNING id, queue, attempts,
   (SELECT trace FROM tickwork_events WHERE id = event) AS trace
 """
 
-SENT = json_rows("id", "sender", "state", "lease_until", "next_attempt", "error")
+@dataclass(frozen=True)
+class Sent:
+    """What a send came to, to record."""
+
+    id: str
+    sender: str
+    state: str
+    lease_until: int | None = None
+    next_attempt: int | None = None
+    error: str | None = None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("id", "sender", "state", "lease_until", "next_attempt", "error")
+
+    def row(self) -> list[object]:
+        """What the send came to as RECORD_SENT reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
+SENT = json_rows(*Sent.COLUMNS)
 
 # What a send came to: succeeded, running (on to a consumer of the app's, until the lease),
 # pending or outcome_unknown (sent again from `next_attempt`). Only while it is this sender's.
@@ -119,28 +163,16 @@ class Delivery:
     trace: str | None = None  # the trace of what emitted it, carried by the message
 
 
-@dataclass(frozen=True)
-class Sent:
-    """What a send came to, to record."""
-
-    id: str
-    sender: str
-    state: str
-    lease_until: int | None = None
-    next_attempt: int | None = None
-    error: str | None = None
-
-
 class OutboxStore:
     def __init__(self, db: Database):
         self.db = db
 
     @staticmethod
-    def emitting(rows: list[list[object]]) -> list[Statement]:
-        """The statements that keep emitted events and their deliveries: rows of
-        [event id, name, body, run, queue, delivery id, sender, lease_until, at, trace]."""
+    def emitting(rows: Sequence[Emitted | list[object]]) -> list[Statement]:
+        """The statements that keep emitted events and their deliveries: Emitted, or their rows
+        as EMITTED reads them."""
         statements: list[Statement] = []
-        for chunk in json_chunks(rows):
+        for chunk in json_chunks([r.row() if isinstance(r, Emitted) else r for r in rows]):
             statements += [(RECORD_EVENTS, (chunk,)), (RECORD_DELIVERIES, (chunk,))]
         return statements
 
@@ -151,7 +183,7 @@ class OutboxStore:
 
     async def sent(self, outcomes: list[Sent], now: int) -> None:
         """Records what sends came to, in one batch."""
-        rows = [[s.id, s.sender, s.state, s.lease_until, s.next_attempt, s.error] for s in outcomes]
+        rows = [s.row() for s in outcomes]
         await self.db.batch([(RECORD_SENT, (chunk, now)) for chunk in json_chunks(rows)])
 
     async def handled_already(self, deliveries: list[str]) -> dict[str, bool]:
