@@ -246,6 +246,66 @@ def claim_rows(claims: list[Claim]) -> str:
     return json.dumps([c.row() for c in claims])
 
 
+@dataclass(frozen=True)
+class ClaimBatch:
+    """A claim batch's statements, and among them those announcing what its skips start failing."""
+
+    statements: list[Statement]
+    announcing: list[Statement]
+
+
+def claim_batch(claims: list[Claim], lease_until: int, tick: int, started: int,
+                alerts: Callable[[str], list[Statement]] | None = None) -> ClaimBatch:
+    """The claim batch, built and not sent: per chunk of rows, the leases taken and the starts
+    recorded (with the moments, the coalesced skips and their leases given back, and the covers of
+    retries, where the chunk has any), the skips and their records (retries superseded first, as
+    the due time they put aside is leased next), and the covers. `started`, on the invocation's
+    clock, is when the runs start and what the skips read the leases by. `alerts` makes, for a
+    chunk of skips dropping a pending retry, the statements announcing the schedules they start
+    failing."""
+    leases = [c for c in claims if c.reason is None]
+    superseded = [c for c in claims if c.reason == Code.SUPERSEDED]
+    skips = [c for c in claims if c.reason not in (None, Code.SUPERSEDED)]
+    statements: list[Statement] = []
+    announcing: list[Statement] = []
+
+    def skipped(part: list[Claim], skip: str) -> None:
+        chunk = claim_rows(part)
+        statements.extend([(skip, (chunk, tick, started)), (RECORD_SKIPS, (chunk, tick))])
+        dropping = [c for c in part if c.retrying is not None]  # only these can start a streak
+        if alerts is not None and dropping:
+            made = alerts(claim_rows(dropping))
+            announcing.extend(made)
+            statements.extend(made)
+
+    for part in chunks(superseded):
+        skipped(part, SKIP)
+    for part in chunks(leases):
+        chunk = claim_rows(part)
+        if any(c.next_due >= NEVER for c in part):
+            statements.append((TAKE_LEASES_ENDING, (chunk, lease_until, tick)))
+        else:
+            statements.append((TAKE_LEASES, (chunk, lease_until)))
+        moments = any(c.moment is not None for c in part)  # calendars sharing an action
+        if moments:
+            statements.append((CLAIM_MOMENTS, (chunk,)))
+        statements.append((RECORD_STARTS, (chunk, tick, started)))
+        if any(c.attempt > 1 for c in part):  # retries
+            statements.append((RECORD_RETRY_COVERS, (chunk,)))
+        if moments:
+            statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
+    for part in chunks(skips):
+        skipped(part, SKIP_ENDING if any(c.reason in ENDING_CODES for c in part) else SKIP)
+    statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
+    return ClaimBatch(statements, announcing)
+
+
+def claim_statements(claims: list[Claim], alerts: Callable[[str], list[Statement]] | None = None) -> list[Statement]:
+    """The statements of the claim batch for `claims`: what a count of the batch must not fall
+    below (tick.statements_for, with the ends of its runs)."""
+    return claim_batch(claims, 0, 0, 0, alerts).statements
+
+
 class Claims:
     """The claim batch and its read-back."""
 
@@ -256,44 +316,10 @@ class Claims:
                     alerts: Callable[[str], list[Statement]] | None = None) -> Claimed:
         """Takes the leases of the due runs and records their starts (or, for a moment another
         calendar of the action made, the coalesced skip, its lease given back), and moves the due
-        times of the skips on and records them, all in one transaction: what each claim won is
-        what the returned rows witness. `started`, on the invocation's clock, is when the runs
-        start and what the skips read the leases by. `alerts` makes, for a chunk of skips dropping
-        a pending retry, the statements announcing the schedules they start failing."""
-        leases = [c for c in claims if c.reason is None]
-        superseded = [c for c in claims if c.reason == Code.SUPERSEDED]
-        skips = [c for c in claims if c.reason not in (None, Code.SUPERSEDED)]
-        statements: list[Statement] = []
-        announcing: list[Statement] = []
-
-        def skipped(part: list[Claim], skip: str) -> None:
-            chunk = claim_rows(part)
-            statements.extend([(skip, (chunk, tick, started)), (RECORD_SKIPS, (chunk, tick))])
-            dropping = [c for c in part if c.retrying is not None]  # only these can start a streak
-            if alerts is not None and dropping:
-                made = alerts(claim_rows(dropping))
-                announcing.extend(made)
-                statements.extend(made)
-
-        for part in chunks(superseded):  # first: the due time they put aside is leased next
-            skipped(part, SKIP)
-        for part in chunks(leases):
-            chunk = claim_rows(part)
-            if any(c.next_due >= NEVER for c in part):
-                statements.append((TAKE_LEASES_ENDING, (chunk, lease_until, tick)))
-            else:
-                statements.append((TAKE_LEASES, (chunk, lease_until)))
-            moments = any(c.moment is not None for c in part)  # calendars sharing an action
-            if moments:
-                statements.append((CLAIM_MOMENTS, (chunk,)))
-            statements.append((RECORD_STARTS, (chunk, tick, started)))
-            if any(c.attempt > 1 for c in part):  # retries
-                statements.append((RECORD_RETRY_COVERS, (chunk,)))
-            if moments:
-                statements += [(RECORD_COALESCED, (chunk, tick)), (GIVE_BACK_COALESCED, (chunk,))]
-        for part in chunks(skips):
-            skipped(part, SKIP_ENDING if any(c.reason in ENDING_CODES for c in part) else SKIP)
-        statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
+        times of the skips on and records them, all in one transaction (claim_batch): what each
+        claim won is what the returned rows witness."""
+        batch = claim_batch(claims, lease_until, tick, started, alerts)
+        statements = batch.statements
         if not statements:
             return Claimed(set(), set(), set())
         results = await self.db.batch(statements)
@@ -302,7 +328,7 @@ class Claims:
             return {v for (sql, _), rows in zip(statements, results, strict=False) if sql in kinds
                     for row in rows for v in row.values()}
 
-        alerted = [row for statement, rows in zip(statements, results, strict=False) if statement in announcing
+        alerted = [row for statement, rows in zip(statements, results, strict=False) if statement in batch.announcing
                    for row in rows]
         return Claimed(returned(TAKE_LEASES, TAKE_LEASES_ENDING), returned(RECORD_STARTS, RECORD_SKIPS),
                        returned(RECORD_COALESCED), alerted)

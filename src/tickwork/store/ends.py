@@ -72,18 +72,23 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND
 """
 
 
+def end_statements(ends: list[End]) -> list[Statement]:
+    """The statements that record how runs ended, which gives their leases back, for a batch,
+    each run's own writes first, behind the check that its record is still running; per chunk of
+    ends, the retries they schedule, then the ends."""
+    statements: list[Statement] = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
+    for part in chunks(ends):
+        chunk = json.dumps([end.row() for end in part])
+        if any(end.retry is not None for end in part):
+            statements.append((SCHEDULE_RETRIES, (chunk,)))
+        statements.append((RECORD_ENDS, (chunk,)))
+    return statements
+
+
 class EndRecords:
     """The statements that record how runs ended, for the batch the tick sends them in."""
 
     @staticmethod
     def ending(ends: list[End]) -> list[Statement]:
-        """The statements that record how runs ended, which gives their leases back, for a batch,
-        each run's own writes first, behind the check that its record is still running."""
-        statements: list[Statement] = [s for end in ends if end.writes
-                                       for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
-        for part in chunks(ends):
-            chunk = json.dumps([end.row() for end in part])
-            if any(end.retry is not None for end in part):
-                statements.append((SCHEDULE_RETRIES, (chunk,)))
-            statements.append((RECORD_ENDS, (chunk,)))
-        return statements
+        """end_statements, for the tick that holds the store."""
+        return end_statements(ends)
