@@ -70,7 +70,8 @@ def test_two_thousand_items_fit_the_free_plans_fifty_statements(db):
 
 
 def test_each_item_handed_over_in_bulk_has_the_id_a_single_hand_over_gives(db):
-    many = run(handed(db).calendar_many(send_statement, customers(3), "0 9 * * 1", zone="Asia/Tokyo", expires=SUNDAY + DAY * 30))
+    many = run(handed(db).calendar_many(send_statement, customers(3), "0 9 * * 1", zone="Asia/Tokyo",
+                                        expires=SUNDAY + DAY * 30))
     single = [run(handed(db).calendar(send_statement, c, "0 9 * * 1", zone="Asia/Tokyo", expires=SUNDAY + DAY * 30))
               for c in customers(3)]
     assert many.ids == single and rows(db) == 3
