@@ -12,47 +12,32 @@ RETENTION = 30 * 86_400_000  # run records are kept 30 days unless [tool.tickwor
 # The kinds of timing, the purge and the records a tick keeps are imported when the app's
 # schedules are first read (by its first tick), not at cold start (README, "Cold start").
 if TYPE_CHECKING:
+    from typing import Any, Mapping
+
     from .declared import Declared
-    from .model import Action, Retry, Schedule
-    from .timing import Timing
+    from .model import Action, Schedule
 
 
+# The kinds of schedule a manifest names: kinds.forms.KINDS is the registry of them. The names
+# alone are here, where the manifest's entries are checked at cold start.
 KINDS = ("schedule", "purge", "calendar", "pulse", "once")
 
 
-def timing_of(entry: dict) -> Timing:
-    kind = _known(entry)
-    if kind in ("schedule", "purge"):
-        from .grid import Every
-
-        return Every(entry["every_ms"])
-    if kind == "calendar":
-        from .calendars import Calendar, cron_calendar  # only an app with calendars needs them
-
-        cron = cron_calendar(entry["cron"], entry["zone"], entry["nonexistent"], entry["repeated"])
-        return Calendar(cron, entry.get("overdue_ms"))
-    if kind == "pulse":
-        from .pulses import Pulse
-
-        return Pulse(entry["cycle_ms"], entry["intervals"])
-    if kind == "once":
-        from .once import Once
-
-        return Once(entry["at_ms"])
-
-
-def _known(entry: dict) -> str:
-    kind = entry["kind"]
+def _known(entry: Mapping[str, Any]) -> str:
+    kind: str = entry["kind"]
     if kind not in KINDS:
         raise ValueError(f"unknown kind of schedule in the manifest: {kind!r}; rebuild the app")
     return kind
 
 
-def retry_of_entry(entry: dict) -> Retry | None:
-    """A declared or handed-over entry's retries, where it declares them."""
-    from .model import Retry
+def __getattr__(name: str) -> Any:
+    """`timing_of` and `retry_of_entry`, moved to kinds.forms, found there at first use: the
+    kinds are not imported at cold start."""
+    if name in ("timing_of", "retry_of_entry"):
+        from .kinds import forms
 
-    return Retry(entry["retry_attempts"], entry["retry_pause_ms"]) if entry.get("retry_attempts") else None
+        return getattr(forms, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def action_of_entry(entry: dict) -> Action:
@@ -119,6 +104,7 @@ class App:
 
     @cached_property
     def schedules(self) -> tuple[Schedule, ...]:
+        from .kinds.forms import retry_of_entry, timing_of
         from .model import Schedule
 
         return tuple(
