@@ -4,9 +4,11 @@ looked for, and the batch that ends the runs whose leases lapsed.
 The invariants, each kept by the statement named:
 
 1. A lease is open only while its run's record is `running` (LEASE_OPEN): the state row keeps
-   `lease_run` and `lease_until` after the end that records the run (ends.RECORD_ENDS), and no
-   write of the state row gives it back. Whoever reads a lease reads it through LEASE_OPEN
-   (`lease_held`, `holds_lease`).
+   `lease_run` and `lease_until` after the end that records the run (ends.RECORD_ENDS, and
+   FAIL_EXPIRED_RUNS), which writes no state row to give it back; the one statement that clears
+   them, claims.GIVE_BACK_COALESCED, follows the `coalesced` record its batch made for that run.
+   A read of a lease reads it through LEASE_OPEN (`lease_held`, `holds_lease`), or, where it
+   reads the run's start too, through the same test as a join (operator.SCHEDULES_WITH_RUNS).
 2. A lease ends after every lapse dealt with (LEASE_AFTER_LAPSES, in claims.TAKE_LEASES and
    backfills.TAKE_BACKFILL_LEASES): one already lapsed by the clock the app's row has cleared to
    would lie outside every window a tick reads, and never be ended.
@@ -15,10 +17,12 @@ The invariants, each kept by the statement named:
    that marked meanwhile with a longer reach may have taken a lease lapsing among records before it.
 4. A tick's leases are timed on its invocation's clock, never on the tick's time: they begin at
    `tick.wall` (when the invocation began) plus the budget spent, last the run limit (or what is
-   left of the budget, if less) and LEASE_GRACE (`tick.Lease`, `_Tick.lease`), and every statement
-   compares them with that clock (?1 of LAPSED, ?3 of claims.SKIP, ?4 of app_row.MARK_TICK), so a
-   tick by hand for a time ahead neither ends a run going on nor takes a lease that holds up the
-   ticks on the clock. (Housekeeping's pass is leased from the same clock, by the same Lease.)
+   left of the budget, if less) and LEASE_GRACE (`tick.Lease`, `_Tick.lease`), and every test of a
+   run's lease reads that clock, never the tick's time: `tick.wall` (?1 of LAPSED, ?4 of
+   app_row.MARK_TICK, `State.lease_live` and `lease_expired`), or, for a claim batch's skips, when
+   its leases begin (?3 of claims.SKIP), so a tick by hand for a time ahead neither ends a run
+   going on nor takes a lease that holds up the ticks on the clock. (Housekeeping's pass is leased
+   by the same Lease, for what is left of the budget, and taken at `_Tick.clock_ms`.)
 5. An end gives back only its own lease: RECORD_ENDS ends only a record still `running`, and
    FAIL_EXPIRED_RUNS only the runs LAPSED finds still holding the row's lease
    (`s.lease_run = r.id`); claims.GIVE_BACK_COALESCED clears only the lease its own run took.
