@@ -63,3 +63,17 @@ def test_a_backfill_step_with_no_call_has_no_call_columns():
     row = dict(zip(Step.COLUMNS, Step("b1", "monthly", NINE, "ops").row(), strict=True))
     assert (row["at"], row["n"], row["i"], row["dst"], row["run"]) == (None, None, None, None, None)
     assert (row["backfill"], row["name"], row["next"], row["who"]) == ("b1", "monthly", NINE, "ops")
+
+
+def test_every_column_of_a_claim_and_a_step_carries_its_own_field_and_no_other():
+    # Every value distinct, so a column filled from another field (or the call's fields crossed) shows.
+    claim = Claim("census", 1, 2, "z3", Call(at=4, n=5, i=6, dst="d7"), moment="m8", reason="r9", detail="d10",
+                  requested=11, by_hand="h12", trace="t13", for_due=14, attempt=15, retrying=16)
+    assert dict(zip(Claim.COLUMNS, claim.row(), strict=True)) == {
+        "name": "census", "due": 1, "next_due": 2, "run": "z3", "at": 4, "n": 5, "i": 6, "dst": "d7", "moment": "m8",
+        "reason": "r9", "detail": "d10", "requested": 11, "by_hand": "h12", "trace": "t13", "for_due": 14,
+        "attempt": 15, "retrying": 16}
+    step = Step("b1", "monthly", 2, "ops", Call(at=4, n=5, i=6, dst="d7"), "z8", "t9")
+    assert dict(zip(Step.COLUMNS, step.row(), strict=True)) == {
+        "backfill": "b1", "name": "monthly", "next": 2, "who": "ops", "at": 4, "n": 5, "i": 6, "dst": "d7", "run": "z8",
+        "trace": "t9"}
