@@ -1,5 +1,6 @@
 """`wrangler deploy --dry-run` packages the Worker offline: entry, runtime, build output and
-the vendored packages, as a deploy would upload them."""
+the vendored packages, as a deploy would upload them, and nothing of the tools (the build, the
+command, the host's JavaScript, tickwork's migrations, pydantic)."""
 
 import os
 import subprocess
@@ -7,6 +8,7 @@ import subprocess
 from helpers import ROOT
 
 VENDORED = ("croniter", "dateutil", "tzdata", "workers")
+TOOLS = ("tickwork_build", "tickwork_cli", "tickwork_tool", "pydantic")
 
 
 def test_the_dry_run_bundle_holds_the_entry_the_runtime_the_manifest_and_vendored_packages(tmp_path):
@@ -26,3 +28,5 @@ def test_the_dry_run_bundle_holds_the_entry_the_runtime_the_manifest_and_vendore
     for package in VENDORED:
         assert any(name.startswith(f"python_modules/{package}") for name in bundled), package
     assert not any("pydantic" in name or "tickwork_build" in name for name in bundled)
+    assert [name for name in bundled if any(tool in name for tool in TOOLS) or name.endswith((".mjs", ".sql"))] == []
+    assert {name for name in bundled if name.startswith(("tickwork/", "python_modules/tickwork/"))} == runtime

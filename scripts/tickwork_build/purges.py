@@ -14,14 +14,15 @@ declaration keeps its state and run records. The runtime supplies the action.
 import re
 from dataclasses import dataclass
 
-from tickwork.cron_syntax import shown
+from tickwork.kinds.cron_syntax import shown
+from tickwork.errors import Invalid, ScheduleError
 from tickwork.purging import setting_age
 from tickwork.times import HOUR, MINUTE
 
 from .declaration import Declaration, Item
 from .migrations import Schema
 from .problems import Problem
-from .schedules import Invalid, Spec, _choice, _duration, _problem, _unquoted
+from .schedules import Spec, _choice, _duration, _problem, _unquoted
 
 FORMATS = ("epoch_ms", "epoch_s", "iso")  # how a column holds a row's time; iso is ISO-8601 text
 EVERY = HOUR
@@ -134,8 +135,8 @@ def validate_purge(declaration: Declaration, where: Where) -> tuple[Spec | None,
         if key in written:
             try:
                 values[key] = check(written[key].value)
-            except Invalid as invalid:
-                problems.append(_problem(declaration, invalid.code, written[key].line, str(invalid), invalid.mend))
+            except ScheduleError as invalid:
+                problems.append(_problem(declaration, invalid.code, written[key].line, invalid.message, invalid.mend))
     if "table" in written:
         trouble = _table(declaration, written, where, values)
         problems += trouble

@@ -10,33 +10,26 @@ carries its documented code.
 
 import inspect
 import re
-from datetime import datetime
 from types import ModuleType
-from typing import Literal
+from typing import Callable, Literal
 
-from croniter import CroniterBadDateError
 from pydantic import BaseModel, ConfigDict
 
-from tickwork.calendars import NONEXISTENT, REPEATED, parse_cron
-from tickwork.cron_syntax import MEND as CRON_MEND
-from tickwork.cron_syntax import parse as cron_fields
-from tickwork.cron_syntax import shown
-from tickwork.retries import Refused, limit_of, retry_of
-from tickwork.times import LONGEST, MINUTE, SECOND, duration_ms, whole
-from tickwork.zones import is_zone
+from tickwork.kinds.calendar import NONEXISTENT, REPEATED, Calendar, compiled_cron, cron_calendar
+from tickwork.kinds.cron_syntax import MEND as CRON_MEND
+from tickwork.kinds.cron_syntax import parse as cron_fields
+from tickwork.kinds.cron_syntax import shown
+from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
+from tickwork.kinds.rules import (
+    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
+    seconds_within_target, share_within_target, within_bounds, zone_checked,
+)
+from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
 
 from .declaration import Declaration, Item
 from .problems import Problem
 
 CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)")
-
-
-class Invalid(Exception):
-    """One item's problem: its documented code, what is wrong, and how to mend it."""
-
-    def __init__(self, code: str, message: str, mend: str):
-        super().__init__(message)
-        self.code, self.mend = code, mend
 
 
 def _unquoted(text: str) -> str:
@@ -57,7 +50,7 @@ def _duration(code: str, item: str, example: str, bare_seconds: bool):
             unit = "seconds, or of s, m, h or d" if bare_seconds else "s, m, h or d"
             raise Invalid(code, f"`{item}: {shown(text)}` is not a whole number above zero of {unit}",
                           f"write e.g. `{item}: {example}`")
-        if ms > LONGEST:
+        if not within_bounds(ms):
             raise Invalid(code, f"`{item}: {shown(text)}` is longer than a hundred years",
                           f"write at most `{item}: 36500d`")
         return ms
@@ -93,33 +86,26 @@ def _within(module: str | None, package: str) -> bool:
 def _cron(text: str) -> str:
     expression = _unquoted(text)
     try:
-        cron = parse_cron(expression)
+        compiled_cron(expression)
     except (ValueError, KeyError, TypeError) as error:
         raise Invalid("schedule.cron_invalid", f"`cron: {shown(expression)}` does not parse: {error}",
                       getattr(error, "mend", CRON_MEND)) from None
-    try:
-        cron.get_next(start_time=datetime(2000, 1, 1))
-    except CroniterBadDateError:
-        raise Invalid("schedule.cron_invalid", f"`cron: {expression}` never comes due",
-                      "name a date that exists, e.g. not the 30th of February") from None
+    comes_due(Calendar(cron_calendar(expression)), SINCE, f"`cron: {expression}`")
     return expression
+
+
+SINCE = utc("2000-01-01 00:00")  # whether a cron comes due is asked from here: a moment long past
 
 
 def _zone(text: str) -> str:
     zone = _unquoted(text)
-    if not is_zone(zone):  # the Worker's own check: the vendored tzdata's zones
-        raise Invalid("schedule.zone_invalid", f"`zone: {shown(zone)}` is not an IANA time zone",
-                      "write a zone such as `Europe/Berlin` or `America/New_York`")
-    return zone
+    return zone_checked(zone, f"`zone: {shown(zone)}`", "write")
 
 
-def _choice(code: str, item: str, allowed: tuple[str, ...]):
+def _choice(code: str, item: str, allowed: tuple[str, ...]) -> Callable[[str], str]:
     def check(text: str) -> str:
         value = _unquoted(text)
-        if value not in allowed:
-            raise Invalid(code, f"`{item}: {shown(value)}` is none of {', '.join(allowed)}",
-                          f"write `{item}: {allowed[0]}` or one of: {', '.join(allowed)}")
-        return value
+        return choice_checked(value, allowed, f"`{item}: {shown(value)}`", f"`{item}: {allowed[0]}`", code)
 
     return check
 
@@ -253,10 +239,8 @@ def validate_declaration(
                 values[key] = _limit(item.value)
             else:
                 values[key] = CHECKS[key](item.value)
-        except Invalid as invalid:
-            problems.append(_problem(declaration, invalid.code, item.line, str(invalid), invalid.mend))
-        except Refused as refused:
-            problems.append(_problem(declaration, refused.code, item.line, refused.message, refused.mend))
+        except ScheduleError as error:
+            problems.append(_problem(declaration, error.code, item.line, error.message, error.mend))
     problems += _together(declaration, values, written)
     if problems:
         return None, problems
@@ -275,32 +259,27 @@ def validate_declaration(
 
 def _together(declaration: Declaration, values: dict, written: dict[str, Item]) -> list[Problem]:
     """What needs several items, checked on those that are valid: a pulse's intervals within its
-    cycle, and the Workers target, whose minute's cron cannot honour anything due more often."""
-    def at(key: str) -> int:
-        return written[key].line if key in written else declaration.line
-
-    def unsupported(key: str, what: str, mend: str) -> list[Problem]:
-        return [_problem(declaration, "deployable.target_unsupported", at(key),
-                         f"{what}; a Worker ticks once a minute", mend)]
-
+    cycle, and the Workers target (kinds.rules), whose minute's cron cannot honour anything due
+    more often. A problem is told at the line of the item it names."""
     kind = declaration.kind
-    if kind == "schedule" and "every" in values and values["every"] < MINUTE:
-        return unsupported("every", f"`every:` of {values['every'] // 1000}s is under a minute",
-                           "use `every: 1m` or more")
+    checks: list[tuple[str, Callable[[], object]]] = []
+    if kind == "schedule" and "every" in values:
+        every = values["every"]
+        checks.append(("every", lambda: every_within_target(every, f"`every:` of {every // 1000}s",
+                                                            "use `every: 1m` or more")))
     if kind == "pulse" and "cycle" in values and "intervals" in values:
         cycle, intervals = values["cycle"], values["intervals"]
-        if intervals * SECOND > cycle:
-            return [_problem(declaration, "schedule.intervals_invalid", at("intervals"),
-                             f"`intervals: {intervals}` is more than the cycle's {cycle // SECOND} seconds",
-                             "make `intervals` at most `cycle`")]
-        if cycle < MINUTE * intervals:
-            return unsupported("cycle", f"a share of {cycle / intervals / 1000:g}s is under a minute",
-                               "make `cycle` / `intervals` at least 60 seconds")
+        checks.append(("intervals", lambda: intervals_within_cycle(cycle, intervals)))
+        checks.append(("cycle", lambda: share_within_target(cycle, intervals)))
     if kind == "calendar" and "cron" in values:
-        fields = cron_fields(values["cron"])
-        if len(fields) == 6 and len(fields[0]) > 1:
-            return unsupported("cron", "its seconds field comes due more than once a minute",
-                               "name one second, e.g. `0` for the first, or use 5 fields")
+        cron = values["cron"]
+        checks.append(("cron", lambda: seconds_within_target(cron_fields(cron), "its")))
+    for key, check in checks:
+        try:
+            check()
+        except ScheduleError as error:
+            line = written[key].line if key in written else declaration.line
+            return [_problem(declaration, error.code, line, error.message, error.mend)]
     return []
 
 

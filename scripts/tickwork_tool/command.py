@@ -14,15 +14,18 @@ from . import bundling, node
 from .vendoring import sync_migrations, vendor_runtime
 
 OWN = {"init", "build", "dev", "tick"}
-# The modules of the `cli` extra (pyproject.toml), which a `tickwork` installed without it lacks.
+# The modules the tools need besides the runtime (scripts/pyproject.toml's, which `tickwork[cli]`
+# installs): a Python that runs the tools from a checkout may lack them.
 CLI_EXTRA = {"pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection"}
 USAGE = """usage: tickwork VERB ...
 
 For the Worker in this folder:
   init              add tickwork to it: migrations, cron trigger, [build] command, [tool.tickwork], entry lines
   build             validate the app's declarations and lay the Worker out in build/app (wrangler's [build] command)
-  dev [ARGS]        build, bundle and run it on the local host, offline, ticking each minute (--port, --json, --fresh, --no-timer)
-  tick TIME [ARGS]  build, bundle and run one tick at TIME (ISO UTC, epoch ms or now) against the local D1 (--far, --json)
+  dev [ARGS]        build, bundle and run it on the local host, offline, ticking each minute \
+(--port, --json, --fresh, --no-timer)
+  tick TIME [ARGS]  build, bundle and run one tick at TIME (ISO UTC, epoch ms or now) against the local D1 \
+(--far, --json)
 
 The operator's verbs (tickwork schedules --help, ...):
   schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, backfills, status

@@ -1,6 +1,7 @@
-"""What the wheel ships beside the code: the host's files, its Node side's package.json and
-package-lock.json, and tickwork's own migrations. Installed, they sit under this package; run
-from a checkout of this repository, they are its folders."""
+"""What the tools' wheel (tickwork-dev, scripts/pyproject.toml) ships beside the code: the host's
+files, its Node side's package.json and package-lock.json, and tickwork's own migrations.
+Installed, they sit under this package; run from a checkout of this repository, they are its
+folders."""
 
 import re
 from pathlib import Path

@@ -4,7 +4,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Awaitable, Callable
 
-from .timing import Timing
+from .errors import ScheduleError as ScheduleError  # its home is errors.py; `tickwork.ScheduleError` reads it here
+from .kinds import Timing
 from .times import MINUTE
 
 Action = Callable[[], Awaitable[object]]
@@ -74,15 +75,6 @@ class Kind(StrEnum):
     RAISED = "raised"
     DEADLINE = "deadline"
     LOST = "lost"
-
-
-class ScheduleError(ValueError):
-    """A schedule handed over at run time that the Worker cannot honour, with the build's code
-    (`schedule.cron_invalid`, `deployable.target_unsupported`, ...) and how to mend it."""
-
-    def __init__(self, code: str, message: str, mend: str = ""):
-        super().__init__(f"{code}: {message}" + (f"; {mend}" if mend else ""))
-        self.code, self.message, self.mend = code, message, mend
 
 
 class ActionError(Exception):

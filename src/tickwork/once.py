@@ -1,28 +1,3 @@
-"""A one-off moment: a schedule handed over for one call at `at` (this order in an hour)."""
+"""Moved to `tickwork.kinds.once`; this path is kept for the code and tests that import it."""
 
-from dataclasses import dataclass
-
-from .timing import Call, Timing
-from .times import NEVER
-
-
-@dataclass(frozen=True)
-class Once(Timing):
-    at: int  # epoch ms
-    skips_while_running = False
-
-    @property
-    def form(self) -> str:
-        return f"once {self.at}"
-
-    def first_due(self, tick: int) -> int:
-        return self.at
-
-    def owed(self, due: int, tick: int) -> Call:
-        return Call(at=self.at)
-
-    def following(self, due: int, tick: int) -> int:
-        return NEVER
-
-    def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
-        return [Call(at=self.at)] if start <= self.at <= end and most > 0 else []
+from .kinds.once import *  # noqa: F401, F403

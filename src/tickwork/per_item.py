@@ -20,7 +20,8 @@ race. Its id is derived from the action, the input, the timing and `expires`: ha
 schedule over twice gives one schedule and the same id, and one cancelled and handed over again
 comes back under that id. A `label` (the customer's name, say) says whom it is for to the
 operator (`tickwork schedules`, `why`, `history`); it is no part of the id. It ends when
-cancelled, when `expires` passes, or when its action is no longer in the app. Bad arguments raise ScheduleError with the build's codes, nothing written.
+cancelled, when `expires` passes, or when its action is no longer in the app. Bad arguments raise
+ScheduleError with the build's codes (kinds.rules checks them for both), nothing written.
 Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
 
 In bulk (`calendar_many`, `every_many`, `once_many`, `hand_over`, `cancel_many`), many items go
@@ -37,14 +38,18 @@ from functools import lru_cache
 from types import FunctionType
 from typing import Awaitable, Callable, Iterable
 
-from .app import action_key, action_of, timing_of
-from .calendars import CACHED, NONEXISTENT, REPEATED
+from .app import action_key, action_of
 from .database import FREE_QUERIES, PAID_QUERIES, Database, past_the_cap
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
-from .model import Action, ScheduleError
+from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
+from .kinds.forms import timing_of
+from .kinds.rules import (
+    choice_checked, comes_due, every_within_target, seconds_within_target, within_bounds, zone_checked,
+)
+from .errors import ScheduleError
+from .model import Action
 from .schedule_store import ScheduleStore, digest, json_lists
-from .times import LONGEST, MINUTE, NEVER, duration_ms
-from .zones import is_zone
+from .times import LONGEST, NEVER, duration_ms
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
 LONGEST_LABEL = 200  # characters: a name to show in a table, not a record
@@ -207,10 +212,9 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     timing = shared.get(entry_text)
     if timing is None:
         found = timing_of(entry)
-        timing = shared[entry_text] = (found.form, found.every_ms, found.first_due(now))
-        if entry["kind"] == "calendar" and timing[2] >= NEVER:
-            raise ScheduleError("schedule.cron_invalid", f"`{entry['cron']}` never comes due",
-                                "name a date that exists, e.g. not the 30th of February")
+        calendar = entry["kind"] == "calendar"
+        due = comes_due(found, now, f"`{entry['cron']}`") if calendar else found.first_due(now)
+        timing = shared[entry_text] = (found.form, found.every_ms, due)
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
@@ -218,7 +222,8 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
 
 
 def _used_up(why: str) -> ScheduleError:
-    return ScheduleError("items.statements_used_up", f"{why} (D1 takes {PAID_QUERIES:,} calls an invocation, {FREE_QUERIES} on Free)",
+    return ScheduleError("items.statements_used_up",
+                         f"{why} (D1 takes {PAID_QUERIES:,} calls an invocation, {FREE_QUERIES} on Free)",
                          "hand many over in one call, many to a statement: items.calendar_many, every_many, "
                          "once_many or hand_over, and cancel_many (README: Schedules handed over at run time, In bulk)")
 
@@ -241,10 +246,7 @@ def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, 
 
 def _every_entry(every: object) -> dict:
     ms = _every(every)
-    if ms < MINUTE:
-        raise ScheduleError("deployable.target_unsupported",
-                            f"every {ms} ms is under a minute; a Worker ticks once a minute",
-                            "hand over every 60000 ms (1m) or more")
+    every_within_target(ms, f"every {ms} ms", "hand over every 60000 ms (1m) or more")
     return {"kind": "schedule", "every_ms": ms}
 
 
@@ -315,7 +317,7 @@ def _id(id: object) -> str:
 def _runs(retry: object, limit: object) -> dict:
     """What the entry keeps of `retry` and `limit` where given: an entry without them, and so
     its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
-    from .retries import Refused, limit_of, retry_of
+    from .kinds.rules import Refused, limit_of, retry_of
 
     try:
         kept = {} if retry is None else {"retry_attempts": (r := retry_of(_text("retry", retry), False)).attempts,
@@ -393,35 +395,26 @@ def _cron(expression: object) -> str:
 
 @lru_cache(maxsize=CACHED)  # an expression is checked once, not at each hand-over of it
 def _checked_cron(expression: str) -> str:
-    from .cron_syntax import CronInvalid, parse
+    from .kinds.cron_syntax import CronInvalid, parse
 
     try:
         fields = parse(expression)
     except CronInvalid as error:
         raise ScheduleError(error.code, str(error), error.mend) from None
-    if len(fields) == 6 and len(fields[0]) > 1:
-        raise ScheduleError("deployable.target_unsupported",
-                            f"`{expression}`'s seconds field comes due more than once a minute; a Worker ticks once a minute",
-                            "name one second, e.g. `0` for the first, or use 5 fields")
+    seconds_within_target(fields, f"`{expression}`'s")
     return expression
 
 
 def _zone(zone: object) -> str:
-    if not is_zone(zone):
-        raise ScheduleError("schedule.zone_invalid", f"{zone!r} is not an IANA time zone of the vendored tzdata",
-                            "name a zone such as `Europe/Berlin` or `America/New_York`")
-    return zone
+    return zone_checked(zone, repr(zone))
 
 
 def _choice(item: str, value: object, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ScheduleError("schedule.dst_invalid", f"`{item}` of {value!r} is none of {', '.join(allowed)}",
-                            f"write {item}={allowed[0]!r} or one of: {', '.join(allowed)}")
-    return value
+    return choice_checked(value, allowed, f"`{item}` of {value!r}", f"{item}={allowed[0]!r}")
 
 
 def _ms(item: str, value: object, code: str) -> int:
-    if type(value) is not int or not 0 < value <= LONGEST:
+    if type(value) is not int or not within_bounds(value):
         raise ScheduleError(code, f"`{item}` of {value!r} is not a whole number of milliseconds above zero",
                             f"give `{item}` in milliseconds, at most {LONGEST} (a century)")
     return value

@@ -1,9 +1,10 @@
 """tickwork added to a Worker of one's own, as a user would: a minimal Python Worker made the way
 Cloudflare's Python Worker template makes one (its own pyproject.toml, a wrangler.toml with a D1
-binding, src/entry.py whose `Default` answers "hello"), the wheel built from this repository
-installed into its virtualenv, `tickwork init`, a `.jadpo` schedule whose action writes to the
-Worker's own D1 table through its binding, then `tickwork build`, a dry-run deploy, `tickwork
-dev` ticking it and `tickwork schedules --local`. Everything runs in a temporary folder, from
+binding, src/entry.py whose `Default` answers "hello"), the two wheels built from this repository
+(the runtime `tickwork` and the tools `tickwork-dev`) installed into its virtualenv as
+`tickwork[cli]`, `tickwork init`, a `.jadpo` schedule whose action writes to the Worker's own D1
+table through its binding, then `tickwork build`, a dry-run deploy, `tickwork dev` ticking it and
+`tickwork schedules --local`. Everything runs in a temporary folder, from
 PyPI and the npm registry alone (their caches first)."""
 
 import json
@@ -59,7 +60,8 @@ schedule count_visits {
 
 class Worker(NamedTuple):
     root: Path
-    wheel: Path
+    wheel: Path  # the runtime's
+    tools: Path  # tickwork-dev's
     init: subprocess.CompletedProcess
     init_again: subprocess.CompletedProcess
     build: subprocess.CompletedProcess
@@ -122,13 +124,15 @@ def worker(tmp_path_factory):
     here = tmp_path_factory.mktemp("own")
     source, wheels, root = here / "tickwork", here / "wheels", here / "my-worker"
     shutil.copytree(ROOT, source, ignore=NOT_THE_WHEEL)
-    _ok(_run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
-              "-w", str(wheels), str(source)], here))
-    [wheel] = wheels.glob("tickwork-*.whl")
+    for project in (source, source / "scripts"):
+        _ok(_run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
+                  "-w", str(wheels), str(project)], here))
+    [wheel], [tools] = wheels.glob("tickwork-*.whl"), wheels.glob("tickwork_dev-*.whl")
     _the_template(root)
     _ok(_run([sys.executable, "-m", "venv", ".venv"], root))
+    # tickwork[cli] needs tickwork-dev at its version: the wheel beside it, named so no index is asked.
     _ok(_run([str(root / ".venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              f"{wheel}[cli]"], root))
+              f"{wheel}[cli]", str(tools)], root))
     tickwork = str(root / ".venv" / "bin" / "tickwork")
     init, init_again = _ok(_run([tickwork, "init"], root)), _run([tickwork, "init"], root)
     _add_the_schedule(root)
@@ -140,23 +144,35 @@ def worker(tmp_path_factory):
     output: list[str] = []
     threading.Thread(target=lambda: output.extend(process.stdout), daemon=True).start()
     try:
-        yield Worker(root, wheel, init, init_again, build, upload, _started(root, process, output))
+        yield Worker(root, wheel, tools, init, init_again, build, upload, _started(root, process, output))
     finally:
         stop(process)
 
 
-def test_the_wheel_is_pure_python_holding_the_runtime_the_build_the_command_the_host_and_migrations(worker):
-    with zipfile.ZipFile(worker.wheel) as wheel:
-        names = set(wheel.namelist())
-        metadata = wheel.read("tickwork-0.1.0.dist-info/METADATA").decode()
+def _names_and_metadata(wheel: Path) -> tuple[set[str], str]:
+    with zipfile.ZipFile(wheel) as opened:
+        names = set(opened.namelist())
+        [metadata] = [name for name in names if name.endswith(".dist-info/METADATA")]
+        return names, opened.read(metadata).decode()
+
+
+def test_the_wheels_are_pure_python_the_runtime_apart_from_the_build_the_command_the_host_and_migrations(worker):
+    names, metadata = _names_and_metadata(worker.wheel)
+    tool_names, tools_metadata = _names_and_metadata(worker.tools)
 
     assert worker.wheel.name == "tickwork-0.1.0-py3-none-any.whl"
-    assert {"tickwork/tick.py", "tickwork_build/build.py", "tickwork_cli/cli.py", "tickwork_tool/command.py",
+    assert worker.tools.name == "tickwork_dev-0.1.0-py3-none-any.whl"
+    assert {"tickwork/app.py", "tickwork/adapters/workers.py"} <= names
+    assert {"tickwork_build/build.py", "tickwork_cli/cli.py", "tickwork_tool/command.py",
             "tickwork_tool/host/cli.mjs", "tickwork_tool/host/bridge.py", "tickwork_tool/node/package-lock.json",
-            "tickwork_tool/migrations/0001_schedules.sql"} <= names
-    assert not any(name.startswith(("app/", "tickwork_tool/migrations/01")) for name in names), "not the example's"
+            "tickwork_tool/migrations/0001_schedules.sql"} <= tool_names
+    assert all(name.startswith(("tickwork/", "tickwork-0.1.0.dist-info/")) for name in names), "the runtime alone"
+    assert not any(name.startswith("tickwork/") for name in tool_names)
+    assert not any(name.startswith(("app/", "tickwork_tool/migrations/01")) for name in names | tool_names), \
+        "not the example's"
     assert "Requires-Dist: croniter==7.0.0" in metadata and "Requires-Dist: tzdata==" in metadata
-    assert 'Requires-Dist: pydantic==2.14.4; extra == "cli"' in metadata
+    assert 'Requires-Dist: tickwork-dev==0.1.0; extra == "cli"' in metadata and "pydantic" not in metadata
+    assert "Requires-Dist: tickwork==0.1.0" in tools_metadata and "Requires-Dist: pydantic==2.14.4" in tools_metadata
 
 
 def test_tickwork_init_says_each_change_it_makes(worker):
@@ -191,6 +207,9 @@ def test_a_dry_run_deploy_bundles_tickwork_croniter_tzdata_and_the_users_modules
     assert (worker.upload / "entry.py").is_file() and (worker.upload / "tickwork_manifest.py").is_file()
     assert (worker.upload / "app" / "domains" / "visits" / "__init__.py").is_file()
     assert not (modules / "tickwork_build").exists() and not (modules / "pydantic").exists()
+    uploaded = [path.relative_to(worker.upload).as_posix() for path in worker.upload.rglob("*") if path.is_file()]
+    assert [name for name in uploaded if name.split("/")[0] in ("tickwork_cli", "tickwork_tool")
+            or "/tickwork_cli/" in name or "/tickwork_tool/" in name or name.endswith((".mjs", ".sql"))] == []
 
 
 def test_tickwork_dev_ticks_the_action_into_the_users_own_table(worker):

@@ -50,3 +50,15 @@ def test_pydantic_is_never_imported_at_run_time(host):
     names = {name for name, _ in host.modules()["loaded"]}
 
     assert not {name for name in names if name.split(".")[0] in ("pydantic", "pydantic_core")}
+
+
+def test_nothing_of_the_tools_is_bundled_nor_imported_at_run_time(host, tmp_path):
+    """The Worker vendors the runtime distribution alone: the build, the command and the host's
+    own files stay with the tools (tickwork-dev)."""
+    host.tick(utc("2026-01-05 12:00"))
+    tools = ("tickwork_build", "tickwork_cli", "tickwork_tool")
+    host.dry_run(tmp_path / "bundle")
+
+    assert [name for name in _bundle_files(tmp_path / "bundle")
+            if any(tool in name for tool in tools) or name.endswith((".mjs", ".sql"))] == []
+    assert not {name for name, _ in host.modules()["loaded"] if name.split(".")[0] in tools}

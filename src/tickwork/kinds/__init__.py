@@ -38,8 +38,11 @@ class Timing(ABC):
     coalesces: bool = False
     #: Removed and declared again, it owes nothing from before: its due time starts afresh.
     forgets_absence: bool = False
-    #: The interval kept in the state row's `every_ms`; 0 where the kind has none.
-    every_ms: int = 0
+
+    @property
+    def every_ms(self) -> int:
+        """The interval kept in the state row's `every_ms`; 0 where the kind has none."""
+        return 0
 
     @property
     @abstractmethod

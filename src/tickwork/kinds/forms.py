@@ -44,7 +44,7 @@ class Kind:
         made: Timing
         of = getattr(importlib.import_module(self.home, __package__), self.timing_class)
         if self.prefix == "calendar":
-            from ..calendars import cron_calendar  # only an app with calendars needs them
+            from .calendar import cron_calendar  # only an app with calendars needs them
 
             made = of(cron_calendar(*(entry[key] for key in self.keys[:4])), entry.get("overdue_ms"))
         else:
@@ -53,11 +53,11 @@ class Kind:
 
 
 KINDS = {kind.name: kind for kind in (
-    Kind("schedule", "every", "..grid", "Every", ("every_ms",)),
-    Kind("purge", "every", "..grid", "Every", ("every_ms",)),  # tickwork's own action on an `every:` grid
-    Kind("calendar", "calendar", "..calendars", "Calendar", ("cron", "zone", "nonexistent", "repeated", "overdue_ms")),
-    Kind("pulse", "pulse", "..pulses", "Pulse", ("cycle_ms", "intervals")),
-    Kind("once", "once", "..once", "Once", ("at_ms",)),
+    Kind("schedule", "every", ".every", "Every", ("every_ms",)),
+    Kind("purge", "every", ".every", "Every", ("every_ms",)),  # tickwork's own action on an `every:` grid
+    Kind("calendar", "calendar", ".calendar", "Calendar", ("cron", "zone", "nonexistent", "repeated", "overdue_ms")),
+    Kind("pulse", "pulse", ".pulse", "Pulse", ("cycle_ms", "intervals")),
+    Kind("once", "once", ".once", "Once", ("at_ms",)),
 )}
 # The manifest's names are checked at a Worker's cold start, where this module is not imported:
 # app.KINDS, whose names these are (a test says so).

@@ -1,0 +1,130 @@
+"""What a schedule may be, checked once for the build and for schedules handed over at run time.
+
+Each check raises ScheduleError with its documented code, what is wrong and how to mend it. The
+build says where (file:line and the schedule's name, tickwork_build.schedules); a hand-over in
+bulk says which item (`item 7 of 10: ...`, per_item). Each path quotes the value as its user
+wrote it (`every:` of 30s in a .jadpo file, `every 30000 ms` to `items.every`): the caller passes
+that as `said`, and the check says the rest.
+
+The Workers target: a Worker ticks once a minute (and at each 10-second mark while queues are
+bound), so nothing may come due more often than once a minute.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..errors import Invalid, ScheduleError
+from ..model import RUN_LIMIT, Retry
+from ..times import LONGEST, MINUTE, NEVER, SECOND, duration_ms, whole
+from .zones import is_zone
+
+if TYPE_CHECKING:
+    from . import Timing
+
+TARGET = "deployable.target_unsupported"
+TICKS = "a Worker ticks once a minute"
+
+MOST_ATTEMPTS = 10
+SHORTEST_PAUSE = 10 * SECOND  # a Worker with queues bound ticks again at each 10-second mark
+
+_RETRY = re.compile(r"\s*([0-9]+)\s+after\s+(\S+)\s*")
+
+
+# What `retry_of` and `limit_of` raise: a `retry:` or `limit:` the Worker cannot honour (the old name).
+Refused = Invalid
+
+
+def every_within_target(ms: int, said: str, mend: str) -> int:
+    """An interval of a minute or more."""
+    if ms < MINUTE:
+        raise ScheduleError(TARGET, f"{said} is under a minute; {TICKS}", mend)
+    return ms
+
+
+def seconds_within_target(fields: tuple[frozenset[int], ...], said: str) -> None:
+    """A cron's seconds field, where it has one, names one second a minute (`fields` as
+    cron_syntax.parse reads them)."""
+    if len(fields) == 6 and len(fields[0]) > 1:
+        raise ScheduleError(TARGET, f"{said} seconds field comes due more than once a minute; {TICKS}",
+                            "name one second, e.g. `0` for the first, or use 5 fields")
+
+
+def intervals_within_cycle(cycle: int, intervals: int) -> None:
+    """A pulse's shares are a second long at the least."""
+    if intervals * SECOND > cycle:
+        raise ScheduleError("schedule.intervals_invalid",
+                            f"`intervals: {intervals}` is more than the cycle's {cycle // SECOND} seconds",
+                            "make `intervals` at most `cycle`")
+
+
+def share_within_target(cycle: int, intervals: int) -> None:
+    """A pulse's share is a minute long at the least."""
+    if cycle < MINUTE * intervals:
+        raise ScheduleError(TARGET, f"a share of {cycle / intervals / 1000:g}s is under a minute; {TICKS}",
+                            "make `cycle` / `intervals` at least 60 seconds")
+
+
+def comes_due(timing: Timing, tick: int, said: str) -> int:
+    """The due time of a timing first seen at `tick`: a calendar whose cron names no date that
+    exists (the 30th of February) has none, and is refused."""
+    due = timing.first_due(tick)
+    if due >= NEVER:
+        raise ScheduleError("schedule.cron_invalid", f"{said} never comes due",
+                            "name a date that exists, e.g. not the 30th of February")
+    return due
+
+
+def zone_checked(zone: object, said: str, write: str = "name") -> str:
+    """A zone of the vendored tzdata: the Worker's own zones (zones.py). `write` is the mend's
+    verb as the caller's user has always read it (the build's `write`, a hand-over's `name`)."""
+    if not is_zone(zone) or not isinstance(zone, str):
+        raise ScheduleError("schedule.zone_invalid", f"{said} is not an IANA time zone of the vendored tzdata",
+                            f"{write} a zone such as `Europe/Berlin` or `America/New_York`")
+    return zone
+
+
+def choice_checked(value: object, allowed: tuple[str, ...], said: str, first_written: str,
+                   code: str = "schedule.dst_invalid") -> str:
+    """One of the values allowed: a daylight-saving rule (`nonexistent`, `repeated`), or what
+    else has a few; `first_written` is the first of them as the caller's user writes it."""
+    if not isinstance(value, str) or value not in allowed:
+        raise ScheduleError(code, f"{said} is none of {', '.join(allowed)}",
+                            f"write {first_written} or one of: {', '.join(allowed)}")
+    return value
+
+
+def within_bounds(ms: int) -> bool:
+    """A duration tickwork keeps: above zero, and at most a century."""
+    return 0 < ms <= LONGEST
+
+
+def retry_of(text: str, queues: bool) -> Retry:
+    """`N after D` as a Retry; pauses under a minute only where the app has queues bound."""
+    code, said = "schedule.retry_invalid", f"`retry: {text}`"
+    match = _RETRY.fullmatch(text)
+    attempts = whole(match.group(1)) if match else None
+    pause = duration_ms(match.group(2)) if match else None
+    if attempts is None or pause is None:
+        raise Invalid(code, f"{said} is not a number of attempts more and the first pause",
+                      "write e.g. `retry: 3 after 1m`: three attempts more, after 1m, 2m and 4m")
+    if not 1 <= attempts <= MOST_ATTEMPTS:
+        raise Invalid(code, f"{said} asks for {attempts} attempts more", f"ask for 1 to {MOST_ATTEMPTS}")
+    if pause * 2 ** (attempts - 1) > LONGEST:
+        raise Invalid(code, f"{said}: its last pause is longer than a hundred years",
+                      "ask for fewer attempts or a shorter pause")
+    if pause < SHORTEST_PAUSE or (pause < MINUTE and not queues):
+        ticks = "each 10-second mark" if queues else "once a minute (each 10-second mark with queues bound)"
+        raise Invalid(TARGET, f"{said} pauses under {'10 seconds' if queues else 'a minute'}; "
+                      f"a Worker ticks {ticks}", "pause at least 1m, or 10s with queues bound")
+    return Retry(attempts, pause)
+
+
+def limit_of(text: str) -> int:
+    """`limit: 2m` in ms: at most the run limit of 15 minutes."""
+    ms = duration_ms(text.strip())
+    if ms is None or ms > RUN_LIMIT:
+        raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 15m",
+                      "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")
+    return ms
