@@ -2,7 +2,11 @@ import faulthandler
 
 import pytest
 from _pytest.faulthandler import fault_handler_stderr_fd_key, get_exit_on_timeout_config_value, get_timeout_config_value
-from helpers import open_store
+from harness import app, db  # noqa: F401 (the fixtures every test may ask for)
+
+# The contract's scenarios assert in plain functions (they run in the Workers host too): rewritten
+# as a test's asserts are, so a failure shows the values.
+pytest.register_assert_rewrite("contract.scenarios")
 
 
 def pytest_configure(config):
@@ -20,10 +24,3 @@ def pytest_runtest_protocol(item):
     if marker is not None and armed and get_timeout_config_value(item.config):
         faulthandler.dump_traceback_later(marker.args[0], file=item.config.stash[fault_handler_stderr_fd_key],
                                           exit=get_exit_on_timeout_config_value(item.config))
-
-
-@pytest.fixture
-def db():
-    database = open_store()
-    yield database
-    database.close()

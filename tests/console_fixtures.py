@@ -10,7 +10,8 @@ from urllib.parse import urlencode
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from helpers import calendar, every, open_store, run, ticks
-from test_the_outbox import Queue, order_placed, outbox
+from harness import FakeQueue
+from test_the_outbox import order_placed, outbox
 
 from tickwork import Schedule
 from tickwork.app import App
@@ -58,7 +59,7 @@ def filled_store():
     run(Items(db, lambda: NINE).calendar(send_statement, {"customer": "ada"}, "0 9 * * 1", zone="Europe/Berlin",
                                              label="Ada Lovelace"))
     run(Items(db, lambda: NINE).calendar(send_statement, {"customer": "<script>alert(1)</script>"}, "0 9 * * 1"))
-    ticks(db, list(SCHEDULES), *[NINE + k * MINUTE for k in range(6)], outbox=outbox(db, Queue(failures=1)))
+    ticks(db, list(SCHEDULES), *[NINE + k * MINUTE for k in range(6)], outbox=outbox(db, FakeQueue(failures=1)))
     return db
 
 

@@ -110,3 +110,23 @@ def test_a_backfill_leaves_each_later_mark_of_its_invocation_the_statements_of_i
     reports = invoke(app, db, Wall(NINE + 300))
     assert [r.at for r in reports] == [NINE + k * 10 * SECOND for k in range(6)]
     assert marked.action.at == [NINE + 50 * SECOND] and len(reports[0].runs) > 100  # the backfill made the most of the rest
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+
+
+def test_a_tick_that_d1_failed_leaves_the_invocations_other_marks_ticking():
+    from faults import Faulty, first_with
+    from helpers import every
+
+    from tickwork.schedule_store import MARK_TICK
+
+    db = Faulty(open_store(), first_with(MARK_TICK))  # the first tick's first read
+    app = App("DB", (every(1, name="a"),), queues_bound=True)
+    clock = [NINE]
+
+    async def sleep(seconds):
+        clock[0] += int(seconds * 1000)
+
+    reports = run(cron_invocation(db, app, NINE, clock=lambda: clock[0], sleep=sleep, cap=900))
+    assert [r.at for r in reports] == [NINE + k * 10_000 for k in range(1, 6)]

@@ -8,10 +8,10 @@ from math import ceil
 
 import pytest
 from faults import Killed, Meanwhile, Wrapped
+from harness import FakeQueue, OperatorHarness
 from helpers import Inputs, calendar, every, pulse, run, runs, tick_at, ticks
-from test_the_operators_command import App
 from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
-from test_the_outbox import Queue, order_placed, outbox
+from test_the_outbox import order_placed, outbox
 
 from tickwork import Schedule, call, items
 from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
@@ -29,13 +29,6 @@ def iso_of(ms):
 
 JAN = utc("2026-01-15 00:00")
 APRIL = utc("2026-04-01 00:05")
-
-
-@pytest.fixture
-def app(tmp_path, capsys):
-    made = App(tmp_path, capsys)
-    yield made
-    made.db.close()
 
 
 def statement(app, name="statement"):
@@ -251,7 +244,7 @@ def test_what_a_backfilled_run_emits_is_delivered(app):
         await order_placed.emit({"for": call.at})
 
     made = Schedule("statement", calendar("0 0 1 * *").timing, monthly_statement)
-    queue = Queue()
+    queue = FakeQueue()
     app.tick([made], JAN, APRIL, outbox=outbox(app.db, queue))
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
     app.tick([made], APRIL + MINUTE, outbox=outbox(app.db, queue))
@@ -560,7 +553,7 @@ def test_a_tick_reading_the_backfills_again_near_its_cap_stays_within_it(tmp_pat
     around = FIRST_READ + read + LOOKAHEAD * (CLAIM_STATEMENTS + ENDS)  # where the second read comes
     for cap in range(around, around + CLAIM_STATEMENTS + ENDS + read):
         (tmp_path / str(cap)).mkdir()
-        app = App(tmp_path / str(cap), capsys)
+        app = OperatorHarness(tmp_path / str(cap), capsys)
         app.tick(censuses, utc("2026-03-02 08:59"), utc("2026-03-02 14:00"))
         for census in censuses:
             app.run("backfill", census.name, "--from", "2026-03-02T09:00Z", "--to", "2026-03-02T13:58Z",

@@ -3,6 +3,7 @@
 against a brute-force oracle over every minute of two months, forwards and backwards."""
 
 import pytest
+from harness import send_statement
 from helpers import calendar, run, runs, state, ticks
 
 from tickwork.calendars import Calendar, CronCalendar
@@ -114,10 +115,6 @@ def test_a_calendar_whose_days_vixie_cron_reads_otherwise_still_owes_its_latest_
     ticks(db, [daily], utc("2026-03-04 10:00"))
     assert daily.action.at == [utc("2026-03-04 09:00")]
     assert state(db, "weekly").due_at == utc("2026-03-05 09:00")
-
-
-async def send_statement():
-    pass
 
 
 def test_a_calendar_handed_over_whose_days_vixie_cron_reads_otherwise_is_not_called_at_the_moment_stored_before(db):

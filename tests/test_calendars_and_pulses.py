@@ -262,3 +262,19 @@ def test_calendars_sharing_a_form_are_worked_out_once_a_tick(db):
         CronCalendar._search = original
     assert sorted(searched) == sorted([("Europe/Berlin", False), ("Europe/Berlin", True)] * 1
                                       + [("Asia/Tokyo", False), ("Asia/Tokyo", True)])
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+NINE = utc("2026-03-02 09:00")
+
+
+def test_a_calendar_whose_moment_another_calendar_made_gives_its_lease_back(db):
+    shared = Inputs()
+    thirds = calendar("*/3 * * * *", name="thirds", action=shared)
+    halves = calendar("*/2 * * * *", name="halves", action=shared)
+    ticks(db, [thirds, halves], *[NINE + k * MINUTE for k in range(0, 11)])
+    coalesced = [r for r in runs(db, "halves") if r["code"] == Code.COALESCED]
+    assert [r["at"] for r in coalesced] == [NINE + 6 * MINUTE]
+    assert state(db, "halves").lease_run is None
+    # halves' own moments after the shared one are made on time, not lost to the held lease
+    assert sorted(shared.at) == [NINE + k * MINUTE for k in (2, 3, 4, 6, 8, 9, 10)]

@@ -9,7 +9,8 @@ import json
 
 import pytest
 from helpers import LEASE_REACH, lose_a_run, lost_run, open_store, run, tick_at, ticks
-from test_failures_announced import Queue, alerting, kept
+from harness import FakeQueue
+from test_failures_announced import alerting, kept
 
 from tickwork import Schedule
 from tickwork.console.console_store import ConsoleStore
@@ -65,7 +66,7 @@ def failing_alerts(db):
 # -- item 1: a superseded retry announces its due time's failure -------------------------------
 
 def test_a_due_time_whose_retry_the_next_due_time_supersedes_announces_failing_once():
-    db, queue, clock = open_store(), Queue(), Clock()
+    db, queue, clock = open_store(), FakeQueue(), Clock()
     superseded_store(db, queue, clock)
     [first] = run(db.all("SELECT id, ended_at FROM tickwork_runs WHERE due_at = ?1 AND outcome = 'failed'", (NINE,)))
     [body] = failing_alerts(db)  # 09:00's, at the skip at 09:02; 09:02's and 09:04's find it failing
@@ -76,7 +77,7 @@ def test_a_due_time_whose_retry_the_next_due_time_supersedes_announces_failing_o
 
 
 def test_racing_ticks_superseding_a_retry_announce_its_failure_once():
-    db, queue, clock = open_store(), Queue(), Clock()
+    db, queue, clock = open_store(), FakeQueue(), Clock()
     schedules = superseded_store(db, queue, clock, until=NINE + MINUTE)
 
     async def race():
@@ -88,7 +89,7 @@ def test_racing_ticks_superseding_a_retry_announce_its_failure_once():
 
 
 def test_retries_superseded_at_once_announce_within_the_ticks_cap():
-    db, queue, clock = open_store(), Queue(), Clock()
+    db, queue, clock = open_store(), FakeQueue(), Clock()
     many = [Schedule(f"s{n:03}", Every(2 * MINUTE), Scripted(clock=clock, takes=20 * SECOND), retry=Retry(1, MINUTE))
             for n in range(300)]
     ticks(db, many, NINE - 2 * MINUTE, NINE, NINE + MINUTE, monotonic=clock, **alerting(db, queue))
@@ -98,7 +99,7 @@ def test_retries_superseded_at_once_announce_within_the_ticks_cap():
 
 
 def test_a_due_time_whose_retry_is_skipped_paused_announces_failing():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [Schedule("mailer", Every(15 * MINUTE), Scripted(), retry=Retry(2, MINUTE))]
     ticks(db, schedules, NINE - 15 * MINUTE, NINE, **alerting(db, queue))
     assert failing_alerts(db) == []  # a retry is pending
@@ -109,7 +110,7 @@ def test_a_due_time_whose_retry_is_skipped_paused_announces_failing():
 
 
 def test_a_retry_superseded_only_because_the_ticks_stopped_past_it_is_not_announced_but_the_gap_is():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [Schedule("mailer", Every(15 * MINUTE), Scripted(), retry=Retry(2, MINUTE))]
     ticks(db, schedules, NINE - 15 * MINUTE, NINE, **alerting(db, queue))
     ticks(db, schedules, NINE + 20 * MINUTE, **alerting(db, queue))  # none from 09:00 to 09:20
@@ -207,7 +208,7 @@ LATER = NINE + 10 * MINUTE
 @pytest.fixture(params=list(STATES), ids=lambda made: made.__name__)
 def made(request, tmp_path):
     db = open_store(tmp_path / "d1.sqlite")
-    request.param(db, Queue(), Clock())
+    request.param(db, FakeQueue(), Clock())
     yield db, ["mailer"] if STATES[request.param] else []
     db.close()
 

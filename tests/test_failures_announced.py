@@ -7,6 +7,7 @@ import asyncio
 import json
 
 from faults import Faulty, Meanwhile, first_with
+from harness import FakeQueue
 from helpers import lose_a_run, lost_run, open_store, run, tick_at, ticks
 
 from tickwork import Schedule
@@ -20,14 +21,6 @@ from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
 SEEDED = NINE - MINUTE  # the tick that first finds the schedules: they come due from NINE
-
-
-class Queue:
-    def __init__(self):
-        self.messages: list[dict] = []
-
-    async def send_batch(self, bodies):
-        self.messages += bodies
 
 
 class Mailer:
@@ -58,7 +51,7 @@ def mailer(action):
 
 
 def test_one_event_when_a_schedule_starts_failing():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [mailer(Mailer())], SEEDED, NINE, **alerting(db, queue))
     [(event, body)] = alerts(queue)
     assert event == "tickwork.schedule_failing"
@@ -71,14 +64,14 @@ def test_one_event_when_a_schedule_starts_failing():
 
 
 def test_no_event_for_its_next_failures():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [mailer(Mailer())], SEEDED, *(NINE + k * MINUTE for k in range(5)), **alerting(db, queue))
     assert [event for event, _ in alerts(queue)] == ["tickwork.schedule_failing"]
     assert len(kept(db)) == 1
 
 
 def test_one_event_when_it_recovers_saying_since_when_it_failed():
-    db, queue, action = open_store(), Queue(), Mailer()
+    db, queue, action = open_store(), FakeQueue(), Mailer()
     ticks(db, [mailer(action)], SEEDED, NINE, NINE + MINUTE, **alerting(db, queue))
     action.failing = False
     ticks(db, [mailer(action)], NINE + 2 * MINUTE, NINE + 3 * MINUTE, **alerting(db, queue))
@@ -89,7 +82,7 @@ def test_one_event_when_it_recovers_saying_since_when_it_failed():
 
 
 def test_one_event_when_a_schedule_starts_failing_by_a_run_whose_worker_was_lost():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [mailer(Mailer())]
     ticks(db, schedules, SEEDED, **alerting(db, queue))
     lose_a_run(db, "mailer", due=NINE, next_due=NINE + MINUTE, until=NINE + 2 * MINUTE)
@@ -103,7 +96,7 @@ def test_one_event_when_a_schedule_starts_failing_by_a_run_whose_worker_was_lost
 
 
 def test_racing_ticks_finding_a_lost_run_announce_it_once():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [mailer(Mailer(failing=False))]
     ticks(db, schedules, SEEDED, **alerting(db, queue))
     lose_a_run(db, "mailer", due=NINE, next_due=NINE + 10 * MINUTE, until=NINE + 2 * MINUTE)
@@ -116,27 +109,27 @@ def test_racing_ticks_finding_a_lost_run_announce_it_once():
 
 
 def test_a_schedule_that_never_failed_makes_no_event():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [mailer(Mailer(failing=False))], SEEDED, NINE, NINE + MINUTE, **alerting(db, queue))
     assert queue.messages == [] and kept(db) == []
 
 
 def test_one_event_when_ticks_had_stopped_with_the_gap():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [], NINE, NINE + 20 * MINUTE, NINE + 21 * MINUTE, **alerting(db, queue))
     assert alerts(queue) == [("tickwork.ticks_stopped", {
         "from": "2026-03-02T09:00:00.000Z", "to": "2026-03-02T09:20:00.000Z", "gap_s": 1200})]
 
 
 def test_no_event_without_alerts_configured():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     box = Outbox(db, {"ALERTS": queue}, frozenset(), lambda: NINE)
     ticks(db, [mailer(Mailer())], SEEDED, NINE, NINE + 20 * MINUTE, outbox=box)
     assert queue.messages == [] and kept(db) == []
 
 
 def test_an_end_written_again_after_its_batch_landed_keeps_one_event():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     flaky = Faulty(db, first_with(RECORD_ENDS), landed=True)
     ticks(flaky, [mailer(Mailer())], SEEDED, NINE, **alerting(flaky, queue))
     assert flaky.failed and [name for name, _ in kept(db)] == ["tickwork.schedule_failing"]
@@ -146,7 +139,7 @@ def test_exactly_once_when_a_racing_tick_ended_the_schedules_next_run_first():
     """A tick's run fails; before its end is written, another tick finds its lease lapsed, which
     is announced (`lease_expired`), and makes the next run, which fails too. Neither that end nor
     the first, decided in SQL, announces anything more."""
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [mailer(Mailer())]
 
     async def another_tick_runs_it_again():
@@ -191,13 +184,13 @@ def turns_kept(db):
 
 
 def test_with_retries_a_retry_that_succeeds_announces_nothing():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [retrying(FailingFirst(2))], NINE - 15 * MINUTE, *ATTEMPTS, **alerting(db, queue))
     assert turns(queue) == [] and turns_kept(db) == []
 
 
 def test_with_retries_failing_is_announced_once_when_the_due_times_attempts_are_used_up():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [retrying(FailingFirst(1_000))]
     ticks(db, schedules, NINE - 15 * MINUTE, *ATTEMPTS[:2], **alerting(db, queue))
     assert turns(queue) == []  # an attempt is left
@@ -208,7 +201,7 @@ def test_with_retries_failing_is_announced_once_when_the_due_times_attempts_are_
 
 
 def test_with_retries_racing_ticks_announce_the_used_up_attempts_once():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [retrying(FailingFirst(1_000))]
     ticks(db, schedules, NINE - 15 * MINUTE, *ATTEMPTS[:2], **alerting(db, queue))
 
@@ -222,7 +215,7 @@ def test_with_retries_racing_ticks_announce_the_used_up_attempts_once():
 def test_with_retries_a_failed_attempt_whose_retry_the_next_due_time_supersedes_announces_failing():
     """Pauses of 10m then 20m: the third attempt would come at NINE + 30m, after the next due
     time, NINE + 15m, which supersedes it; the second attempt's failure is the due time's last."""
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [retrying(FailingFirst(1_000), pause=10 * MINUTE)]
     ticks(db, schedules, NINE - 15 * MINUTE, NINE, **alerting(db, queue))
     assert turns(queue) == []
@@ -232,7 +225,7 @@ def test_with_retries_a_failed_attempt_whose_retry_the_next_due_time_supersedes_
 
 
 def test_with_retries_a_recovery_after_announced_failing_is_announced_once():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [retrying(FailingFirst(4))]  # the three attempts for NINE, then the first for 09:15
     ticks(db, schedules, NINE - 15 * MINUTE, *ATTEMPTS, NINE + 15 * MINUTE, NINE + 16 * MINUTE,
           NINE + 30 * MINUTE, **alerting(db, queue))
@@ -241,7 +234,7 @@ def test_with_retries_a_recovery_after_announced_failing_is_announced_once():
 
 
 def test_with_retries_a_lost_run_with_attempts_left_announces_nothing_and_its_retry_succeeding_neither():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [retrying(FailingFirst(0))]
     ticks(db, schedules, NINE - 15 * MINUTE, **alerting(db, queue))
     lose_a_run(db, "mailer", due=NINE, next_due=NINE + 15 * MINUTE, until=NINE + 2 * MINUTE)
@@ -274,7 +267,7 @@ def test_health_with_failing_503_answers_200_while_none_fails():
 def test_a_run_ending_after_its_lease_lapsed_announces_no_recovery():
     """The racing tick's run fails and is announced; the first run then succeeds, but its end
     finds its record lease_expired and lands nowhere: the schedule is still failing."""
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     action = Mailer(failing=False)
     schedules = [mailer(action)]
     ticks(db, schedules, SEEDED)
@@ -300,7 +293,7 @@ def cost(db, schedules, moment, **options):
 
 
 def test_with_alerts_a_nothing_due_tick_stays_two_statements_in_one_round_trip_writing_one_row():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     schedules = [Schedule("hourly", Every(60 * MINUTE), Mailer())]
     ticks(db, schedules, NINE, **alerting(db, queue))
     assert cost(db, schedules, NINE + 14 * MINUTE, **alerting(db, queue)) == (2, 1, 1)
@@ -309,7 +302,7 @@ def test_with_alerts_a_nothing_due_tick_stays_two_statements_in_one_round_trip_w
 def test_with_alerts_a_due_runs_end_adds_no_round_trip():
     """A failing schedule's next failed run: its end, the alert decided in the same batch."""
     def round_trips(alerts: bool):
-        db, queue = open_store(), Queue()
+        db, queue = open_store(), FakeQueue()
         options = alerting(db, queue) if alerts else {"outbox": alerting(db, queue)["outbox"]}
         ticks(db, [mailer(Mailer())], SEEDED, **options)
         return cost(db, [mailer(Mailer())], NINE + MINUTE, **options)[1]
@@ -318,7 +311,7 @@ def test_with_alerts_a_due_runs_end_adds_no_round_trip():
 
 
 def test_with_alerts_a_thousand_starting_to_fail_at_once_stay_within_the_ticks_cap():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     thousand = [Schedule(f"s{n:04}", Every(MINUTE), Mailer()) for n in range(1000)]
     ticks(db, thousand, SEEDED, **alerting(db, queue))
     before = db.statements_run

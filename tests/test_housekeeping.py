@@ -3,6 +3,7 @@ boundary, what goes and what stays; its lease; 1,000 rows a delete, ten deletes 
 
 import pytest
 from faults import Faulty, Killed, KilledAfter
+from harness import FakeQueue
 from helpers import every, open_store, run, ticks
 
 from tickwork.housekeeping import housekeeping
@@ -192,24 +193,16 @@ def test_a_pass_stops_before_a_delete_the_budget_or_the_statements_left_cannot_t
     assert pass_at(db) == 1
 
 
-class Queue:
-    def __init__(self):
-        self.sent = []
-
-    async def send_batch(self, bodies):
-        self.sent += bodies
-
-
 def test_housekeeping_is_the_ticks_last_step_after_its_runs_and_the_sweep(db):
     runs_at(db, NOW - 40 * DAY)
     event(db, "unsent", NOW - HOUR, "pending")
     run(db.all("UPDATE tickwork_deliveries SET next_attempt_at = ?1", (NOW - MINUTE,)))
-    calls, queue = [], Queue()
+    calls, queue = [], FakeQueue()
     recording = Faulty(db, lambda call, sqls: calls.append(sqls) and False)
     ticks(recording, [every(15)], NOW, outbox=Outbox(recording, {"Q": queue}, frozenset(), lambda: NOW))
     took = next(k for k, sqls in enumerate(calls) if TAKE in sqls)
     before = {sql for sqls in calls[:took] for sql in sqls}
-    assert RECORD_ENDS in before and SWEEP in before and len(queue.sent) == 1  # the run ended, the sweep sent
+    assert RECORD_ENDS in before and SWEEP in before and len(queue.messages) == 1  # the run ended, the sweep sent
     passes = {TAKE, FINISH} | {sql + "RETURNING 1" for delete in DELETES for sql in delete.statements}
     assert {sql for sqls in calls[took:] for sql in sqls} <= passes  # nothing of the tick after it
     assert [r["id"] for r in run(db.all("SELECT id FROM tickwork_runs WHERE tick_at < ?1", (NOW,)))] == []

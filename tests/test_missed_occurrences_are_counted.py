@@ -99,9 +99,9 @@ def test_the_timings_list_their_occurrences_in_a_range_oldest_first_to_a_bound()
 
 
 def test_why_says_how_many_occurrences_were_missed_and_offers_a_backfill(tmp_path, capsys):
-    from test_the_operators_command import App
+    from harness import OperatorHarness
 
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     app.tick([calendar("0 0 1 * *", name="statement")], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
     _, text, _ = app.run("why", "statement", now=utc("2026-04-01 00:06"), json_=False)
     assert ("3 occurrences missed, 2026-02-01 00:00 UTC to 2026-04-01 00:00 UTC; this run is for the latest: "
@@ -117,9 +117,9 @@ def test_why_says_how_many_occurrences_were_missed_and_offers_a_backfill(tmp_pat
 
 
 def test_history_says_a_backfilled_run_was_a_backfill_and_who_asked(tmp_path, capsys):
-    from test_the_operators_command import App
+    from harness import OperatorHarness
 
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     monthly = calendar("0 0 1 * *", name="statement")
     app.tick([monthly], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", "--who", "ana",
@@ -137,9 +137,9 @@ def test_history_says_a_backfilled_run_was_a_backfill_and_who_asked(tmp_path, ca
 
 def test_history_says_a_run_after_missed_occurrences_is_for_the_latest_of_them(tmp_path, capsys):
     """Its DUE is the first missed occurrence, its CALL the latest: the row says which it is for."""
-    from test_the_operators_command import App
+    from harness import OperatorHarness
 
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     app.tick([calendar("0 0 1 * *", name="statement")], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
     for argv in (["history", "statement"], ["history"]):
         _, text, _ = app.run(*argv, now=utc("2026-04-01 00:06"), json_=False)
@@ -150,9 +150,9 @@ def test_history_says_a_run_after_missed_occurrences_is_for_the_latest_of_them(t
 
 
 def test_the_operator_log_says_a_backfills_range_in_iso_utc_times(tmp_path, capsys):
-    from test_the_operators_command import App
+    from harness import OperatorHarness
 
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     app.tick([calendar("0 0 1 * *", name="statement")], utc("2026-01-15 00:00"), utc("2026-04-01 00:05"))
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z", "--who", "ana",
             now=utc("2026-04-01 00:06"))

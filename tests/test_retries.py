@@ -9,7 +9,6 @@ import json
 import pytest
 from helpers import lose_a_run, run, runs, state, tick_at, ticks
 from test_how_a_schedule_runs import VirtualTime
-from test_the_operators_command import app  # noqa: F401 (the fixture)
 
 from tickwork import Schedule, ScheduleError, call, clock
 from tickwork.calendars import Calendar, CronCalendar

@@ -7,12 +7,11 @@ what its first attempt covered, a nothing-due tick stays 2 statements with all t
 
 import asyncio
 
-import pytest
 from faults import KilledAfter, Wrapped
 from helpers import Inputs, calendar, open_store, run, runs, state, tick_at, ticks
-from test_failures_announced import Queue, alerting, cost
+from harness import FakeQueue
+from test_failures_announced import alerting, cost
 from test_retries import Failing, daily
-from test_the_operators_command import App
 
 from tickwork import Schedule, backfill_store, schedule_store
 from tickwork.adapters.sqlite import SQLiteDatabase
@@ -77,13 +76,6 @@ def test_racing_tickers_with_one_killed_make_each_attempt_once_and_the_killed_on
     assert [tick_ms for tick_ms, _ in action.calls] == [nine, nine + MINUTE, lapsed + 2 * MINUTE]
 
 
-@pytest.fixture
-def app(tmp_path, capsys):
-    made = App(tmp_path, capsys)
-    yield made
-    made.db.close()
-
-
 def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
     monthly = calendar("0 0 1 * *", name="statement")
     april = utc("2026-04-01 00:05")
@@ -127,7 +119,7 @@ def test_a_retry_of_a_run_covering_missed_occurrences_is_for_the_latest_so_backf
 
 
 def test_with_retries_backfill_and_alerts_a_nothing_due_tick_stays_two_statements_one_round_trip_one_row(app):
-    options = alerting(app.db, Queue())
+    options = alerting(app.db, FakeQueue())
     statement = daily(Failing())  # fails at each attempt: the next after 1m, 2m, 4m
     app.tick([statement], utc("2026-02-28 12:00"), utc("2026-03-02 09:00"), **options)
     app.run("backfill", "statement", "--from", "2026-03-01T09:00Z", "--to", "2026-03-01T09:00Z",
@@ -155,7 +147,7 @@ def test_a_backfilled_run_neither_starts_nor_ends_its_schedules_failing_streak(a
 
     action = Statement()
     monthly = Schedule("statement", Calendar(CronCalendar("0 0 1 * *", "UTC")), action)
-    queue = Queue()
+    queue = FakeQueue()
     april = utc("2026-04-01 00:05")
     app.tick([monthly], utc("2026-01-15 00:00"), april, **alerting(app.db, queue, at=april))  # April's fails
     action.failing = False

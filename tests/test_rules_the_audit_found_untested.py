@@ -4,8 +4,8 @@ each test quotes the rule it checks."""
 import asyncio
 
 from helpers import every, open_store, pulse, run, runs, ticks
-from test_the_operators_command import App
-from test_the_outbox import Killed, Queue, order_placed, outbox
+from harness import FakeQueue, OperatorHarness
+from test_the_outbox import Killed, order_placed, outbox
 
 from tickwork import Schedule, call, clock
 from tickwork.adapters.sqlite import SQLiteDatabase
@@ -22,7 +22,7 @@ def test_the_operators_command_never_ticks(tmp_path, capsys):
     """Schedules document, "The tick": "A test's or a tool's host doesn't tick." Reading every
     screen and asking for a run by hand leaves the app's last tick and the run records as they
     were, and calls no action; the run asked for waits for the next tick."""
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     census = every(15)
     app.tick([census], NINE)
     later = NINE + HOUR  # census has been due since 09:15
@@ -50,7 +50,7 @@ def test_the_sweep_takes_up_to_100_deliveries_oldest_first():
     deliveries, oldest first, that are pending past their next attempt or running past their
     lease." Three runs 20 s apart leave 60 deliveries each behind (their Worker killed before
     the send): the sweep takes the oldest 100, and the next tick's the other 80."""
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     first, second, third = emitting("first", 60), emitting("second", 60), emitting("third", 60)
     ticks(db, [first], NINE)
     ticks(db, [first, second], NINE + 20 * SECOND)
@@ -74,7 +74,7 @@ def test_a_purge_run_emits_nothing():
     deleted rows keeps no event and no delivery, and sends nothing."""
     from test_purge_schedules import NOW, chores, left, purge_of
 
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     chores(db, NOW - 40 * DAY, NOW - 31 * DAY)
     purge = purge_of()
     ticks(db, [purge], NOW - HOUR)

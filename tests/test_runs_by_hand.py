@@ -188,3 +188,18 @@ def test_an_interval_handed_over_run_by_hand_is_for_its_latest_slot(db):
     assert [(m["at"], m["now"]) for m in MADE] == [(NINE + 15 * MINUTE, NINE + 15 * MINUTE),
                                                   (NINE + 15 * MINUTE, NINE + 22 * MINUTE)]
     assert state(db, id).due_at == NINE + 30 * MINUTE
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+
+
+def test_a_calendar_run_by_hand_makes_no_second_call_for_one_at(db):
+    from helpers import calendar
+
+    hourly = calendar("0 * * * *", name="hourly")
+    ticks(db, [hourly], NINE + 30_000)
+    run(db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada'", (NINE + 10 * MINUTE,)))
+    ticks(db, [hourly], NINE + 11 * MINUTE, NINE + 60 * MINUTE)
+    ats = hourly.action.at
+    assert len(ats) == len(set(ats)) == 2
+    assert all(at is None or at <= made["now"] for at, made in zip(ats, hourly.action.made))

@@ -8,7 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 from helpers import MIGRATIONS, open_store, run, ticks
-from test_the_outbox import Message, Queue, consumed, order_placed, outbox, placing
+from harness import FakeQueue
+from test_the_outbox import Message, consumed, order_placed, outbox, placing
 from test_worker_adapter import D1Shaped
 
 from tickwork import Schedule, call, event, handled
@@ -83,7 +84,7 @@ def test_the_workers_line_for_a_run_says_its_trace():
 
 
 def test_what_a_run_emits_is_kept_and_sent_in_the_runs_trace():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [placing({"order": 7})], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     [record] = records(db)
     [kept] = run(db.all("SELECT trace FROM tickwork_events"))
@@ -92,7 +93,7 @@ def test_what_a_run_emits_is_kept_and_sent_in_the_runs_trace():
 
 
 def test_a_delivery_the_sweep_sends_again_keeps_its_trace():
-    db, queue = open_store(), Queue(failures=1)
+    db, queue = open_store(), FakeQueue(failures=1)
     ticks(db, [placing({"order": 7})], NINE, NINE + MINUTE, outbox=outbox(db, queue, at=NINE + MINUTE))
     ticks(db, [], NINE + 3 * MINUTE, outbox=outbox(db, queue, at=NINE + 3 * MINUTE))
     [record] = records(db)
@@ -117,7 +118,7 @@ def shop():
 
 
 def test_a_consumers_call_continues_the_trace_of_the_run_that_emitted(shop):
-    queue = Queue()
+    queue = FakeQueue()
     ticks(shop, [placing({"order": 7})], NINE, NINE + MINUTE, outbox=outbox(shop, queue, consumed_here=True))
     [record] = records(shop)
     run(consume(shop, Consumer("tickwork-events", ship), [Message(queue.messages[0])], NINE + MINUTE,
@@ -141,7 +142,7 @@ def test_a_consumer_that_raises_logs_the_trace_it_continued(shop, caplog):
     async def broken():
         raise RuntimeError("the carrier is down")
 
-    queue = Queue()
+    queue = FakeQueue()
     ticks(shop, [placing({"order": 7})], NINE, NINE + MINUTE, outbox=outbox(shop, queue, consumed_here=True))
     [record] = records(shop)
     with caplog.at_level(logging.ERROR, logger="tickwork"):
@@ -157,7 +158,7 @@ def test_a_run_record_keeps_what_the_run_emitted_by_event():
 
     db = open_store()
     schedule = Schedule("place", Every(MINUTE), remind_and_place)
-    reports = ticks(db, [schedule], NINE, NINE + MINUTE, outbox=outbox(db, Queue()))
+    reports = ticks(db, [schedule], NINE, NINE + MINUTE, outbox=outbox(db, FakeQueue()))
     [record] = records(db)
     assert json.loads(record["events"]) == {"order_placed": 1, "reminder_due": 2}
     assert reports[1].runs[0].events == {"order_placed": 1, "reminder_due": 2}
@@ -165,7 +166,7 @@ def test_a_run_record_keeps_what_the_run_emitted_by_event():
 
 def test_a_failed_run_keeps_no_events_on_its_record():
     db = open_store()
-    ticks(db, [placing({"order": 7}, then_raise=True)], NINE, NINE + MINUTE, outbox=outbox(db, Queue()))
+    ticks(db, [placing({"order": 7}, then_raise=True)], NINE, NINE + MINUTE, outbox=outbox(db, FakeQueue()))
     [record] = records(db)
     assert (record["outcome"], record["events"]) == ("failed", None)
     assert run(OutboxStore(db).deliveries()) == []
@@ -199,7 +200,7 @@ def test_a_delivery_left_from_before_traces_is_sent_after_migration_0010_and_han
             fresh._conn.executescript(BEFORE_TRACES.replace("{at}", str(NINE)))
         fresh._conn.executescript(script.read_text())
     run(fresh.all("CREATE TABLE shipments (order_id INTEGER)"))
-    queue = Queue()
+    queue = FakeQueue()
     ticks(fresh, [], NINE + MINUTE, outbox=outbox(fresh, queue, at=NINE + MINUTE, consumed_here=True))
     [message] = queue.messages
     assert message["delivery"] == "d-1" and "trace" not in message

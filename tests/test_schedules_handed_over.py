@@ -335,3 +335,43 @@ def test_an_occurrence_owed_from_before_expires_later_than_overdue_allows_is_not
     assert (record["outcome"], record["code"], record["at"]) == (Outcome.SKIPPED, Code.EXPIRED, SUNDAY + HOUR)
     assert "overdue allows 3600000 ms" in record["detail"]
     assert state(db, id).removed_at == SUNDAY + 4 * DAY
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+NINE = utc("2026-03-02 09:00")
+
+
+def test_no_call_is_made_after_a_cancel_that_committed_before_the_claim():
+    from tickwork.database import Database
+    from tickwork.schedule_store import TAKE_LEASES_ENDING
+
+    db = open_store()
+    reminder = run(Items(db, lambda: NINE).once(_remind, {"todo": 1}, NINE + MINUTE))
+
+    class CancelBeforeClaim(Database):
+        cancelled = None
+
+        @property
+        def statements_run(self):
+            return db.statements_run
+
+        async def all(self, sql, params=()):
+            return await db.all(sql, params)
+
+        async def batch(self, statements):
+            if self.cancelled is None and any(sql == TAKE_LEASES_ENDING for sql, _ in statements):
+                self.cancelled = await Items(db, lambda: NINE + MINUTE).cancel(reminder)
+            return await db.batch(statements)
+
+    racing = CancelBeforeClaim()
+    REMINDED.clear()
+    ticks(racing, [], NINE + MINUTE)
+    assert racing.cancelled is True
+    assert REMINDED == []
+
+
+REMINDED: list = []
+
+
+async def _remind():
+    REMINDED.append(call.input)

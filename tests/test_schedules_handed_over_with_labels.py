@@ -3,18 +3,15 @@ says it (`items.calendar(..., label="ada")`), kept on its row for the operator, 
 other argument (`schedule.label_invalid`, nothing written), and no part of its id."""
 
 import pytest
+from harness import send_statement
 from helpers import migrate_from, migrated_before, run, ticks
 
-from tickwork import ScheduleError, call
+from tickwork import ScheduleError
 from tickwork.per_item import LONGEST_LABEL, Items
 from tickwork.times import HOUR, utc
 
 SUNDAY = utc("2026-01-04 12:00")
 MONDAY_NINE = utc("2026-01-05 09:00")
-
-
-async def send_statement():
-    call.input
 
 
 def handed(db):

@@ -1,7 +1,8 @@
 """How many D1 statements, and round trips, one tick makes with 10 schedules (a batch counts
 each statement, and is one round trip)."""
 
-from helpers import every, run, ticks
+from harness import FakeQueue
+from helpers import every, open_store, run, ticks
 
 from tickwork.times import MINUTE, utc
 
@@ -98,3 +99,25 @@ def test_a_claim_batch_makes_no_more_statements_than_the_tick_counts_for_it_befo
     before = db.statements_run
     run(ScheduleStore(db).claim(claims, nine + 16 * MINUTE, nine, nine))
     assert db.statements_run - before <= statements_for(claims, flush=0)
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+NINE = utc("2026-03-02 09:00")
+
+
+def test_a_tick_whose_runs_emit_many_events_stays_within_its_statement_cap():
+    from test_the_outbox import emitting_events, outbox
+
+    db, queue = open_store(), FakeQueue()
+    place = [emitting_events("place", 1000)]
+    ticks(db, place, NINE)
+    before = db.statements_run
+    ticks(db, place, NINE + MINUTE, max_statements=10, outbox=outbox(db, queue, at=NINE + MINUTE))
+    assert db.statements_run - before <= 10
+
+
+def test_a_reconciling_tick_stays_within_its_statement_cap(db):
+    schedules = [every(60, name=f"s{k}") for k in range(1000)]
+    before = db.statements_run
+    ticks(db, schedules, NINE, max_statements=10)
+    assert db.statements_run - before <= 10

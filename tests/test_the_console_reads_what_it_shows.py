@@ -11,7 +11,7 @@ import pytest
 from console_fixtures import NINE, PREFIX, ask
 from helpers import every, migrate_from, migrated_before, open_store, run, ticks
 from test_the_console_pages import shown
-from test_the_operators_command import App
+from harness import OperatorHarness
 
 from tickwork import housekeeping_store, operator_store
 from tickwork.console import console_store
@@ -233,7 +233,7 @@ def test_a_search_by_label_or_action_is_bounded_the_same_way_and_one_by_name_is_
 
 def test_a_filtered_page_of_the_command_looks_through_a_bounded_number_of_schedules_and_says_where_it_stopped(
         tmp_path, capsys):
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     app.tick([every(1)], NINE)
     fill(app.db, schedules=SEARCHED + 20)
     last = f"remind@{SEARCHED - 1:06d}"  # census sorts first
@@ -250,7 +250,7 @@ def test_a_filtered_page_of_the_command_looks_through_a_bounded_number_of_schedu
 
 
 def test_a_name_glob_of_the_command_is_read_from_the_range_its_literal_start_gives_however_far_down(tmp_path, capsys):
-    app = App(tmp_path, capsys)
+    app = OperatorHarness(tmp_path, capsys)
     fill(app.db, schedules=SEARCHED + 20)
     _, page, _ = app.run("schedules", "--name", "remind@0100*", now=NINE)
     assert [s["name"] for s in page["schedules"]] == [f"remind@{n:06d}" for n in range(10_000, 10_021)]

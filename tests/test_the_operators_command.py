@@ -10,8 +10,9 @@ import os
 import sqlite3
 
 import pytest
-from helpers import Blocking, calendar, every, lose_a_run, lost_run, open_store, pulse, run, tick_at, ticks
-from test_the_outbox import Queue, outbox, placing
+from helpers import Blocking, calendar, every, lose_a_run, lost_run, pulse, run, tick_at
+from harness import FakeQueue
+from test_the_outbox import outbox, placing
 
 from tickwork.operator_store import OperatorStore
 from tickwork.outbox_store import OutboxStore, Sent
@@ -21,43 +22,6 @@ from tickwork_cli.cli import main
 from tickwork_cli.wrangler_d1 import WranglerD1, WranglerError, inline, literal
 
 NINE = utc("2026-03-02 09:00")
-
-
-class App:
-    """A SQLite file of tickwork's tables, a project directory, and the command run against both."""
-
-    def __init__(self, tmp_path, capsys):
-        self.path = tmp_path / "d1.sqlite"
-        self.db = open_store(self.path)
-        self.project = tmp_path / "project"
-        self.project.mkdir()
-        self.capsys = capsys
-
-    def tick(self, schedules, *moments, **options):
-        return ticks(self.db, schedules, *moments, **options)
-
-    def run(self, *argv, now, json_=True):
-        """(exit status, the answer (JSON unless json_=False), stderr)."""
-        self.capsys.readouterr()
-        args = [*argv, "--sqlite", str(self.path), "--project", str(self.project)] + (["--json"] if json_ else [])
-        code = main(args, now=now)
-        out, err = self.capsys.readouterr()
-        return code, (json.loads(out) if json_ and out else out), err
-
-    def rows(self, sql, *params):
-        return run(self.db.all(sql, params))
-
-    def manifest(self, *entries):
-        (self.project / "build" / "app").mkdir(parents=True, exist_ok=True)
-        (self.project / "build" / "app" / "tickwork_manifest.py").write_text(
-            '"""Written by `make build`."""\n\nSCHEDULES = (\n' + "".join(f"    {e!r},\n" for e in entries) + ")\n")
-
-
-@pytest.fixture
-def app(tmp_path, capsys):
-    made = App(tmp_path, capsys)
-    yield made
-    made.db.close()
 
 
 def by_name(answer):
@@ -401,7 +365,7 @@ def emitted(app, *states):
     queue the app consumes (each `running` on its consumer), then the outbox's store records
     what became of each, as a send or a consumer would."""
     place = placing(*({"order": k} for k in range(len(states))))
-    app.tick([place], NINE - MINUTE, NINE, outbox=outbox(app.db, Queue(), consumed_here=True, at=NINE))
+    app.tick([place], NINE - MINUTE, NINE, outbox=outbox(app.db, FakeQueue(), consumed_here=True, at=NINE))
     rows = app.rows("SELECT d.id, d.lease_run FROM tickwork_deliveries AS d JOIN tickwork_events AS e "
                     "ON e.id = d.event ORDER BY json_extract(e.body, '$.order')")
     store = OutboxStore(app.db)

@@ -4,10 +4,10 @@ name for the runs across schedules, and `schedules` a page at a time, each page 
 itself through an index."""
 
 import pytest
+from harness import send_statement
 from helpers import MIGRATIONS, every, kept_from_before_0017, run, ticks
-from test_the_operators_command import App, by_name, failing
+from test_the_operators_command import by_name, failing
 
-from tickwork import call
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.operator_store import SELECT_RECENT_RUNS, SELECT_SCHEDULES_PAGE, PAST_EVERY_RUN, OperatorStore
 from tickwork.per_item import Items
@@ -15,17 +15,6 @@ from tickwork.times import HOUR, MINUTE, NEVER, utc
 from tickwork_cli.cli import main
 
 NINE = utc("2026-03-02 09:00")
-
-
-async def send_statement():
-    call.input
-
-
-@pytest.fixture
-def app(tmp_path, capsys):
-    made = App(tmp_path, capsys)
-    yield made
-    made.db.close()
 
 
 def hand_over(app, customer, label=None, moment=NINE):

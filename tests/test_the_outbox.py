@@ -6,6 +6,7 @@ import asyncio
 import logging
 
 import pytest
+from harness import FakeQueue
 from helpers import nested, open_store, run, ticks
 
 from tickwork import EventError, Schedule, call, event, handled
@@ -22,24 +23,6 @@ from tickwork.times import DAY, HOUR, MINUTE, utc
 
 order_placed = event("order_placed", queue="EVENTS")
 NINE = utc("2026-03-02 09:00")
-
-
-class Queue:
-    """A producer binding as the outbox sees it: what it was sent, or a send that raises."""
-
-    def __init__(self, failures: int = 0):
-        self.sent: list[list[dict]] = []
-        self.failures = failures
-
-    async def send_batch(self, bodies):
-        if self.failures:
-            self.failures -= 1
-            raise ConnectionError("the network went away mid-send")
-        self.sent.append(list(bodies))
-
-    @property
-    def messages(self):
-        return [body for batch in self.sent for body in batch]
 
 
 class Message:
@@ -79,7 +62,7 @@ def tick_with(db, schedule, queue, at, **options):
 
 
 def test_what_a_run_emits_is_sent_after_its_end_with_its_delivery_id():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     place = placing({"order": 7})
     tick_with(db, place, queue, NINE)
     tick_with(db, place, queue, NINE + MINUTE)
@@ -91,7 +74,7 @@ def test_what_a_run_emits_is_sent_after_its_end_with_its_delivery_id():
 
 
 def test_a_failed_run_emits_nothing():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     place = placing({"order": 7}, then_raise=True)
     ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     assert queue.sent == [] and deliveries(db) == []
@@ -107,7 +90,7 @@ def test_a_body_over_a_queue_messages_size_is_refused_when_emitted_and_the_run_k
         except EventError as error:
             refused.append(error.code)
 
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [Schedule("place", Every(MINUTE), place)], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     assert refused == ["event.body_too_large"]
     assert [m["body"] for m in queue.messages] == [{"order": 1}]
@@ -123,7 +106,7 @@ def emitting(body):
         except EventError as error:
             refused.append(error.code)
 
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     ticks(db, [Schedule("place", Every(MINUTE), place)], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     return db, queue, refused
 
@@ -153,7 +136,7 @@ def test_a_body_is_kept_up_to_the_largest_a_message_takes_in_utf8_bytes(body, si
 
 
 def test_batches_are_measured_in_the_utf8_bytes_they_are_sent_in():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     # 100,011 bytes of JSON each: two fit in a batch's 256 KB, three do not (nor one escaped)
     place = placing({"note": "é" * 50_000}, {"note": "ü" * 50_000}, {"note": "ß" * 50_000})
     ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
@@ -161,14 +144,14 @@ def test_batches_are_measured_in_the_utf8_bytes_they_are_sent_in():
 
 
 def test_a_delivery_to_a_queue_the_app_consumes_waits_on_its_consumer():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     place = placing({"order": 7})
     ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue, consumed_here=True))
     assert deliveries(db)[0]["state"] == "running"
 
 
 def test_a_send_that_raised_is_outcome_unknown_and_sent_again_by_a_later_ticks_sweep():
-    db, queue = open_store(), Queue(failures=1)
+    db, queue = open_store(), FakeQueue(failures=1)
     place = placing({"order": 7})
     tick_with(db, place, queue, NINE)
     tick_with(db, place, queue, NINE + MINUTE)
@@ -179,7 +162,7 @@ def test_a_send_that_raised_is_outcome_unknown_and_sent_again_by_a_later_ticks_s
 
 
 def test_the_sweep_does_not_start_once_the_ticks_budget_is_spent():
-    db, queue = open_store(), Queue(failures=1)
+    db, queue = open_store(), FakeQueue(failures=1)
     place = placing({"order": 7})
     tick_with(db, place, queue, NINE)
     tick_with(db, place, queue, NINE + MINUTE)  # outcome_unknown: the sweep's from 10 s later
@@ -197,7 +180,7 @@ def test_the_sweep_does_not_start_once_the_ticks_budget_is_spent():
 
 def set_aside(db, at):
     """Two deliveries whose sends raised (`outcome_unknown`): one dismissed, one cancelled."""
-    queue = Queue(failures=1)
+    queue = FakeQueue(failures=1)
     place = placing({"order": 1}, {"order": 2})
     ticks(db, [place], at - MINUTE, at, outbox=outbox(db, queue, at=at))
     dismissed, cancelled = sorted(deliveries(db), key=lambda d: d["body"])
@@ -242,7 +225,7 @@ class Killed(Outbox):
 
 
 def test_a_worker_killed_between_the_commit_and_the_send_is_delivered_by_the_next_ticks_sweep():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     place = placing({"order": 7})
     ticks(db, [place], NINE)
     ticks(db, [place], NINE + MINUTE, outbox=Killed(db, {"EVENTS": queue}, frozenset(), lambda: NINE + MINUTE))
@@ -254,7 +237,7 @@ def test_a_worker_killed_between_the_commit_and_the_send_is_delivered_by_the_nex
 
 
 def test_a_tick_with_nothing_to_send_or_run_still_makes_two_statements():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     place = placing({"order": 7})
     ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     before = db.statements_run
@@ -263,7 +246,7 @@ def test_a_tick_with_nothing_to_send_or_run_still_makes_two_statements():
 
 
 def test_one_tick_sends_a_hundred_events_in_one_batch_and_records_them_in_one_statement():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
     place = placing(*({"order": n} for n in range(100)))
     ticks(db, [place], NINE)
     before = db.statements_run
@@ -293,7 +276,7 @@ def shop():
 
 
 def sent_to_ourselves(db):
-    queue = Queue()
+    queue = FakeQueue()
     ticks(db, [placing({"order": 7})], NINE, NINE + MINUTE, outbox=outbox(db, queue, consumed_here=True))
     return queue.messages[0]
 
@@ -344,7 +327,7 @@ def test_a_delivery_set_aside_while_its_consumer_ran_is_acked_and_the_log_says_s
     from tickwork.outbox_store import RECORD_HANDLED
 
     place = placing({"order": 1})
-    ticks(shop, [place], NINE - MINUTE, NINE, outbox=outbox(shop, Queue(failures=1)))
+    ticks(shop, [place], NINE - MINUTE, NINE, outbox=outbox(shop, FakeQueue(failures=1)))
     [unknown] = deliveries(shop)  # its send raised: a message of it may be in the queue all the same
     message = Message(envelope(Delivery(unknown["id"], "EVENTS", unknown["name"], unknown["body"])))
 
@@ -391,3 +374,51 @@ def test_a_message_tickwork_did_not_send_is_handled_once_by_its_message_id(shop)
     consumed(shop, [Message({"order": 3}, id="foreign-1")])
     consumed(shop, [Message({"order": 3}, id="foreign-1")])
     assert run(shop.all("SELECT order_id FROM shipments")) == [{"order_id": 3}]
+
+
+# Found in the review of issues 8 and 9 (tests/test_defects_found_in_review.py, split by rule).
+CALLED: list = []
+
+
+async def counting_shipper():
+    CALLED.append(call.input)
+    handled.write("INSERT INTO shipments (order_id) VALUES (?1)", 7)
+
+
+def test_a_delivery_sent_twice_into_one_batch_calls_its_consumer_once():
+    db = open_store()
+    run(db.all("CREATE TABLE shipments (order_id INTEGER)"))
+    body = sent_to_ourselves(db)  # sent again after an outcome_unknown: two messages, one delivery
+    CALLED.clear()
+    first, second = Message(body, id="m-1"), Message(body, id="m-2")
+    run(consume(db, Consumer("tickwork-events", counting_shipper), [first, second], NINE))
+    assert first.acked and second.acked
+    assert len(CALLED) == 1
+
+
+def emitting_events(name, count, pad=0):
+    async def emit():
+        for k in range(count):
+            await order_placed.emit({"k": k, "pad": "x" * pad})
+
+    return Schedule(name, Every(MINUTE), emit)
+
+
+def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
+    import sqlite3
+
+    from helpers import runs
+
+    db, queue = open_store(), FakeQueue()
+    db._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 2_000_000)  # D1: 2,000,000 bytes a string or row
+    place = [emitting_events("place", 20, pad=100_000)]  # each body within what emit allows
+    ticks(db, place, NINE)
+    clock = [0.0]
+
+    async def sleep(seconds):
+        clock[0] += seconds
+
+    ticks(db, place, NINE + MINUTE, outbox=outbox(db, queue, at=NINE + MINUTE), sleep=sleep,
+          monotonic=lambda: clock[0])
+    assert [r["outcome"] for r in runs(db, "place")] == ["succeeded"]
+    assert len(deliveries(db)) == 20

@@ -7,6 +7,7 @@ Miniflare D1: `?1 || 'x'` of 5 is '5.0x', a TEXT column keeps '5.0', an INTEGER 
 from contextlib import suppress
 
 import pytest
+from harness import send_statement
 from helpers import run, runs, tick_at
 
 from tickwork import Schedule, ScheduleError, items
@@ -101,10 +102,6 @@ def test_an_int_past_what_a_js_number_holds_is_a_bigint_d1_refuses(db, value):
 
 def test_the_largest_int_a_js_number_takes_binds(db):
     assert run(db.all("SELECT ?1 AS n", (BIGINT - 1,))) == [{"n": BIGINT - 1}]
-
-
-async def send_statement():
-    pass
 
 
 def test_a_single_hand_over_past_the_invocations_calls_points_to_the_bulk_calls(db):

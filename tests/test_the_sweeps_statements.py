@@ -2,8 +2,9 @@
 sweep its statements, reckoned as the most its claims could cost, and gives them back to it once
 the steps before the sweep are done, so a tick spends to its cap and the sweep still sends."""
 
+from harness import FakeQueue
 from helpers import open_store, state, ticks
-from test_the_outbox import NINE, Queue, deliveries, outbox, placing
+from test_the_outbox import NINE, deliveries, outbox, placing
 
 from tickwork.schedule_store import Claim
 from tickwork.tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, statements_for
@@ -14,7 +15,7 @@ A_RUN = statements_for([Claim("place", 0, 0, "r")], ENDS_WITH_EVENTS)  # the mos
 
 def left_to_sweep():
     """A run of `place` whose event's send raised: its delivery is the sweep's from 10 s later."""
-    db, queue = open_store(), Queue(failures=1)
+    db, queue = open_store(), FakeQueue(failures=1)
     place = placing({"order": 7})
     ticks(db, [place], NINE, NINE + MINUTE, outbox=outbox(db, queue))
     assert [d["state"] for d in deliveries(db)] == ["outcome_unknown"]

@@ -8,6 +8,7 @@ import logging
 
 import pytest
 from faults import D1Error, Faulty, Killed, KilledAfter, Meanwhile, at_call, every_call_with, first_with
+from harness import FakeQueue
 from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, tick_at, ticks
 
 from tickwork import Schedule, clock, event
@@ -221,14 +222,6 @@ def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after(began):
     assert runs(db)[0]["outcome"] == Outcome.RUNNING  # lost: it ends lease_expired when the lease lapses
 
 
-class Queue:
-    def __init__(self):
-        self.sent = []
-
-    async def send_batch(self, bodies):
-        self.sent += bodies
-
-
 shipped = event("shipped", queue="EVENTS")
 
 
@@ -243,7 +236,7 @@ def emitting(name):
 @pytest.mark.parametrize("failing", range(1, 9))
 def test_whichever_call_of_a_tick_that_emits_fails_each_succeeded_run_is_delivered_once(failing, landed):
     schedules = [emitting("a"), emitting("b")]
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
 
     def outbox(store, at):
         return Outbox(store, {"EVENTS": queue}, frozenset(), lambda: at)
@@ -258,7 +251,7 @@ def test_whichever_call_of_a_tick_that_emits_fails_each_succeeded_run_is_deliver
         ticks(db, schedules, at, outbox=outbox(db, at))
     succeeded = [(r["schedule"], r["tick_at"]) for s in schedules for r in runs(db, s.name)
                  if r["outcome"] == Outcome.SUCCEEDED]
-    delivered = sorted((m["body"]["from"], m["body"]["at"]) for m in queue.sent)
+    delivered = sorted((m["body"]["from"], m["body"]["at"]) for m in queue.messages)
     assert sorted(set(delivered)) == sorted(succeeded)  # each run that succeeded, and only those
     assert run(db.all("SELECT COUNT(*) AS n FROM tickwork_events")) == [{"n": len(succeeded)}]
 

@@ -7,9 +7,10 @@ import asyncio
 import time
 
 from faults import Meanwhile
+from harness import FakeQueue
 from helpers import Blocking, calendar, every, migrate_from, migrated_before, open_store, run, runs, tick_at, ticks
 
-from test_backfill import APRIL, JAN, app  # noqa: F401 (the operator's App, as a fixture)
+from test_backfill import APRIL, JAN
 from test_schedules_handed_over import made, send_statement  # noqa: F401
 
 from tickwork import Schedule, event
@@ -86,16 +87,8 @@ def test_after_a_tick_two_hours_ahead_a_backfill_is_made_by_the_next_tick_on_the
 order_placed = event("order_placed", queue="EVENTS")
 
 
-class Queue:
-    def __init__(self):
-        self.messages: list[dict] = []
-
-    async def send_batch(self, bodies):
-        self.messages += bodies
-
-
 def test_two_sweeps_of_ticks_ahead_send_a_delivery_once():
-    db, queue = open_store(), Queue()
+    db, queue = open_store(), FakeQueue()
 
     async def place():
         await order_placed.emit({"order": 7})

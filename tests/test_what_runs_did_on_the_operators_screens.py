@@ -4,8 +4,9 @@ and each run's trace."""
 
 from helpers import run
 from test_purge_schedules import chores, purge_of
-from test_the_operators_command import NINE, App, app  # noqa: F401 (the fixture)
-from test_the_outbox import Queue, order_placed, outbox
+from harness import FakeQueue, OperatorHarness
+from test_the_operators_command import NINE
+from test_the_outbox import order_placed, outbox
 
 from tickwork import Schedule, event
 from tickwork.grid import Every
@@ -20,12 +21,12 @@ async def remind_and_place():
     await order_placed.emit({"order": 7})
 
 
-def emitting(app: App):
+def emitting(app: OperatorHarness):
     app.tick([Schedule("place", Every(MINUTE), remind_and_place)], NINE, NINE + MINUTE,
-             outbox=outbox(app.db, Queue()))
+             outbox=outbox(app.db, FakeQueue()))
 
 
-def purged(app: App):
+def purged(app: OperatorHarness):
     chores(app.db, NINE - 40 * DAY, NINE - 31 * DAY, NINE - DAY)
     app.tick([purge_of()], NINE - HOUR, NINE)
 

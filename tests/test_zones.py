@@ -7,6 +7,7 @@ import zoneinfo
 from importlib import resources
 
 import pytest
+from harness import send_statement
 from helpers import open_store, run
 
 from tickwork import ScheduleError
@@ -16,10 +17,6 @@ from tickwork.times import utc
 from tickwork.zones import vendored_zones, zone_info
 
 SUNDAY = utc("2026-01-04 12:00")
-
-
-async def send_statement():
-    pass
 
 
 @pytest.fixture

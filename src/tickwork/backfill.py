@@ -132,6 +132,7 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
     from .words import when  # the operator's wording, which the tick never needs
 
     check_range(start, end, now, names)
+    assert start is not None and end is not None  # check_range refuses a range without both
     row = await store.schedule(name)
     if row is None:
         return None

@@ -10,7 +10,7 @@ An isolate's first invocation reads the store's schema first, one statement more
 """
 
 import logging
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, cast
 
 from .app import App
 from .database import Database, one_invocation
@@ -83,7 +83,7 @@ async def schema_current(db: Database, app: App, scheduled: int) -> bool:
     if app.schema_current:
         return True
     try:
-        problem = out_of_date(await ScheduleStore(db).schema(), app.store)
+        problem = out_of_date(await ScheduleStore(db).schema(), cast(str, app.store))  # a ticking app binds one
     except Exception:
         log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled))
         return True

@@ -24,7 +24,7 @@ from .budget import (
     Lease as Lease,
 )
 from .due import statements_for as statements_for
-from .ends import RETRY_PAUSES as RETRY_PAUSES
+from .ends import RETRY_PAUSES as RETRY_PAUSES, _ends_cost as _ends_cost
 from .gap import GAP as GAP
 from .housekeeping import RETENTION as RETENTION
 from .reports import RunReport as RunReport, TickReport as TickReport
