@@ -194,6 +194,25 @@ def test_a_run_that_writes_on_success_makes_no_more_round_trips_than_one_that_do
     assert statements_with == statements_without + 2  # the check that the run is still running, the write
 
 
+@pytest.mark.parametrize("cap, outcome", [(8, Outcome.SUCCEEDED), (7, Outcome.FAILED)], ids=["they fit", "one short"])
+def test_on_success_writes_are_kept_only_where_they_fit_the_cap_beside_the_ends_still_to_record(cap, outcome):
+    db = open_store()
+
+    async def census():
+        on_success.write(CHORE, "census", clock.now_ms)
+        on_success.write(CHORE, "tally", clock.now_ms)
+
+    ticks(db, [every_minute(census)], NINE)
+    before = db.statements_run
+    # the first read, the claim; the writes behind their check (3) beside the end's statement
+    ticks(db, [every_minute(census)], NINE_ONE, max_statements=cap)
+    spent = db.statements_run - before
+    record = runs(db)[-1]
+    assert (record["outcome"], spent) == (outcome, 8 if outcome == Outcome.SUCCEEDED else 5)
+    if outcome == Outcome.FAILED:
+        assert (record["code"], chores(db)) == (Code.INTERNAL_FAULT, [])
+        assert record["detail"].startswith("its 2 on_success writes take 3 statements, more than the tick has left")
+
 def test_a_failed_run_commits_none_of_its_on_success_writes():
     db = open_store()
 

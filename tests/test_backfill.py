@@ -268,6 +268,15 @@ def test_a_backfill_is_made_only_while_the_ticks_statement_cap_lasts(app):
     assert [at for at, _, _ in backfilled(app)] == [utc("2026-02-01 00:00")]
 
 
+def test_a_backfill_leaves_the_statements_kept_for_the_invocations_later_ticks(app):
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-03-01T00:00Z", now=APRIL + MINUTE)
+    one_round = FIRST_READ + READS + CLAIM_STATEMENTS + ENDS
+    app.tick([monthly], APRIL + MINUTE, max_statements=one_round + 5, for_later=6)
+    assert backfilled(app) == []
+    app.tick([monthly], APRIL + 2 * MINUTE, max_statements=one_round + 5, for_later=5)
+    assert [at for at, _, _ in backfilled(app)] == [utc("2026-02-01 00:00")]
+
 def test_an_item_handed_over_is_backfilled_by_its_id_with_its_input(app):
     from test_schedules_handed_over import MADE, send_statement
 

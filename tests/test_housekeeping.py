@@ -11,6 +11,7 @@ from tickwork.housekeeping_store import DELETES, FINISH, TAKE
 from tickwork.outbox import Outbox
 from tickwork.outbox_store import SWEEP
 from tickwork.schedule_store import RECORD_ENDS
+from tickwork.tick.budget import Budget
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 NOW = utc("2026-06-01 12:00")
@@ -50,9 +51,10 @@ def logged(db, delivery, at, schedule=None):
          [(f"log-{delivery}-{at}", at, delivery, schedule)])
 
 
-def pass_at(db, now=NOW, owner="tick-1", lease_until=None, budget=MINUTE, room=None):
-    return run(housekeeping(db, now, owner, lease_until or now + budget + MINUTE, lambda: budget,
-                            lambda: room, lambda: now))
+def pass_at(db, now=NOW, owner="tick-1", budget=MINUTE, room=None):
+    """A pass by a tick at `now` with `budget` ms and `room` statements left: its lease until the
+    budget's end and a minute."""
+    return run(housekeeping(db, Budget(db, now, now, budget, lambda: 0.0, room), owner))
 
 
 @pytest.fixture

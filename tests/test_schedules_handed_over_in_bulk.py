@@ -9,7 +9,7 @@ import pytest
 from helpers import run, state, ticks
 
 from tickwork import Schedule, ScheduleError, call, items, on_success
-from tickwork import schedule_store
+from tickwork.store import sql
 from tickwork.calendars import CACHED, CronCalendar, cron_calendar
 from tickwork.grid import Every
 from tickwork.model import Outcome
@@ -54,7 +54,7 @@ def rows(db):
 
 def small_statements(monkeypatch, size=2_000):
     """A few items a statement, so that a handful of items spans many statements."""
-    monkeypatch.setattr(schedule_store, "JSON_BYTES", size)
+    monkeypatch.setattr(sql, "JSON_BYTES", size)
 
 
 def test_ten_thousand_items_are_handed_over_in_a_few_statements_and_one_round_trip(db):
@@ -70,7 +70,8 @@ def test_two_thousand_items_fit_the_free_plans_fifty_statements(db):
 
 
 def test_each_item_handed_over_in_bulk_has_the_id_a_single_hand_over_gives(db):
-    many = run(handed(db).calendar_many(send_statement, customers(3), "0 9 * * 1", zone="Asia/Tokyo", expires=SUNDAY + DAY * 30))
+    many = run(handed(db).calendar_many(send_statement, customers(3), "0 9 * * 1", zone="Asia/Tokyo",
+                                        expires=SUNDAY + DAY * 30))
     single = [run(handed(db).calendar(send_statement, c, "0 9 * * 1", zone="Asia/Tokyo", expires=SUNDAY + DAY * 30))
               for c in customers(3)]
     assert many.ids == single and rows(db) == 3

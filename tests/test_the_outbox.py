@@ -18,6 +18,7 @@ from tickwork.operator_store import OperatorStore
 from tickwork.outbox import SEND_WINDOW, Outbox, envelope
 from tickwork.outbox_store import Delivery, OutboxStore
 from tickwork.housekeeping import housekeeping
+from tickwork.tick.budget import Budget
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 order_placed = event("order_placed", queue="EVENTS")
@@ -209,7 +210,7 @@ def test_a_message_of_a_delivery_dismissed_or_cancelled_is_acked_without_calling
 def test_a_set_aside_deliverys_message_is_acked_unrun_as_long_as_a_queue_redelivers_whatever_the_retention(shop):
     _, set_apart = set_aside(shop, NINE)
     later = NINE + 13 * DAY  # a queue may still redeliver it; run records are kept a day here
-    run(housekeeping(shop, later, "tick", later + 2 * MINUTE, lambda: MINUTE, lambda: None, lambda: later, DAY))
+    run(housekeeping(shop, Budget(shop, later, later, MINUTE, lambda: 0.0, None), "tick", DAY))
     messages = [Message(envelope(Delivery(d["id"], "EVENTS", d["name"], d["body"])), id=d["id"]) for d in set_apart]
     consumed(shop, messages, now=later)
     assert [(m.acked, m.retried) for m in messages] == [(True, False)] * 2
@@ -300,7 +301,7 @@ def test_a_message_redelivered_days_after_its_event_went_is_still_handled_once(s
     body = sent_to_ourselves(shop)
     consumed(shop, [Message(body, id="m-1")])
     later = NINE + 4 * DAY  # a queue's default retention: it may redeliver until then
-    run(housekeeping(shop, later, "tick", later + 2 * MINUTE, lambda: MINUTE, lambda: None, lambda: later))
+    run(housekeeping(shop, Budget(shop, later, later, MINUTE, lambda: 0.0, None), "tick"))
     assert run(shop.all("SELECT COUNT(*) AS n FROM tickwork_events")) == [{"n": 0}]  # gone after 24 hours
     [again] = consumed(shop, [Message(body, id="m-2")], now=later)
     assert again.acked

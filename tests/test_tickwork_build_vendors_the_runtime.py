@@ -41,6 +41,7 @@ def test_the_runtime_package_is_copied_into_python_modules(tmp_path):
 
     assert (modules / "tickwork" / "app.py").read_bytes() == (ROOT / "src" / "tickwork" / "app.py").read_bytes()
     assert all((modules / name).read_bytes() == source.read_bytes() for name, source in runtime_files().items())
+    assert (modules / "tickwork" / "tick" / "__init__.py").read_bytes() == (ROOT / "src" / "tickwork" / "tick" / "__init__.py").read_bytes()
     assert not list((modules / "tickwork").rglob("__pycache__"))
 
 

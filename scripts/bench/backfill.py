@@ -192,7 +192,8 @@ def missed(results: list[dict]) -> list[str]:
         few, many = pending[min(pending)], pending[max(pending)]
         if many["read_per_run"] > GOALS["growth"] * few["read_per_run"]:
             found.append(f"with {many['pending']:,} backfills pending a backfilled run reads {many['read_per_run']} "
-                         f"{many['reads']}, {few['read_per_run']} with {few['pending']} (goal: within {GOALS['growth']}x)")
+                         f"{many['reads']}, {few['read_per_run']} with {few['pending']} "
+                         f"(goal: within {GOALS['growth']}x)")
     return found
 
 

@@ -159,11 +159,11 @@ async def measured(n: int, process: subprocess.Popen) -> dict:
     found = {}
     console = ConsoleStore(BenchD1(process))
     for page, read in PAGES.items():
-        found[f"page {page}"] = await measure(console.db, lambda: read(console))
+        found[f"page {page}"] = await measure(console.db, lambda read=read: read(console))
     inlined = BenchD1(process, inlined=True)
     for verb in VERBS:
         args = cli.parser().parse_args([*verb, "--remote"])
-        found["verb " + " ".join(verb)] = await measure(inlined, lambda: cli._run(args, inlined, None, NOW))
+        found["verb " + " ".join(verb)] = await measure(inlined, lambda args=args: cli._run(args, inlined, None, NOW))
     return found
 
 

@@ -298,7 +298,8 @@ def missed(results: list[dict]) -> list[str]:
                          f"{low['rows_read']} at {smallest:,} (goal: not growing with them)")
         if kind == "sweep_idle" and high["ratio_to_1000"] > GOALS["sweep_time_ratio"]:
             found.append(f"{store}: the sweep with nothing to send costs {high['ratio_to_1000']}x at "
-                         f"{largest:,} delivered what it costs at {smallest:,} (goal: at most {GOALS['sweep_time_ratio']}x)")
+                         f"{largest:,} delivered what it costs at {smallest:,} "
+                         f"(goal: at most {GOALS['sweep_time_ratio']}x)")
     for r in (r for r in by.values() if r["bench"] == "nothing_due_tick"):
         for key in ("statements", "round_trips"):
             if r[key] > GOALS[f"nothing_due_{key}"]:
@@ -334,7 +335,8 @@ async def measure(fresh, sweep_dbs: dict[int, Database], bindings, store: str, c
     results = []
     for count in EMITS:
         for shape in ("one_run", "n_runs"):
-            results.append(await emit_ticks(fresh(), bindings(("emit", count, shape)), store, count, shape, emit_rounds))
+            results.append(await emit_ticks(fresh(), bindings(("emit", count, shape)), store, count, shape,
+                                            emit_rounds))
     for n, db in sweep_dbs.items():
         started = time.perf_counter()
         await populate(db, n, chunk)

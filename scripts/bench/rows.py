@@ -138,7 +138,7 @@ SELECT 'nothing@' || printf('%032x', n), 'bench.rows:nothing',
        '{"customer":' || n || '}', 'calendar 0 9 * * 1 | Europe/Berlin | nonexistent=shift repeated=first',
        0, ?2, ?2, ?2
 FROM k
-"""
+"""  # noqa: E501 (the timing's JSON as the table keeps it, on one line)
 
 
 async def housekeeping_deletes(db: Database, store: str, size) -> list[dict]:
@@ -210,7 +210,8 @@ def month(results: list[dict]) -> list[dict]:
             ticks_written, ticks_read = idle["rows_written"] * minutes, idle.get("rows_read", 0) * minutes
         written = ticks_written + runs * (run["rows_per_due_run"] + deleted["rows_written_per_record"])
         looked = windows[shape["ticks_a_minute"]].get("rows_read_per_record", 0)
-        read = ticks_read + runs * (run.get("rows_read_per_due_run", 0) + deleted.get("rows_read_per_record", 0) + looked)
+        read = ticks_read + runs * (run.get("rows_read_per_due_run", 0) + deleted.get("rows_read_per_record", 0)
+                                    + looked)
         kept = runs * storage["bytes_per_run_record"] + shape["items"] * storage["bytes_per_item"]
         rows.append({"bench": "d1_month", "store": run["store"], **shape, "runs": round(runs),
                      "rows_written": round(written), "rows_read": round(read), "storage_bytes": round(kept),
@@ -224,7 +225,8 @@ def month(results: list[dict]) -> list[dict]:
 
 def table(rows: list[dict]) -> str:
     """The month as the README shows it: each figure, and its share of the plan's amount."""
-    lines = ["| app | rows written / month | rows read / month | storage | Free: written/day | Free: read/day | Paid: written | Paid: read |",
+    lines = ["| app | rows written / month | rows read / month | storage | Free: written/day | Free: read/day "
+             "| Paid: written | Paid: read |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         lines.append(
@@ -241,11 +243,13 @@ def missed(results: list[dict]) -> list[str]:
             found.append(f"{r['store']}: a due run writes {r['rows_per_due_run']} rows (goal: at most "
                          f"{GOALS['rows_per_due_run']}); where: {r.get('where')}")
         if r["bench"] == "nothing_due_tick":
-            if r["statements"] > GOALS["nothing_due_statements"] or r["rows_written"] > GOALS["nothing_due_rows_written"]:
+            if (r["statements"] > GOALS["nothing_due_statements"]
+                    or r["rows_written"] > GOALS["nothing_due_rows_written"]):
                 found.append(f"{r['store']}: a nothing-due tick makes {r['statements']} statements and writes "
                              f"{r['rows_written']} rows (goal: 2 and 1)")
         if r["bench"] == "quiet_minute_with_queues" and r["statements"] > GOALS["quiet_minute_statements"]:
-            found.append(f"{r['store']}: a quiet minute with queues bound makes {r['statements']} statements (goal: 12)")
+            found.append(f"{r['store']}: a quiet minute with queues bound makes {r['statements']} statements "
+                         "(goal: 12)")
     return found
 
 
@@ -282,7 +286,7 @@ async def host_main(ctx, js_env) -> str:
         async def batch(self, statements):
             self.counts = []
             results = await super().batch(statements)
-            for (sql, _), count in zip(statements, self.counts):
+            for (sql, _), count in zip(statements, self.counts, strict=True):
                 ledger[statement_name(sql)] = ledger.get(statement_name(sql), 0) + count
             return results
 

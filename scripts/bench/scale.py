@@ -305,13 +305,15 @@ def missed(results: list[dict]) -> list[str]:
         found.append(f"{store}: 1,000 due made {ticks[(1000, TICK_STATEMENTS)]['statements']} statements "
                      "(goal: within D1's 1,000)")
     for r in results:
-        if r["bench"] == "rows_written_a_month" and r["rows_written_per_nothing_due_tick"] > GOALS["nothing_due_rows_written"]:
+        if (r["bench"] == "rows_written_a_month"
+                and r["rows_written_per_nothing_due_tick"] > GOALS["nothing_due_rows_written"]):
             found.append(f"{store}: 1,000 declared schedules write {r['rows_written_per_nothing_due_tick']} rows "
                          f"a nothing-due tick, {r['rows_written_a_month']:,} a month (goal: at most one a tick)")
     return found
 
 
-async def measure(dbs: dict[int, Database], spare: Database, store: str, chunk: int, rounds: int = ROUNDS) -> list[dict]:
+async def measure(dbs: dict[int, Database], spare: Database, store: str, chunk: int,
+                  rounds: int = ROUNDS) -> list[dict]:
     """Every measurement on `dbs` (N -> an empty migrated database) and `spare` (another)."""
     schedules = declared()
     results = []

@@ -107,7 +107,8 @@ def _store_required(why: str, file: str, line: int, name: str | None, owners: li
         mend = (f'name the store in pyproject.toml: [tool.tickwork] store = "{owners[0]}", '
                 "the database whose migrations create the purged table")
     else:
-        mend = 'bind one D1 database in the Worker\'s wrangler configuration, or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"'
+        mend = ("bind one D1 database in the Worker's wrangler configuration, "
+                'or name the store in pyproject.toml: [tool.tickwork] store = "<binding>"')
     return Problem("schedule.store_required", why, mend, file, line, name)
 
 

@@ -58,7 +58,8 @@ def check_console(project: Project) -> tuple[dict | None, list[Problem]]:
         if value is not None and not (isinstance(value, str) and pattern.fullmatch(value)):
             problem(key, f"`{key} = {_shown(value)}` is not {what}", mend)
     if ("console_team" in written) != ("console_aud" in written):
-        missing, given = ("console_aud", "console_team") if "console_team" in written else ("console_team", "console_aud")
+        missing, given = (("console_aud", "console_team") if "console_team" in written
+                          else ("console_team", "console_aud"))
         problem(given, f"`{missing}` is not set: Cloudflare Access needs both the team and the application's AUD tag",
                 f"set `{missing}`, or remove the other to let only the bearer token in")
     if "console_team" not in written and "console_aud" not in written and "console_token" not in written:
@@ -68,7 +69,8 @@ def check_console(project: Project) -> tuple[dict | None, list[Problem]]:
     token = written.get("console_token")
     if isinstance(token, str) and isinstance(project.worker_vars, dict) and token in project.worker_vars:
         problem("console_token", f"`{token}` is a plain var of the Worker's configuration, not a secret",
-                f"remove it from [vars] and keep it as a secret: `npx wrangler secret put {token}` (and in .dev.vars locally)")
+                f"remove it from [vars] and keep it as a secret: `npx wrangler secret put {token}` "
+                "(and in .dev.vars locally)")
     if problems:
         return None, problems
     return {"prefix": prefix, "team": written.get("console_team"), "aud": written.get("console_aud"),

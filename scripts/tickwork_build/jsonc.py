@@ -103,7 +103,7 @@ def parse(text: str) -> tuple[object, dict[tuple, Span]]:
                 if plain[at:at + 1] == ",":
                     at = skip(at + 1)
                     if plain[at:at + 1] == close:
-                        fail(f'a value should follow "," (two commas?)', at)
+                        fail('a value should follow "," (two commas?)', at)
                 elif plain[at:at + 1] != close:
                     fail(f'"," or "{close}" should be here', at)
             at += 1

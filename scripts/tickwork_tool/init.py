@@ -38,7 +38,7 @@ METHODS = """async def scheduled(self, controller, env=None, ctx=None):
 async def queue(self, batch, env=None, ctx=None):
     await run_queue(APP, self.env, batch, self.ctx)
 """
-HANDLERS = dict(zip(("scheduled", "queue"), METHODS.split("\n\n")))  # each one's lines in METHODS
+HANDLERS = dict(zip(("scheduled", "queue"), METHODS.split("\n\n"), strict=True))  # each one's lines in METHODS
 # run_queue retries a batch of a queue the app declares no consumer for: a Worker's own consumer
 # goes on beside tickwork's by handing it only the batches of tickwork's queues.
 BESIDE = {"queue": "; to keep your consumer for your own queues, hand tickwork only the batches of its queues: "
@@ -86,7 +86,8 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
     pyproject = root / "pyproject.toml"
     if "tickwork" not in tomllib.loads(pyproject.read_text()).get("tool", {}):
         table = f'\n[tool.tickwork]\nsource = "{plan["source"]}"   # the Worker\'s code, its entry at the top\n' \
-                f'app = "{plan["source"]}/app"   # the app package: its domains are {plan["source"]}/app/domains/<domain>/\n'
+                f'app = "{plan["source"]}/app"   # the app package: its domains are ' \
+                f'{plan["source"]}/app/domains/<domain>/\n'
         pyproject.write_text(pyproject.read_text().rstrip("\n") + "\n" + table)
         did(f"pyproject.toml: added [tool.tickwork] (source = \"{plan['source']}\", app = \"{plan['source']}/app\")")
     project = load_project(root)
@@ -102,7 +103,8 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
     main_now = jsonc.loads(text)["main"] if json else MAIN.search(text).group(2)
     built_main = (BUILT / plan["entry"]).as_posix()
     if main_now != built_main:
-        text = jsonc.set_value(text, ("main",), built_main) if json else MAIN.sub(f'main = "{built_main}"', text, count=1)
+        text = (jsonc.set_value(text, ("main",), built_main) if json
+                else MAIN.sub(f'main = "{built_main}"', text, count=1))
         wrangler.write_text(text)
         did(f'{wrangler.name}: main = "{built_main}" (was "{main_now}"): the build lays {plan["source"]}/ out '
             f"in {BUILT.as_posix()}/ beside the manifest it writes")
@@ -118,7 +120,8 @@ def init(root: Path, node_side: bool = True, say=print) -> list[str]:
     sharing = sorted(path.name for path in plan["migrations"].glob("00[0-9][0-9]_*.sql")
                      if path.name not in {own.name for own in migrations()})
     if sharing:
-        say(f"note: the app's own {', '.join(sharing)} numbered among tickwork's migrations (0001 to 0099); wrangler applies "
+        say(f"note: the app's own {', '.join(sharing)} numbered among tickwork's migrations (0001 to 0099); "
+            "wrangler applies "
             "each by its name, so all apply, but number the app's next ones from 0100 (rename what "
             "`wrangler d1 migrations create` numbers below it): tickwork's newer ones take numbers up to 0099")
     entry = root / plan["source"] / plan["entry"]
@@ -153,7 +156,8 @@ def _plan(root: Path, node_side: bool) -> dict:
         raise Refused(f"{root} has no wrangler.toml (nor wrangler.jsonc, wrangler.json): run tickwork init in the "
                       "Worker's folder")
     if not pyproject.exists():
-        raise Refused(f"{root} has no pyproject.toml: a Python Worker's folder has one (uv init, or pywrangler's template)")
+        raise Refused(f"{root} has no pyproject.toml: a Python Worker's folder has one "
+                      "(uv init, or pywrangler's template)")
     text = wrangler.read_text()
     json = name.endswith(JSON_SUFFIXES)
     config, settings = _read(wrangler), _read(pyproject).get("tool", {}).get("tickwork", {})
@@ -182,7 +186,8 @@ def _plan(root: Path, node_side: bool) -> dict:
     migrations = root / "migrations"
     if store is None:
         refusals.append(f"{why}: tickwork keeps its schedules' state in D1; add a [[d1_databases]] binding "
-                        '(`npx wrangler d1 create NAME` prints one), or name one in [tool.tickwork] store = "<binding>"')
+                        '(`npx wrangler d1 create NAME` prints one), '
+                        'or name one in [tool.tickwork] store = "<binding>"')
     else:
         binding = next(b for b in config.get("d1_databases", []) if b.get("binding") == store)
         migrations = root / binding.get("migrations_dir", "migrations")
@@ -268,7 +273,8 @@ def _default(tree: ast.Module) -> ast.ClassDef | None:
 
 def _handlers(default: ast.ClassDef) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Default's own `scheduled` and `queue`."""
-    return {f.name: f for f in default.body if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef) and f.name in HANDLERS}
+    return {f.name: f for f in default.body
+            if isinstance(f, ast.AsyncFunctionDef | ast.FunctionDef) and f.name in HANDLERS}
 
 
 def _tickworks_call(handler: str) -> str:
@@ -316,7 +322,8 @@ def _add_to_entry(path: Path, root: Path) -> list[str]:
         added = " and ".join(f"{handler}()" for handler in missing)
         said.append(f"{name}: Default has {added}, calling tickwork; its other handlers are as they were")
     if IMPORTS.splitlines()[-1] not in text:
-        imports = [node for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
+        imports = [node for node in tree.body
+                   if isinstance(node, ast.Import | ast.ImportFrom) and node.lineno < default.lineno]
         docstring = tree.body[0].end_lineno if ast.get_docstring(tree, clean=False) is not None else 0
         after = max((node.end_lineno for node in imports), default=docstring)
         lines.insert(after, ("\n" if after else "") + IMPORTS)

@@ -1,164 +1,29 @@
-"""The tick's backfill step: after the due runs, while the tick's budget and statements last, the
-next occurrences of the backfills operators asked for (`tickwork backfill`), oldest first.
-
-Each occurrence is made once per (schedule, at) however ticks race, under the schedule's own
-lease (never two runs of a schedule at once), so a schedule makes one occurrence a round; what a
-backfilled run emits is kept with its end and delivered as any run's is. The pending backfills,
-and which of their next occurrences are made, are read once for many rounds: a round costs its
-claim and its ends, so a tick makes as many as its statements allow.
+"""Backfills as the operator asks for them: the occurrences a backfill of a schedule would make
+(`plan`, read through the operator's store) after its checks, and where a schedule's occurrences
+become its own. The tick's backfill step is tick/backfill.py (its names are still read here).
 """
 
 import json
-import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from .backfill_store import CLAIM_STATEMENTS, ONE_OFF_DONE, BackfillStore, Pending, Step
-from .context import new_trace
-from .schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
-from .times import MINUTE, SECOND, iso
+from .backfill_store import ONE_OFF_DONE
+from .schedule_store import State
+from .times import iso
 from .timing import COUNTED
-
-log = logging.getLogger("tickwork")
 
 DRY_RUN_MOST = 1000  # occurrences an operator's command lists or counts at the most
 
-BACKFILLS_A_ROUND = 10  # pending backfills read at once; a round makes one occurrence of each
-ROUNDS = 200  # rounds a tick at most where no statement cap bounds them (the Worker's 900 allow ~170)
-LOOKAHEAD = 100  # occurrences of a backfill read at once, the made ones passed over
-READS = 2  # a read's statements: the pending backfills, and which of their occurrences are made
-# A schedule's round starts only while its own next due time is further off than this, the time
-# between ticks at the shortest (each 10-second mark): the tick that makes that run then finds the
-# lease given back, not held by a backfilled run, which would have the due run skipped `running`.
-GIVES_WAY = 10 * SECOND
+# The tick's step, at its old path: read from tick/backfill.py when first asked for, so that the
+# operator's command and the console import no tick.
+_STEP = {"backfill", "BACKFILLS_A_ROUND", "ROUNDS", "LOOKAHEAD", "READS", "GIVES_WAY"}
 
 
-@dataclass
-class _Going:
-    """A pending backfill as the step goes on with it: its occurrences still to make of those
-    read (oldest first), and where it goes on from once they are (`next`; None: nowhere yet)."""
+def __getattr__(name: str):
+    if name in _STEP:
+        import importlib
 
-    pending: Pending
-    todo: list
-    next: int | None
-    passed: bool = False  # gone on past occurrences found made, with no run
-    dropped: bool = False  # a claim of it was not won: left for the next tick
-
-
-async def backfill(tick) -> list:
-    """Rounds of backfilled runs, while each finds something to do and the tick has the time and
-    the statements for another (its sweep's kept aside); the backfills read again once the
-    occurrences read are made."""
-    reports: list = []
-    store, going = BackfillStore(tick.store.db), []
-    for _ in range(ROUNDS):
-        if not _fits(tick):
-            break
-        try:
-            if not any(g.todo for g in going if not g.dropped):
-                going = await _read(tick, store)
-            made, progressed = await _round(tick, store, going)
-        except Exception:
-            log.exception("the backfill step failed; the next tick goes on with it")
-            break
-        reports += made
-        if not progressed:
-            break
-    return reports
-
-
-def _fits(tick) -> bool:
-    room = _room(tick)
-    return tick.budget - tick.elapsed() > 0 and (room is None or room >= READS)
-
-
-def _room(tick) -> int | None:
-    """The statements the step may spend on reads: what the tick has left beside a round's claim
-    and ends, the sweep's, and the invocation's later ticks'."""
-    room = tick.room()
-    return None if room is None else room - CLAIM_STATEMENTS - tick.flush - tick.sweep_cost() - tick.for_later
-
-
-async def _read(tick, store: BackfillStore) -> list[_Going]:
-    """The pending backfills the step goes on with, a schedule's one after another, each with
-    its next occurrences not made yet; none where it ended some whose schedule is gone instead
-    (the read's second statement: the next tick goes on with the others)."""
-    chosen: dict[str, Pending] = {}
-    found, gone = await store.pending(BACKFILLS_A_ROUND)
-    if gone:
-        await store.end_gone(gone, tick.now)
-        log.info("backfills %s ended: their schedule is gone", ", ".join(gone))
-        return []
-    for pending in found:
-        chosen.setdefault(pending.schedule.name, pending)
-    plans = []
-    for pending in chosen.values():
-        state = pending.schedule
-        schedule = tick.schedule_of(state)
-        if schedule is None or schedule.action is None:
-            continue  # waits for its action back (the read passed over those paused, removed or running)
-        due = own_from(schedule.timing, state)
-        end = min(pending.end, due - 1)
-        try:
-            calls = to_backfill(schedule.timing, due, state.first_tick, pending.start, pending.end, LOOKAHEAD)
-        except Exception:
-            log.exception("%s: the occurrences to backfill could not be worked out", state.name)
-            continue
-        plans.append((pending, schedule, end, calls))
-    room = _room(tick)  # the made check takes a statement a ROWS_PER_STATEMENT occurrences: those it has room for
-    while room is not None and len(plans) > 1 and sum(len(c) for *_, c in plans) > room * ROWS_PER_STATEMENT:
-        plans.pop()
-    made = await store.made([(p.schedule.name, c.at) for p, _, _, calls in plans for c in calls])
-    going = []
-    for pending, schedule, end, calls in plans:
-        tick.due[schedule.name] = schedule
-        todo = [c for c in calls if (schedule.name, c.at) not in made]
-        following = calls[-1].at + 1 if len(calls) == LOOKAHEAD else end + 1 if end + 1 > pending.start else None
-        going.append(_Going(pending, todo, following))
-    return going
-
-
-def _time_now(tick) -> int:
-    """The tick's own time as it goes on: its time, what has elapsed since it began, and how late
-    its invocation began where that is under a minute (a cron invocation started late). A tick by
-    hand for a time far behind the clock is measured on its own time, not the clock's."""
-    late = tick.wall - tick.now
-    return tick.now + tick.elapsed() + (late if 0 < late < MINUTE else 0)
-
-
-async def _round(tick, store: BackfillStore, going: list[_Going]) -> tuple[list, bool]:
-    """One occurrence of each backfill going on, claimed in one batch and run side by side; or,
-    for one with none left, going on past those found made."""
-    steps: list[tuple[_Going, Step]] = []
-    for g in going:
-        p = g.pending
-        if g.dropped or (not g.todo and (g.passed or g.next is None)):
-            continue
-        if g.todo and p.schedule.due_at - GIVES_WAY <= _time_now(tick):
-            continue  # its own due run comes first
-        if not g.todo:
-            g.passed = True
-            steps.append((g, Step(p.id, p.schedule.name, g.next, p.who)))  # past its end: done
-            continue
-        call = g.todo[0]
-        if p.schedule.action is not None:
-            call = replace(call, input=json.loads(p.schedule.input))
-        following = g.next if len(g.todo) == 1 and g.next is not None else call.at + 1
-        steps.append((g, Step(p.id, p.schedule.name, following, p.who, call, run_id(tick.now), new_trace())))
-    if not steps:
-        return [], False
-    lease = tick.lease(tick.elapsed())
-    won = await store.claim([s for _, s in steps], lease.until, tick.now, lease.started)
-    for g, s in steps:
-        if s.run is not None and s.run in won:
-            g.todo.pop(0)
-            g.passed = s.next == g.next  # its last: gone on past the rest read
-        elif s.run is not None:
-            g.dropped = True  # made by another tick, its lease held, or the backfill cancelled
-    runs = [Claim(s.name, s.call.at, s.call.at, s.run, s.call, trace=s.trace) for _, s in steps if s.run in won]
-    for claim in runs:
-        log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
-                 next(s.who for _, s in steps if s.run == claim.run))
-    return await tick.run_claimed(runs, lease), bool(won) or any(s.run is None for _, s in steps)
+        return getattr(importlib.import_module("tickwork.tick.backfill"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def timing_of_row(row: dict):
@@ -267,6 +132,7 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
     from .words import when  # the operator's wording, which the tick never needs
 
     check_range(start, end, now, names)
+    assert start is not None and end is not None  # check_range refuses a range without both
     row = await store.schedule(name)
     if row is None:
         return None

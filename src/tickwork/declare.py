@@ -87,7 +87,7 @@ def calendar(
     limit: str | None = None,
 ):
     """`overdue` is seconds, or a duration such as "1h"."""
-    items = {"cron": cron, "zone": zone, "overdue": overdue}
+    items: dict[str, object] = {"cron": cron, "zone": zone, "overdue": overdue}
     items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit}
     return _declare("calendar", name, items)
 
@@ -106,7 +106,7 @@ def purge(table: str, *, column: str, format: str, after: str) -> None:
     the purge the hourly schedule `<table>.purge`."""
     caller = sys._getframe(1)
     items = {"table": table, "column": column, "format": format, "after": after}
-    given = {key: value for key, value in items.items() if value is not None}
+    given: dict[str, object] = {key: value for key, value in items.items() if value is not None}
     module = caller.f_globals.get("__name__", "")
     MADE.append(Declared("purge", table, given, caller.f_code.co_filename, caller.f_lineno, module=module))
 

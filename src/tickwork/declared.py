@@ -1,51 +1,7 @@
-"""The app's declared schedules, worked out once: only a deploy changes them, so what a tick
-needs of the whole set (by name, its fingerprint, the calendars that must claim their moment)
-is computed once per isolate, never per tick."""
+"""The declared set moved to tick/declared.py (DeclaredSet); its old names stay here."""
 
-from functools import cached_property
-from typing import Iterable
-
-from .model import Schedule
-
-
-class Declared:
-    """A fixed set of declared schedules; a tick reads only the parts it needs, each computed
-    at its first read and kept (a Worker's memory snapshot holds what import computed)."""
-
-    def __init__(self, schedules: Iterable[Schedule]):
-        self.schedules: tuple[Schedule, ...] = tuple(schedules)
-
-    @cached_property
-    def by_name(self) -> dict[str, Schedule]:
-        return {schedule.name: schedule for schedule in self.schedules}
-
-    @cached_property
-    def names(self) -> list[str]:
-        return list(self.by_name)
-
-    @cached_property
-    def fingerprint(self) -> str:
-        """The set as the state rows see it: each schedule's name and form."""
-        import hashlib  # at first use: a Worker's cold start skips it
-
-        declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in self.schedules))
-        return hashlib.sha256(declared.encode()).hexdigest()
-
-    @cached_property
-    def claiming_moments(self) -> frozenset[str]:
-        """The entries whose calls must claim their moment: calendars sharing an action."""
-        by_action: dict[str, list[str]] = {}
-        for schedule in self.schedules:
-            if schedule.timing.coalesces:
-                by_action.setdefault(action_key(schedule), []).append(schedule.name)
-        return frozenset(name for names in by_action.values() if len(names) > 1 for name in names)
-
-
-def action_key(schedule: Schedule) -> str:
-    """What makes two declared calendars one call: the action they run."""
-    action = schedule.action
-    return f"{getattr(action, '__module__', '')}.{getattr(action, '__qualname__', repr(action))}"
-
-
-def declared(schedules: "Declared | Iterable[Schedule]") -> Declared:
-    return schedules if isinstance(schedules, Declared) else Declared(schedules)
+from .tick.declared import *  # noqa: F401,F403
+from .tick.declared import (  # noqa: F401
+    Declared as Declared, DeclaredSet as DeclaredSet, action_key as action_key, coalescing_key as coalescing_key,
+    declared as declared,
+)

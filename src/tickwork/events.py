@@ -52,7 +52,8 @@ class Event(Record):
         try:
             text, size = json_text(body)
         except NotJSON as error:
-            raise EventError("event.body_invalid", f"{self.name}: the body is not JSON tickwork can send: {error}") from None
+            raise EventError("event.body_invalid",
+                             f"{self.name}: the body is not JSON tickwork can send: {error}") from None
         if size > LARGEST_BODY:
             raise EventError(
                 "event.body_too_large",
@@ -68,7 +69,8 @@ def event(name: str, *, queue: str) -> Event:
     for code, what, given in (("event.name_invalid", "name", name), ("event.queue_unbound", "queue", queue)):
         if not _text(given):
             raise EventError(code, f"an event's {what} is a string of text, not {_shown(given)}",
-                             'name the event and its producer binding with strings: event("order_placed", queue="EVENTS")')
+                             "name the event and its producer binding with strings: "
+                             'event("order_placed", queue="EVENTS")')
     caller = sys._getframe(1)
     return Event(name, queue, f"{caller.f_code.co_filename}:{caller.f_lineno}")
 

@@ -10,14 +10,15 @@ An isolate's first invocation reads the store's schema first, one statement more
 """
 
 import logging
-from typing import Awaitable, Callable
+from typing import Awaitable, Callable, cast
 
 from .app import App
 from .database import Database, one_invocation
 from .outbox import Outbox
 from .schedule_store import ScheduleStore, out_of_date
 from .tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, WORKER_TICK_BUDGET, TickReport, tick
-from .times import MARK, MINUTE, SECOND, iso
+from .tick.budget import Invocation
+from .times import MARK, MINUTE, iso
 
 log = logging.getLogger("tickwork")
 
@@ -49,24 +50,23 @@ async def cron_invocation(
     """Ticks at `scheduled`, then at the marks ahead while the app has queues. `clock` is the
     wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
     `settings` the app's, as the invocation began."""
-    started, before = clock(), db.statements_run
+    invocation = Invocation(db, clock, WORKER_TICK_BUDGET, cap)
     if not await schema_current(db, app, scheduled):
         return []
     declared = app.declared  # made at an isolate's first tick: a manifest it cannot be made from fails the invocation
     reports = []
-    ats = [scheduled] + (marks_ahead(scheduled, started) if app.has_queues else [])
+    ats = [scheduled] + (marks_ahead(scheduled, invocation.started) if app.has_queues else [])
     for k, at in enumerate(ats):
         if at != scheduled:
             if clock() > at:
                 continue  # the tick before ran past this mark
             await sleep((at - clock()) / 1000)
-        spent = clock() - started
-        left = cap - (db.statements_run - before)
-        if spent >= WORKER_TICK_BUDGET or left < FIRST_READ:
+        spent, left = invocation.spent(), invocation.statements_left()
+        if spent >= invocation.time or left < FIRST_READ:
             break
         try:
             reports.append(await tick(
-                db, declared, at, budget=WORKER_TICK_BUDGET - spent, started_at=clock(),
+                db, declared, at, budget=invocation.time - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
                 alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k),
             ))
@@ -83,7 +83,7 @@ async def schema_current(db: Database, app: App, scheduled: int) -> bool:
     if app.schema_current:
         return True
     try:
-        problem = out_of_date(await ScheduleStore(db).schema(), app.store)
+        problem = out_of_date(await ScheduleStore(db).schema(), cast(str, app.store))  # a ticking app binds one
     except Exception:
         log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled))
         return True

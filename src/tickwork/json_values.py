@@ -2,6 +2,10 @@
 sent: compact UTF-8 text, keys sorted, measured in the bytes it takes there."""
 
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Nested at most this deep, so every runtime reads it back (Pyodide's stack is shallower than
 # CPython's, and a tick reads each due input).
@@ -52,7 +56,7 @@ def _deeper_than(value: object, most: int) -> bool:
     while pending:
         item, depth = pending.pop()
         if isinstance(item, dict):
-            inside = item.values()
+            inside: Iterable[object] = item.values()
         elif isinstance(item, (list, tuple)):
             inside = item
         else:

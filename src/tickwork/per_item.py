@@ -187,7 +187,8 @@ class Items:
     async def _many(self, items: list[tuple], given: list) -> Bulk:
         """Checks every item first (nothing written when one is bad), then writes the rows, a
         JSON list a statement, in one batch, as many statements as `room` allows."""
-        now, shared, rows = self.now(), {}, []
+        now, rows = self.now(), []
+        shared: dict[object, object] = {}
         for k, (action, input, entry, expires, label) in enumerate(items):
             with _at_item(k, len(items)):
                 rows.append(_row(action, input, entry, expires, now, shared, label))

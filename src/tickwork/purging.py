@@ -66,6 +66,7 @@ def purge_action(table: str, column: str, format: str, after: int | None, settin
     async def purge() -> None:
         run = current_run()
         age = after if setting is None else after_setting(run.settings, setting)
+        assert age is not None, "a purge's entry holds after_ms or after_setting (the build)"
         batches: list[int] = []
         run.counts.update(items=0, batches="[]")
         try:

@@ -6,7 +6,7 @@ Pyodide; the records a Worker's cold start defines (events, declarations) are th
 
 
 class Record:
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
     def _values(self) -> tuple:
         return tuple(getattr(self, name) for name in self.__slots__)

@@ -1,18 +1,21 @@
-"""Where tickwork meets the Workers runtime: D1 through the `workers-runtime-sdk` bindings.
+"""Where tickwork meets the Workers runtime: the façade an app's entry imports.
 
-Under compat date >= 2026-04-21 the SDK wraps `self.env`: a D1 binding's results arrive as dicts
-and `None` binds as NULL. Nothing here imports `js` or `pyodide` (the SDK does that for us) but
-the console's Web Crypto verifier, at the first Access login it checks.
+Its handlers reach D1 and the queues through the SDK's objects in `_d1.py`, and the console
+checks Access logins with the Web Crypto of `_webcrypto.py` (the one module that imports `js`);
+both are imported at first use, as the handlers' own imports are, so a cold start loads neither.
+`D1Database` and `WebCryptoVerifier` are still found here (module `__getattr__`), where the host's
+bridge, the benches and apps import them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
-from ..database import PAID_QUERIES, Database, Params, Row, Statement
+from ..database import PAID_QUERIES, Database
 from ..context import in_worker, new_trace, running
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
@@ -23,6 +26,7 @@ if TYPE_CHECKING:
     from ..outbox import Outbox
     from ..per_item import Items
     from ..tick import TickReport
+    from ._d1 import D1Database
 
 
 # D1 takes 1,000 queries an invocation on the Paid plan; the rest is left to the actions.
@@ -31,35 +35,30 @@ TICK_STATEMENTS = 900
 INVOCATION_STATEMENTS = PAID_QUERIES  # what `items(...)` may make in a handler's invocation; 50 on Free
 
 
-class D1Database(Database):
-    def __init__(self, binding):
-        self._binding = binding
-        self.statements_run = 0
-        self.round_trips = 0
-        self.rows_written = 0
-        self.rows_read = 0
+# What the façade hands out from the modules imported at first use: name -> (module, its name there).
+_AT_FIRST_USE = {
+    "D1Database": ("_d1", "D1Database"),
+    "_Queue": ("_d1", "Queue"),
+    "_Message": ("_d1", "Message"),
+    "WebCryptoVerifier": ("_webcrypto", "WebCryptoVerifier"),
+    "KEYS_KEPT_MS": ("_webcrypto", "KEYS_KEPT_MS"),
+    "KEYS_REFRESHED_MS": ("_webcrypto", "KEYS_REFRESHED_MS"),
+    "KEYS_TIMEOUT_S": ("_webcrypto", "KEYS_TIMEOUT_S"),
+}
 
-    def _prepare(self, sql: str, params: Params):
-        statement = self._binding.prepare(sql)
-        return statement.bind(*params) if params else statement
 
-    async def all(self, sql: str, params: Params = ()) -> list[Row]:
-        self.statements_run += 1
-        self.round_trips += 1
-        result = await self._prepare(sql, params).all()
-        return self._rows(result)
+def __getattr__(name: str):
+    """`from tickwork.adapters.workers import D1Database` (or WebCryptoVerifier) imports its module now."""
+    if name not in _AT_FIRST_USE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _AT_FIRST_USE[name]
+    return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
 
-    async def batch(self, statements: Sequence[Statement]) -> list[list[Row]]:
-        self.statements_run += len(statements)
-        self.round_trips += 1
-        results = await self._binding.batch([self._prepare(sql, p) for sql, p in statements])
-        return [self._rows(result) for result in results]
 
-    def _rows(self, result) -> list[Row]:
-        meta = result.get("meta") or {}
-        self.rows_read += int(meta.get("rows_read") or 0)
-        self.rows_written += int(meta.get("rows_written") or 0)
-        return [dict(row) for row in (result["results"] or [])]
+def _database(binding) -> D1Database:
+    from ._d1 import D1Database
+
+    return D1Database(binding)
 
 
 async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]:
@@ -70,7 +69,7 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
 
     if app.store is None:
         return []
-    db = D1Database(getattr(env, app.store))
+    db = _database(getattr(env, app.store))
     with in_worker(env, ctx):
         reports = await cron_invocation(
             db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
@@ -88,7 +87,8 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
 async def run_queue(app: App, env, batch, ctx=None) -> None:
     """The Worker's `queue(batch)`: each message to the consumer the app declares for its queue,
     which reads `env` and `ctx` as a run does."""
-    from ..consumers import consume
+    from ..outbox.consumers import consume
+    from ._d1 import Message
 
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
@@ -96,8 +96,8 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
         for message in batch.messages:
             message.retry()
         return
-    db = D1Database(getattr(env, app.store))
-    messages = [_Message(message) for message in batch.messages]
+    db = _database(getattr(env, app.store))
+    messages = [Message(message) for message in batch.messages]
     with in_worker(env, ctx):
         await consume(db, consumer, messages, _now(), outbox(app, env, db), clock=_now)
 
@@ -116,7 +116,7 @@ async def emitting(app: App, env):
         from ..outbox import Outbox
         from ..outbox_store import OutboxStore
 
-        db = D1Database(getattr(env, app.store))
+        db = _database(getattr(env, app.store))
         sender = outbox(app, env, db)
         rows = sender.rows(emitted, None, "fetch", _now(), trace)
         await db.batch(OutboxStore.emitting(rows))
@@ -130,7 +130,7 @@ async def health_of(app: App, env, threshold: int | None = None, failing: int | 
     from ..health import TICKS_STOPPED_AFTER, health
 
     threshold = TICKS_STOPPED_AFTER if threshold is None else threshold
-    return await health(D1Database(getattr(env, app.store)), _now(), threshold, failing, app.store)
+    return await health(_database(getattr(env, app.store)), _now(), threshold, failing, app.store)
 
 
 def settings_of(app: App, env) -> dict:
@@ -146,36 +146,10 @@ def outbox(app: App, env, db: Database) -> Outbox | None:
     if not app.producers:
         return None
     from ..outbox import Outbox
+    from ._d1 import Queue
 
-    queues = {binding: _Queue(getattr(env, binding)) for binding in app.producers}
+    queues = {binding: Queue(getattr(env, binding)) for binding in app.producers}
     return Outbox(db, queues, app.consumed_here, _now)
-
-
-class _Queue:
-    """A Queue binding: the batch send, each body a message."""
-
-    def __init__(self, binding):
-        self._binding = binding
-
-    async def send_batch(self, bodies: list[dict]) -> None:
-        await self._binding.sendBatch([{"body": body} for body in bodies])
-
-
-class _Message:
-    """A queue message, its body as Python values."""
-
-    def __init__(self, message):
-        self._message = message
-        self.id = str(message.id)
-        self.attempts = int(message.attempts)
-        body = message.body
-        self.body = body.to_py() if hasattr(body, "to_py") else body
-
-    def ack(self) -> None:
-        self._message.ack()
-
-    def retry(self) -> None:
-        self._message.retry()
 
 
 def _now() -> int:
@@ -192,7 +166,7 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
 
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
-    db = D1Database(getattr(env, app.store))
+    db = _database(getattr(env, app.store))
     return Items(db, _now, lambda: statements - db.statements_run)
 
 
@@ -232,8 +206,15 @@ async def console(app: App, env, request):
     settings = app.console
     token = _setting(getattr(env, settings["token"], None)) if settings.get("token") else None
     access = Checked(token if isinstance(token, str) and token else None, settings.get("team"),
-                     settings.get("aud"), WebCryptoVerifier() if settings.get("team") else None)
+                     settings.get("aud"), _web_crypto() if settings.get("team") else None)
     return await serve_console(app, env, request, access)
+
+
+def _web_crypto():
+    """The Access login's verifier, imported with its `js` only by a console on an Access team."""
+    from ._webcrypto import WebCryptoVerifier
+
+    return WebCryptoVerifier()
 
 
 async def serve_console(app: App, env, request, access):
@@ -253,7 +234,7 @@ async def serve_console(app: App, env, request, access):
     plain = Request.of(method, request.url, dict(request.headers.items()))
     if method not in ("GET", "HEAD"):
         plain = replace(plain, read=_body_reader(request))
-    answer = await serve(D1Database(getattr(env, app.store)), app, plain, _now(), access)
+    answer = await serve(_database(getattr(env, app.store)), app, plain, _now(), access)
     return Response(answer.body, status=answer.status, headers=answer.headers)
 
 
@@ -297,64 +278,3 @@ def console_first(app: App):
         return fetch_with_console
 
     return wrap
-
-
-KEYS_KEPT_MS = 3_600_000  # how long an isolate keeps an Access team's keys
-KEYS_REFRESHED_MS = 60_000  # at most one fetch of them a minute, however many unknown keys come
-KEYS_TIMEOUT_S = 3.0  # how long a request waits for them: a hung certs URL refuses it (503), not holds it
-
-
-class WebCryptoVerifier:
-    """Access JWTs checked with the runtime's Web Crypto (`crypto.subtle`), against the team's
-    keys fetched once an isolate (again after an hour, or when a token names a key not held)."""
-
-    _keys: dict[str, tuple[int, list[dict]]] = {}  # certs URL: (fetched at, keys), per isolate
-    _tried: dict[str, int] = {}  # certs URL: when it last answered
-
-    def __init__(self, fetch=None, timeout_s: float = KEYS_TIMEOUT_S):
-        self.fetch = fetch  # the runtime's own `fetch` where None
-        self.timeout_s = timeout_s
-
-    async def keys(self, url: str, fresh: bool = False) -> list[dict] | None:
-        now = _now()
-        held = self._keys.get(url)
-        kept = held is not None and not fresh and now - held[0] < KEYS_KEPT_MS
-        if kept or now - self._tried.get(url, -KEYS_REFRESHED_MS) < KEYS_REFRESHED_MS:
-            return held[1] if held else []
-        try:
-            body = await asyncio.wait_for(self._fetched(url), self.timeout_s)
-        except Exception:  # out of reach or too slow: kept for nothing, so the next request tries again
-            return held[1] if held else None
-        WebCryptoVerifier._tried[url] = now
-        found = body.get("keys") if isinstance(body, dict) else None
-        if not isinstance(found, list):  # no JWKS: the keys held, if any, still check
-            return held[1] if held else []
-        keys = [dict(key) for key in found if isinstance(key, dict)]
-        WebCryptoVerifier._keys[url] = (now, keys)
-        return keys
-
-    async def _fetched(self, url: str):
-        """The JSON the certs URL answers; raises where it answers no 2xx."""
-        if self.fetch is None:
-            from js import fetch
-        else:
-            fetch = self.fetch
-        response = await fetch(url)
-        if not response.ok:
-            raise ConnectionError(f"{url} answered {getattr(response, 'status', 'not 2xx')}")
-        return _setting(await response.json())
-
-    async def rs256(self, jwk: dict, data: bytes, signature: bytes) -> bool:
-        import json
-
-        from js import JSON, crypto
-        from pyodide.ffi import to_js
-
-        public = {name: jwk[name] for name in ("kty", "n", "e") if name in jwk}
-        algorithm = JSON.parse('{"name": "RSASSA-PKCS1-v1_5", "hash": "SHA-256"}')
-        try:
-            key = await crypto.subtle.importKey("jwk", JSON.parse(json.dumps(public)), algorithm, False,
-                                                to_js(["verify"]))
-            return bool(await crypto.subtle.verify(algorithm, key, to_js(signature), to_js(data)))
-        except Exception:  # a key Web Crypto cannot import is no key of the team's
-            return False

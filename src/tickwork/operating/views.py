@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..kinds.forms import form_of
-from ..schedule_store import holds_lease
+from ..store.leases import holds_lease
 from ..times import NEVER
 from . import words
 from .words import number
@@ -176,9 +176,9 @@ class ScheduleView:
 
 
 def lease_of(row: Row, now: int, started: Any = None) -> LeaseView | None:
-    """The lease a row's run holds while its record is running (schedule_store.holds_lease, the
+    """The lease a row's run holds while its record is running (store.leases.holds_lease, the
     one definition); `started` where the row read has no `lease_started` (the run read beside it)."""
-    if not holds_lease(row):
+    if not holds_lease(dict(row)):
         return None
     until = number(row.get("lease_until"))
     started = row.get("lease_started") if started is None else started

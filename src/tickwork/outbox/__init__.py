@@ -5,6 +5,9 @@ that raised may or may not have reached the queue: the delivery is `outcome_unkn
 again later, since consumers dedupe on its id. A delivery to a queue the app consumes itself
 waits on its consumer (`running`, leased) until the handled record says `succeeded`; to any
 other queue, a send that went through is all there is to know: `succeeded`.
+
+Beside it in this package: `consumers` (a queue's messages to the app's consumer, and the handled
+records that make a repeat do nothing) and `alerts` (failures announced through the outbox).
 """
 
 import json
@@ -12,9 +15,9 @@ import logging
 import os
 from typing import Callable, Mapping, Protocol
 
-from .database import Database
-from .outbox_store import Delivery, OutboxStore, Sent
-from .times import HOUR, MINUTE, SECOND
+from ..database import Database
+from ..outbox_store import Delivery, OutboxStore, Sent
+from ..times import HOUR, MINUTE, SECOND
 
 log = logging.getLogger("tickwork")
 

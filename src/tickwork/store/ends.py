@@ -1,0 +1,94 @@
+"""How runs end: the batch that records their ends, which gives their leases back, each run's own
+writes behind the check that its record is still running, and the retries a failed end schedules."""
+
+import json
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from ..database import Statement
+from .sql import chunks, json_rows
+
+@dataclass(frozen=True)
+class End:
+    """How a run ended, to record."""
+
+    name: str
+    run: str
+    outcome: str
+    code: str | None
+    kind: str | None
+    detail: str | None
+    ended: int
+    items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
+    batches: str | None = None
+    events: str | None = None  # what a run emitted and kept: JSON {"event": count}
+    writes: tuple[Statement, ...] = field(default=(), compare=False)  # a succeeded run's own statements
+    retry: int | None = None  # a failed run with attempts left: when its next attempt is due,
+    attempt: int | None = None  # which attempt that is, the due time it is for, and its call
+    for_due: int | None = None
+    at: int | None = None
+    n: int | None = None
+    i: int | None = None
+    dst: str | None = None
+
+    # The columns of an end's row, by name: every field but its writes, statements of their own.
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events", "retry",
+        "attempt", "for_due", "at", "n", "i", "dst")
+
+    def row(self) -> list[object]:
+        """The end as RECORD_ENDS reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
+ENDS = json_rows(*End.COLUMNS)
+
+# Runs' ends, written again after an error, so each only while its record is still `running`.
+RECORD_ENDS = f"""
+{ENDS}
+UPDATE tickwork_runs AS r
+SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended,
+    items = j.items, batches = j.batches, events = j.events
+FROM j WHERE r.id = j.run AND r.outcome = 'running'
+"""
+
+# A run's own statements (`on_success.write`) go in its end's batch behind this, which fails the
+# batch whole (outcome is NOT NULL) once the run's record is no longer running: its end written
+# already by a batch that landed though D1 answered an error, or its lease lapsed and another
+# tick recorded it lease_expired. So they commit once, and never with a failed run.
+STILL_RUNNING = "UPDATE tickwork_runs SET outcome = NULL WHERE id = ?1 AND outcome <> 'running'"
+
+# In the end's batch, before the end is recorded (which gives the lease back): a failed run with
+# attempts left makes its retry the row's due time, unless the next due time comes first, and
+# keeps that one aside. Only while the run still holds the lease, its record running: an end
+# written again, or one whose lease lapsed, schedules nothing more.
+SCHEDULE_RETRIES = f"""
+{ENDS}
+UPDATE tickwork_schedules AS s
+SET retry_next = s.due_at, due_at = MIN(s.due_at, j.retry), retry_attempt = j.attempt, retry_due = j.for_due,
+    retry_at = j.at, retry_n = j.n, retry_i = j.i, retry_dst = j.dst
+FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND s.removed_at IS NULL
+  AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = j.run AND r.outcome = 'running')
+"""
+
+
+def end_statements(ends: list[End]) -> list[Statement]:
+    """The statements that record how runs ended, which gives their leases back, for a batch,
+    each run's own writes first, behind the check that its record is still running; per chunk of
+    ends, the retries they schedule, then the ends."""
+    statements: list[Statement] = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
+    for part in chunks(ends):
+        chunk = json.dumps([end.row() for end in part])
+        if any(end.retry is not None for end in part):
+            statements.append((SCHEDULE_RETRIES, (chunk,)))
+        statements.append((RECORD_ENDS, (chunk,)))
+    return statements
+
+
+class EndRecords:
+    """The statements that record how runs ended, for the batch the tick sends them in."""
+
+    @staticmethod
+    def ending(ends: list[End]) -> list[Statement]:
+        """end_statements, for the tick that holds the store."""
+        return end_statements(ends)

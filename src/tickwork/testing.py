@@ -1,0 +1,123 @@
+"""Testing an app's schedules without a Worker: a store that binds and refuses as D1 does, and
+ticks at the UTC times a test names, each giving back its report. Plain Python (no pytest, no
+Worker, no network); imported by tests only, never by a Worker's cold start.
+
+    import asyncio
+
+    from tickwork.testing import built_app, local_store, tick_at
+
+    APP = built_app()  # what `tickwork build` wrote into build/app
+
+    def test_tidy_up_runs_an_hour_after_the_first_tick():
+        store = local_store()  # the app's migrations/, tickwork's among them
+        asyncio.run(tick_at(APP, "2026-03-02T09:00Z", store))  # the first tick that sees it
+        report = asyncio.run(tick_at(APP, "2026-03-02T10:00Z", store))
+        assert ("tidy_up", "succeeded") in [(run.schedule, run.outcome) for run in report.runs]
+
+What the actions read of the Worker, they read from `env.given(...)` around the tick, as in a
+test of the action alone; the tick's time is the one given, never the clock's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Union
+
+from .app import App
+from .database import Database
+from .times import instant
+
+if TYPE_CHECKING:
+    from .adapters.sqlite import SQLiteDatabase
+    from .declared import Declared
+    from .model import Schedule
+    from .tick import TickReport
+
+    Schedules = Union[App, Iterable[Schedule], Declared]
+
+
+def local_store(migrations: str | Path = "migrations", path: str | Path = ":memory:") -> SQLiteDatabase:
+    """A SQLite store with the migrations in `migrations` applied, in their order (the app's
+    `migrations_dir`, where `tickwork build` keeps tickwork's own beside the app's): it binds
+    values and refuses what D1 refuses as the Worker's binding does, and caps an invocation's calls
+    at D1's. In memory unless `path` names a file."""
+    from .adapters.sqlite import SQLiteDatabase
+
+    scripts = sorted(Path(migrations).glob("*.sql"))
+    if not scripts:
+        raise FileNotFoundError(f"no migrations in {Path(migrations).resolve()}: pass the app's migrations_dir "
+                                "(`tickwork build` copies tickwork's into it)")
+    db = SQLiteDatabase(path)
+    db.apply_migrations(migrations)
+    return db
+
+
+def built_app(directory: str | Path = "build/app") -> App:
+    """The app as the Worker builds it at its cold start, from the manifest `tickwork build` wrote
+    into `directory`: its actions imported from the modules the manifest names, as the test's
+    import path finds them."""
+    manifest = Path(directory) / "tickwork_manifest.py"
+    if not manifest.is_file():
+        raise FileNotFoundError(f"no {manifest}: run `tickwork build` first")
+    spec = importlib.util.spec_from_file_location("tickwork_manifest", manifest)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return App.from_manifest(module)
+
+
+def frozen() -> float:
+    """A monotonic clock that never moves: a tick then spends none of its time budget, however slow
+    the machine running the test."""
+    return 0.0
+
+
+class StillClock:
+    """A tick's monotonic clock in a test, with its `sleep`: it stands still (as `frozen`) but for
+    the pauses the tick takes between attempts at a write D1 refused, which pass on it at once,
+    not in the test. So a write D1 keeps refusing is given up when its leases lapse, as on the
+    Worker, and the test neither waits nor hangs."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def __call__(self) -> float:
+        return self.seconds
+
+    async def sleep(self, seconds: float) -> None:
+        self.seconds += seconds
+        await asyncio.sleep(0)  # a pause, as on the Worker: the tick's other runs go on meanwhile
+
+
+async def tick_at(app_or_schedules: Schedules, now: int | str, store: Database, **options: Any) -> TickReport:
+    """One tick at `now` (epoch ms, or a UTC time such as "2026-03-02T09:00Z") of an `App` (its
+    schedules, and its retention of run records) or of the schedules given, against `store`.
+    `options` are the tick's own (`max_statements`, `settings`, `outbox`, ...); its monotonic clock
+    and its pauses are a `StillClock`'s unless they give `monotonic` and `sleep`."""
+    from .tick import tick
+
+    still = StillClock()
+    options.setdefault("monotonic", still)
+    options.setdefault("sleep", still.sleep)
+    schedules: Any = app_or_schedules
+    if isinstance(app_or_schedules, App):
+        schedules = app_or_schedules.declared
+        options.setdefault("retention", app_or_schedules.retention)
+    return await tick(store, schedules, _ms(now), **options)
+
+
+async def ticks_at(app_or_schedules: Schedules, moments: Iterable[int | str], store: Database,
+                   **options: Any) -> list[TickReport]:
+    """A tick at each of `moments`, in order: their reports."""
+    return [await tick_at(app_or_schedules, moment, store, **options) for moment in moments]
+
+
+def _ms(now: int | str) -> int:
+    if isinstance(now, int):
+        return now
+    ms = instant(now)
+    if ms is None:
+        raise ValueError(f"{now!r} is no time: write epoch ms or a UTC time such as 2026-03-02T09:00Z")
+    return ms

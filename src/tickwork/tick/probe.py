@@ -1,0 +1,43 @@
+"""The tick's first read: the app's tick marked and the due rows read in one batch (MARK_TICK), its
+columns answering each later step whether it has anything to do; then the gap, and, only where
+the declared set changed since the rows were last reconciled with it, a reconcile."""
+
+from __future__ import annotations
+
+import logging
+
+from ..schedule_store import ROWS_PER_STATEMENT, State, json_chunks
+from .budget import FIRST_READ, RECONCILE, Budget
+from .gap import note_gap
+from .reconcile import reconcile
+from .state import TickState
+
+log = logging.getLogger("tickwork")
+
+
+def most_rows(budget: Budget) -> int | None:
+    """No more rows than the statements left could claim; None without a cap."""
+    if budget.cap is None:
+        return None
+    return max(budget.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
+
+
+async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
+    """The rows due now, oldest first, and whether a run's lease lapsed; the probe's other answers
+    kept in `tick` for the steps they concern."""
+    most = most_rows(budget)
+    reached = await tick.store.reach(tick.now, budget.lease_reach(), most, budget.began)
+    tick.sweep_at = reached.sweep_at
+    tick.lapse_from = reached.lapse_from
+    tick.housekeeping_due = reached.housekeeping_due
+    tick.backfill_pending = reached.backfill_pending
+    await note_gap(tick, budget, reached.prev_tick, reached.prev_clock)
+    fingerprint = tick.declared.fingerprint
+    if reached.fingerprint == fingerprint:
+        return reached.due, reached.lapsed
+    if not budget.fits(len(json_chunks(tick.declared.names)) + RECONCILE):
+        log.warning("the declared schedules changed, and reconciling them takes more statements "
+                    "than this tick has left; a later tick does it")
+        return [], reached.lapsed
+    await reconcile(tick, fingerprint)
+    return await tick.store.due(tick.now, most), reached.lapsed

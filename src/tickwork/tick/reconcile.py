@@ -1,0 +1,95 @@
+"""The rows reconciled with what the app declares: after a deploy, new schedules get rows,
+changed forms and calendars declared again are rebased (owing nothing from while they were gone),
+and rows no longer declared are marked removed; and calendars handed over before tickwork read
+their days as Vixie cron does are rebased before any call, as declared ones are."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from ..calendars import VIXIE_DAYS
+from ..model import Schedule
+from ..schedule_store import Seed, State, digest, json_chunks
+from ..timing import COUNTED, Timing
+from .budget import Budget
+from .state import TickState
+
+log = logging.getLogger("tickwork")
+
+
+Due = list[tuple[Schedule, State]]
+
+
+async def rebase_handed_over(tick: TickState, budget: Budget, due: Due) -> Due:
+    """Calendars handed over before tickwork read their days as Vixie cron does get their due
+    times worked out again, as declared ones do, before any call: none is called at a moment
+    kept for the old reading. Those due no more leave the tick's due list."""
+    stale = [(state, _seed(schedule, schedule.timing.rebased(state.due_at, tick.now, state.form)))
+             for schedule, state in due if state.action is not None and state.removed_at is None
+             and not state.lease_live(budget.began) and state.form + VIXIE_DAYS == schedule.timing.form]
+    if not stale:
+        return due
+    left_out = {state.name for state, _ in stale}
+    if budget.fits(len(json_chunks([[seed.name, seed.every, seed.form, seed.due_at, state.form, state.due_at]
+                                  for state, seed in stale]))):  # as the store's REBASE rows
+        try:
+            await tick.store.reconcile([], stale, [], None, tick.now)
+            left_out = set()
+        except Exception:
+            log.exception("calendars handed over could not be rebased; they wait for the next tick")
+    moved, kept = {state.name: seed.due_at for state, seed in stale}, []
+    for schedule, state in due:
+        if state.name in moved:
+            if state.name in left_out:
+                continue
+            state = replace(state, due_at=moved[state.name], retry_attempt=None)  # REBASE drops a retry
+            if state.due_at > tick.now and state.run_requested_at is None:
+                continue  # nothing of the new reading is owed yet
+        kept.append((schedule, state))
+    return kept
+
+
+async def reconcile(tick: TickState, fingerprint: str) -> None:
+    """New schedules get rows, changed forms and calendars declared again are rebased, and
+    rows no longer declared are marked removed."""
+    by_name = tick.declared.by_name
+    stored = await tick.store.named(tick.declared.names, tick.now)
+    new, changed, again, missed, failed = [], [], [], [], False
+    for name, schedule in by_name.items():
+        state, timing = stored.get(name), schedule.timing
+        try:
+            if state is None:
+                new.append(_seed(schedule, timing.first_due(tick.now)))
+            elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
+                was = state.form if state.removed_at is None else None
+                changed.append((state, _seed(schedule, timing.rebased(state.due_at, tick.now, was))))
+                if was is None and state.form == timing.form:
+                    missed += missed_while_gone(tick.now, timing, state)
+            elif state.removed_at is not None:
+                again.append(name)
+        except Exception:
+            log.exception("%s: its timing failed; it is left out of this tick", name)
+            failed = True
+    # Sealed only when every schedule was dealt with: the next tick tries the rest again.
+    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed)
+
+def missed_while_gone(now: int, timing: Timing, state: State) -> list[list[Any]]:
+    """A calendar declared again owes nothing from while it was gone: the occurrences it
+    missed, from its kept due time to this tick, as the one skip that records them (none
+    where there are none)."""
+    if state.due_at > now:
+        return []
+    found = timing.covered(state.due_at, now, COUNTED)
+    if found is None:
+        return []
+    many = found.count > 1
+    run = digest(f"undeclared {state.name} {state.due_at}")
+    return [[run, state.name, state.due_at, found.last, found.count if many else None,
+             found.first if many else None, found.last if many else None,
+             int(not found.exact) if many else None]]
+
+
+def _seed(schedule: Schedule, due: int) -> Seed:
+    return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)

@@ -1,0 +1,41 @@
+"""What the tick's steps share, as plain data: where they read and write, who the tick is to the
+outbox, what the first read answered, and the runs reported so far. No behaviour: each step is a
+function of a TickState and the tick's Budget."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from ..alerts import Alerts
+from .declared import DeclaredSet
+from ..outbox import Outbox
+from ..schedule_store import ScheduleStore
+from ..timing import Owing, Timing
+from .reports import RunReport
+
+Sleep = Callable[[float], Awaitable[Any]]
+Handed = tuple[Timing, Any, int | None]  # a handed-over row's timing, retry and limit, from its JSON
+
+
+@dataclass
+class TickState:
+    store: ScheduleStore
+    declared: DeclaredSet
+    now: int  # the tick's time
+    outbox: Outbox | None
+    alerts: Alerts | None  # the app's alerts, where it binds a producer for them and an outbox
+    sender: str  # who claims the deliveries this tick sends
+    flush: int  # the statements a batch of ends costs
+    sleep: Sleep  # waits between attempts at a write D1 refused
+    retention: int  # how long run records are kept
+    settings: dict[str, Any]
+    owing: Owing
+    traces: dict[str, str | None] = field(default_factory=dict)  # each run's trace, for its alert
+    timings: dict[str, Handed] = field(default_factory=dict)  # handed-over rows' timings, by their JSON
+    # What the first read answered:
+    sweep_at: int | None = None  # when a delivery is next left to send
+    lapse_from: int = 0  # the first tick of the window of runs whose leases may have lapsed
+    housekeeping_due: bool = False
+    backfill_pending: bool = False
+    reports: list[RunReport] = field(default_factory=list)  # the runs and skips so far
