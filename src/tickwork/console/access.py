@@ -83,6 +83,7 @@ async def identify(request: Request, access: "Checked | Local", now: int) -> Ide
         return Refused(403, "the bearer token is not the console's")
     if not (access.team and access.aud and access.verifier):
         return Refused(403, "this console takes no Cloudflare Access login")
+    assert jwt  # no bearer token: the check above returned without one of the two
     who = await _access_identity(jwt, access, now)
     if who is None:
         return Refused(403, "the Cloudflare Access token is not valid for this console")
@@ -103,6 +104,7 @@ def b64url(text: str) -> bytes:
 async def _access_identity(jwt: str, access: Checked, now: int) -> str | Refused | None:
     """The email (or a service token's common name) of a JWT signed by the team's key for the
     app's AUD, within its times; None for any other; Refused while the team's keys are out of reach."""
+    assert access.verifier is not None  # identify() asks this only of a console with Access set
     try:
         head, body, signature = jwt.split(".")
         header, claims = json.loads(b64url(head)), json.loads(b64url(body))
@@ -125,8 +127,8 @@ async def _access_identity(jwt: str, access: Checked, now: int) -> str | Refused
     audience = claims.get("aud")
     audiences = audience if isinstance(audience, list) else [audience]
     exp, nbf = claims.get("exp"), claims.get("nbf", claims.get("iat", 0))
-    numbers = isinstance(exp, (int, float)) and isinstance(nbf, (int, float))
-    if not (numbers and nbf - LEEWAY_S <= seconds < exp + LEEWAY_S):
+    if not (isinstance(exp, (int, float)) and isinstance(nbf, (int, float))
+            and nbf - LEEWAY_S <= seconds < exp + LEEWAY_S):
         return None
     if claims.get("iss") != ISSUER.format(team=access.team) or access.aud not in audiences:
         return None

@@ -8,6 +8,7 @@ by tick), so a page reads about a page of rows however many there are.
 
 import json
 from dataclasses import dataclass
+from typing import cast
 
 from ..database import Database, Row
 from ..operating.views import first as _first
@@ -183,8 +184,9 @@ class ConsoleStore:
         last), in one batch. `field`: what `look_for` is looked for in (name, label or action: a
         GLOB; input: text it holds), or None."""
         ranged = field in ("name", "label")
-        search = () if field is None else (look_for, *glob_range(look_for)) if ranged else (look_for,)
-        windowed = field in UNINDEXED or state in FEW_IN or field == "name" and not glob_is_its_range(look_for)
+        looked = cast(str, look_for)  # given wherever `field` is
+        search = () if field is None else (look_for, *glob_range(looked)) if ranged else (look_for,)
+        windowed = field in UNINDEXED or state in FEW_IN or field == "name" and not glob_is_its_range(looked)
         handed = (*search, None, None, None)[:3] + (SEARCHED,) if windowed else search
         statements = [((WINDOWED if windowed else HANDED_OVER)[field], (state, after or "", page + 1, *handed))]
         if windowed:

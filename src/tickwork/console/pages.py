@@ -54,8 +54,9 @@ def counts(found) -> Html:
         return sum(int(row["n"]) for row in found.schedules
                    if all(bool(row[key]) == value for key, value in where.items()))
 
-    boxes = [("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
-             ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
+    boxes: list[tuple[str, int | str]] = [
+        ("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
+        ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
     counted_from = found.runs_counted_from
     # Not "since" the earliest run counted: of its tick's runs, which share its tick_at, some may be left out.
     over = "in 24 h" if counted_from is None else f"of the latest {COUNTED:,}"

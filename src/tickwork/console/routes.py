@@ -283,6 +283,7 @@ async def _backfill(db, frame, form, back) -> Response:
     if not change.changed:
         return respond(409, pages.answer(frame, "Nothing changed", f"{name} was removed meanwhile: there is nothing "
                                          "to backfill; nothing changed.", back, True))
+    assert change.row is not None  # a backfill asked for returns its row
     return respond(200, pages.answer(frame, "Done", f"{words.backfill_words(plan)}; "
                                      f"{words.backfill_asked_words(change.row['backfill'])} (logged as {frame.who}).",
                                      back))

@@ -3,6 +3,7 @@
 
 import json
 import re
+from typing import Any
 
 from .. import times
 from ..json_values import BIDI_CONTROLS
@@ -235,7 +236,8 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 def run_settings_words(settings: dict) -> str:
     """`retry` and `limit` in words, as a rule's tail: '' where the schedule sets neither."""
     said = []
-    more, pause = settings.get("retry_attempts"), settings.get("retry_pause_ms")
+    more = settings.get("retry_attempts")
+    pause: Any = settings.get("retry_pause_ms")  # given wherever `retry_attempts` is
     if more:
         said.append(f"a failed run is tried again for its due time up to {more} time{'' if more == 1 else 's'} more, "
                     f"{span(int(pause))} after the first failure and each pause twice the one before (`retry`)")
@@ -327,7 +329,7 @@ def what_happened(run: dict, gaps: list[dict]) -> str:
     elif outcome == "running":
         text = f"running since {when(started)}"
     elif outcome == "skipped":
-        text = SKIPS.get(code, f"skipped: {code}")
+        text = SKIPS.get(code or "", f"skipped: {code}")
     elif code == "action_gone":
         text = "failed: its action is no longer in the app, so it ended"
     else:
