@@ -329,3 +329,16 @@ def test_an_attempts_record_has_an_id_beginning_with_its_tick_as_every_ticks_rec
     made = runs(db, "statement")
     assert [r["attempt"] for r in made] == [1, 2]
     assert all(r["id"].startswith(f"z{int(r['tick_at']):012x}") for r in made), made
+
+
+@pytest.mark.parametrize("attempts, pause", [(1, MINUTE), (3, 30 * SECOND), (8, MINUTE), (5, 7 * SECOND)])
+def test_a_lapsed_runs_retry_is_timed_in_sql_by_the_rule_a_failed_ends_retry_is(attempts, pause):
+    import sqlite3
+
+    from tickwork.model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, Retry
+
+    sql = (f"SELECT CASE WHEN {ATTEMPT_LEFT_SQL.format(attempt='?1', attempts='?2')} "
+           f"THEN {PAUSE_AFTER_SQL.format(pause='?3', attempt='?1')} END")
+    db = sqlite3.connect(":memory:")
+    in_sql = [db.execute(sql, (float(a), float(attempts), float(pause))).fetchone()[0] for a in range(1, 11)]
+    assert in_sql == [Retry(attempts, pause).pause_after(a) for a in range(1, 11)]

@@ -27,6 +27,13 @@ class Retry:
         return self.pause * 2 ** (attempt - 1) if attempt <= self.attempts else None
 
 
+# Retry.pause_after in SQL, for the runs whose lease lapsed (store.leases.SCHEDULE_LAPSED_RETRIES),
+# which a statement must retry as a failed end would: {pause} and {attempt} are SQL expressions,
+# {attempts} the attempts declared. tests/test_retries.py holds the two to one rule.
+PAUSE_AFTER_SQL = "{pause}\n                               * (1 << ({attempt} - 1))"
+ATTEMPT_LEFT_SQL = "{attempt} <= {attempts}"
+
+
 @dataclass(frozen=True)
 class Schedule:
     """One declared entry: an `every:` schedule, a calendar or a pulse, calling `action`."""
