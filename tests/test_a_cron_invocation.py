@@ -116,12 +116,10 @@ def test_a_backfill_leaves_each_later_mark_of_its_invocation_the_statements_of_i
 
 
 def test_a_tick_that_d1_failed_leaves_the_invocations_other_marks_ticking():
-    from faults import Faulty, first_with
+    from faults import Faulty, at
     from helpers import every
 
-    from tickwork.schedule_store import MARK_TICK
-
-    db = Faulty(open_store(), first_with(MARK_TICK))  # the first tick's first read
+    db = Faulty(open_store(), at("probe"))  # the first tick's first read
     app = App("DB", (every(1, name="a"),), queues_bound=True)
     clock = [NINE]
 

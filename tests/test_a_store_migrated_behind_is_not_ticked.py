@@ -77,9 +77,9 @@ def test_status_of_a_current_store_tells_the_ticks():
 
 
 def test_a_schema_read_that_d1_failed_leaves_the_invocation_ticking_and_is_read_again_next_time():
-    from faults import Faulty, at_call
+    from faults import Faulty, at
 
-    db, app = Faulty(open_store(), at_call(1)), App("DB", ())
+    db, app = Faulty(open_store(), at("schema")), App("DB", ())
     assert [report.at for report in invoke(app, db, NINE)] == [NINE]
     assert not app.schema_current
     invoke(app, db, NINE + MINUTE)

@@ -8,7 +8,7 @@ import sqlite3
 from types import SimpleNamespace
 
 import pytest
-from faults import Faulty, first_with
+from faults import Faulty, at
 from helpers import MIGRATIONS, open_store, run, runs, tick_at, ticks
 from test_worker_adapter import D1Shaped
 
@@ -260,7 +260,7 @@ def test_writes_d1_refuses_fail_their_run_keep_none_of_its_writes_and_leave_a_si
 
 def test_writes_of_an_end_batch_that_landed_though_d1_answered_an_error_commit_once():
     db = open_store()
-    faulty = Faulty(db, first_with(RECORD_ENDS), landed=True)
+    faulty = Faulty(db, at("ends"), landed=True)
 
     async def census():
         on_success.write(CHORE, "census", clock.now_ms)

@@ -7,7 +7,7 @@ import random
 from math import ceil
 
 import pytest
-from faults import Killed, Meanwhile, Wrapped
+from faults import Killed, Meanwhile, Wrapped, first_with
 from harness import FakeQueue, OperatorHarness
 from helpers import Inputs, calendar, every, pulse, run, runs, tick_at, ticks
 from test_schedules_handed_over_in_bulk import customers, send_statement, small_statements
@@ -217,7 +217,7 @@ def test_two_racing_ticks_make_an_occurrence_once(app):
         async def meanwhile():
             await tick_at(app.db, [racing], APRIL + MINUTE)  # the other tick claims and runs it first
 
-        first = Meanwhile(app.db, TAKE_LEASES, meanwhile)
+        first = Meanwhile(app.db, first_with(TAKE_LEASES), meanwhile)
         await tick_at(first, [monthly], APRIL + MINUTE)
 
     run(race())
@@ -311,14 +311,14 @@ def test_housekeeping_deletes_a_backfill_ended_past_the_retention_with_the_occur
 
 
 def test_an_occurrence_whose_worker_was_killed_is_recorded_lease_expired_and_not_made_again(app):
-    from faults import Killed, KilledAfter
+    from faults import Killed, KilledAfter, first_with
 
     from tickwork.backfill_store import RECORD_STARTS
 
     monthly = statement(app)
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
     with pytest.raises(Killed):
-        run(tick_at(KilledAfter(app.db, RECORD_STARTS), [monthly], APRIL + MINUTE))
+        run(tick_at(KilledAfter(app.db, first_with(RECORD_STARTS)), [monthly], APRIL + MINUTE))
     app.tick([monthly], APRIL + HOUR)
     assert [(r["at"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["backfill"]] == [
         (utc("2026-02-01 00:00"), "failed", "lease_expired")]
@@ -469,7 +469,7 @@ class Slowed(Wrapped):
         super().__init__(inner)
         self.draw = random.Random(seed)
 
-    async def _call(self, sqls, send):
+    async def _call(self, call, send):
         for _ in range(self.draw.randrange(12)):
             await asyncio.sleep(0)
         return await send()
@@ -482,11 +482,11 @@ class KilledAfterClaims(Slowed):
         super().__init__(inner, seed)
         self.left, self.dead = claims, False
 
-    async def _call(self, sqls, send):
+    async def _call(self, call, send):
         if self.dead:
             raise Killed("the worker was killed")
-        result = await super()._call(sqls, send)
-        self.left -= RECORD_STARTS in sqls
+        result = await super()._call(call, send)
+        self.left -= RECORD_STARTS in call.sqls
         self.dead = self.left == 0
         return result
 
@@ -639,7 +639,7 @@ def test_a_backfill_of_an_item_handed_over_again_between_the_steps_read_and_its_
     async def meanwhile():  # handed over again, under the same id
         await handed.calendar(send_statement, {"customer": "c1"}, "0 9 * * 1", zone="Europe/Berlin")
 
-    run(tick_at(Meanwhile(app.db, END_GONE, meanwhile), [], utc("2026-02-01 10:02")))
+    run(tick_at(Meanwhile(app.db, first_with(END_GONE), meanwhile), [], utc("2026-02-01 10:02")))
     assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "pending"}]
     app.tick([], utc("2026-02-01 10:03"))  # it owes nothing from before it was handed over again
     assert app.rows("SELECT state, made FROM tickwork_backfills") == [{"state": "done", "made": 0}]

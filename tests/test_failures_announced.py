@@ -6,7 +6,7 @@ app asks for it."""
 import asyncio
 import json
 
-from faults import Faulty, Meanwhile, first_with
+from faults import Faulty, Meanwhile, at
 from harness import FakeQueue
 from helpers import lose_a_run, lost_run, open_store, run, tick_at, ticks
 
@@ -16,7 +16,6 @@ from tickwork.health import health
 from tickwork.model import Retry
 from tickwork.outbox import Outbox
 from tickwork.outbox_store import OutboxStore
-from tickwork.schedule_store import RECORD_ENDS
 from tickwork.times import MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -130,7 +129,7 @@ def test_no_event_without_alerts_configured():
 
 def test_an_end_written_again_after_its_batch_landed_keeps_one_event():
     db, queue = open_store(), FakeQueue()
-    flaky = Faulty(db, first_with(RECORD_ENDS), landed=True)
+    flaky = Faulty(db, at("ends"), landed=True)
     ticks(flaky, [mailer(Mailer())], SEEDED, NINE, **alerting(flaky, queue))
     assert flaky.failed and [name for name, _ in kept(db)] == ["tickwork.schedule_failing"]
 
@@ -146,7 +145,7 @@ def test_exactly_once_when_a_racing_tick_ended_the_schedules_next_run_first():
         await tick_at(db, schedules, NINE + 20 * MINUTE, **alerting(db, queue))
 
     ticks(db, schedules, SEEDED)
-    late = Meanwhile(db, RECORD_ENDS, another_tick_runs_it_again)
+    late = Meanwhile(db, at("ends"), another_tick_runs_it_again)
     asyncio.run(tick_at(late, schedules, NINE, **alerting(late, queue)))
     failing = [(body["run"], body["code"]) for name, body in kept(db) if name == "tickwork.schedule_failing"]
     [first] = run(db.all("SELECT id FROM tickwork_runs WHERE due_at = ?1", (NINE,)))
@@ -276,7 +275,7 @@ def test_a_run_ending_after_its_lease_lapsed_announces_no_recovery():
         action.failing = True
         await tick_at(db, schedules, NINE + 20 * MINUTE, **alerting(db, queue))
 
-    late = Meanwhile(db, RECORD_ENDS, another_tick_runs_it_and_fails)
+    late = Meanwhile(db, at("ends"), another_tick_runs_it_and_fails)
     asyncio.run(tick_at(late, schedules, NINE, **alerting(late, queue)))
     turns = [name for name, _ in kept(db) if name != "tickwork.ticks_stopped"]
     assert late.happened and turns == ["tickwork.schedule_failing"]

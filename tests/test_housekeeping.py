@@ -2,7 +2,7 @@
 boundary, what goes and what stays; its lease; 1,000 rows a delete, ten deletes a tick."""
 
 import pytest
-from faults import Faulty, Killed, KilledAfter
+from faults import Faulty, Killed, KilledAfter, at, nothing
 from harness import FakeQueue
 from helpers import every, open_store, run, ticks
 
@@ -171,7 +171,8 @@ def test_a_crashed_owners_lease_holds_off_others_for_the_rest_of_its_ticks_budge
     seconds = iter([0.0])  # the tick begins at 0 s; its pass starts 2 minutes later
 
     with pytest.raises(Killed):  # the pass's lease taken, the worker dies before any delete
-        ticks(KilledAfter(db, TAKE), [every(15)], NOW, budget=5 * MINUTE, monotonic=lambda: next(seconds, 120.0))
+        ticks(KilledAfter(db, at("housekeeping")), [every(15)], NOW, budget=5 * MINUTE,
+              monotonic=lambda: next(seconds, 120.0))
     lapses = NOW + 5 * MINUTE + MINUTE  # from the tick's start: its budget, then a minute
     assert pass_at(db, now=lapses - 1, owner="tick-2") == 0
     assert pass_at(db, now=lapses, owner="tick-2") == 1
@@ -197,9 +198,13 @@ def test_housekeeping_is_the_ticks_last_step_after_its_runs_and_the_sweep(db):
     runs_at(db, NOW - 40 * DAY)
     event(db, "unsent", NOW - HOUR, "pending")
     run(db.all("UPDATE tickwork_deliveries SET next_attempt_at = ?1", (NOW - MINUTE,)))
-    calls, queue = [], FakeQueue()
-    recording = Faulty(db, lambda call, sqls: calls.append(sqls) and False)
+    queue = FakeQueue()
+    recording = Faulty(db, nothing)
     ticks(recording, [every(15)], NOW, outbox=Outbox(recording, {"Q": queue}, frozenset(), lambda: NOW))
+    calls = [call.sqls for call in recording.made]
+    operations = [call.operation for call in recording.made]
+    last = operations.index("housekeeping")
+    assert operations[last:] == ["housekeeping"] * (len(operations) - last)  # nothing of the tick after it
     took = next(k for k, sqls in enumerate(calls) if TAKE in sqls)
     before = {sql for sqls in calls[:took] for sql in sqls}
     assert RECORD_ENDS in before and SWEEP in before and len(queue.messages) == 1  # the run ended, the sweep sent

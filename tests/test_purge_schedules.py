@@ -7,7 +7,7 @@ import json
 from types import ModuleType, SimpleNamespace
 
 import pytest
-from faults import Faulty
+from faults import Faulty, at
 from helpers import open_store, run, runs, ticks
 from test_worker_adapter import D1Shaped
 
@@ -63,19 +63,12 @@ def test_a_run_deletes_at_most_20_batches_of_500_and_the_next_hour_carries_on():
     assert runs(db, "chores_done.purge")[1]["items"] == 300
 
 
-def the_third_batch(call, sqls, seen=[]):
-    if any("chores_done" in sql for sql in sqls):
-        seen.append(call)
-        return len(seen) == 3
-    return False
-
-
 def test_an_unreachable_store_is_a_failed_run_unavailable_and_what_was_deleted_stays_deleted():
     db = open_store()
     chores(db, *[NOW - 40 * DAY] * 1_200)
     purge = purge_of()
     ticks(db, [purge], NOW - HOUR)
-    ticks(Faulty(db, the_third_batch, says="D1_ERROR: Network connection lost"), [purge], NOW)
+    ticks(Faulty(db, at("run", 3), says="D1_ERROR: Network connection lost"), [purge], NOW)
     assert left(db) == 200
     [record] = runs(db, "chores_done.purge")
     assert (record["outcome"], record["code"], record["items"]) == (Outcome.FAILED, "unavailable", 1_000)

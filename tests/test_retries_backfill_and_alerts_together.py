@@ -7,13 +7,13 @@ what its first attempt covered, a nothing-due tick stays 2 statements with all t
 
 import asyncio
 
-from faults import KilledAfter, Wrapped
+from faults import KilledAfter, Picks, Wrapped, at, first_with
 from helpers import Inputs, calendar, open_store, run, runs, state, tick_at, ticks
 from harness import FakeQueue
 from test_failures_announced import alerting, cost
 from test_retries import Failing, daily
 
-from tickwork import Schedule, backfill_store, schedule_store
+from tickwork import Schedule, backfill_store
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.calendars import Calendar, CronCalendar
 from tickwork.grid import Every
@@ -32,14 +32,14 @@ class Interleaved(Wrapped):
     """A database whose every call first lets the other tickers go on: the eight read, then
     claim, then end, side by side, each between another's statements."""
 
-    async def _call(self, sqls, send):
+    async def _call(self, call, send):
         await asyncio.sleep(0)
         return await send()
 
 
-def race(dbs, schedules, now, killed_after: str | None = None) -> list:
+def race(dbs, schedules, now, killed_after: Picks | None = None) -> list:
     """A ticker on each of `dbs` at `now`, interleaved; with `killed_after`, the first dies right
-    after sending that statement."""
+    after the call it picks."""
     first = KilledAfter(dbs[0], killed_after) if killed_after else dbs[0]
 
     async def tickers():
@@ -61,7 +61,7 @@ def test_racing_tickers_with_one_killed_make_each_attempt_once_and_the_killed_on
     nine = utc("2026-03-02 09:00")
     ticks(db, [statement], utc("2026-03-01 12:00"))
     race(dbs, [statement], nine)
-    race(dbs, [statement], nine + MINUTE, killed_after=schedule_store.RECORD_STARTS)  # attempt 2, lost
+    race(dbs, [statement], nine + MINUTE, killed_after=at("claim"))  # attempt 2, lost
     race(dbs, [statement], nine + 10 * MINUTE)  # its lease still holds: no second attempt meanwhile
     lapsed = nine + MINUTE + 15 * MINUTE  # the killed tick's budget and the lease's grace
     race(dbs, [statement], lapsed)
@@ -82,7 +82,7 @@ def test_racing_tickers_with_one_killed_backfill_each_occurrence_once(app):
     app.tick([monthly], utc("2026-01-15 00:00"), april)
     app.run("backfill", "statement", "--from", "2026-01-16T00:00Z", "--to", "2026-04-01T00:00Z", now=april)
     dbs = [app.db] + [SQLiteDatabase(app.path) for _ in range(TICKERS - 1)]
-    race(dbs, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)  # February's, lost
+    race(dbs, [monthly], april + MINUTE, killed_after=first_with(backfill_store.RECORD_STARTS))  # February's, lost
     for moment in (april + 2 * MINUTE, april + HOUR, april + HOUR + MINUTE, april + DAY):
         race(dbs, [monthly], moment)
     made = sorted((r["at"], r["outcome"], r["code"]) for r in runs(app.db, "statement") if r["backfill"])
@@ -97,7 +97,7 @@ def test_a_backfilled_run_whose_worker_was_killed_is_not_retried_even_where_the_
     april = utc("2026-04-01 00:05")
     app.tick([monthly], utc("2026-01-15 00:00"), april)
     app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=april)
-    race([app.db] * TICKERS, [monthly], april + MINUTE, killed_after=backfill_store.RECORD_STARTS)
+    race([app.db] * TICKERS, [monthly], april + MINUTE, killed_after=first_with(backfill_store.RECORD_STARTS))
     for moment in (april + HOUR, april + HOUR + 2 * MINUTE, april + DAY):
         race([app.db] * TICKERS, [monthly], moment)
     others = [(r["at"], r["attempt"], r["outcome"], r["code"]) for r in runs(app.db, "statement")

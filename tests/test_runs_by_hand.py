@@ -97,9 +97,7 @@ def test_a_one_off_moment_run_by_hand_before_its_moment_is_made_once(db):
 
 
 def test_a_tick_that_read_the_request_before_another_made_the_run_makes_no_second_run(db):
-    from faults import Meanwhile
-
-    from tickwork.schedule_store import TAKE_LEASES
+    from faults import Meanwhile, at
 
     census = every(15)
     ticks(db, [census], NINE)
@@ -108,7 +106,7 @@ def test_a_tick_that_read_the_request_before_another_made_the_run_makes_no_secon
     async def another_tick_claims_runs_and_ends():
         await tick_at(db, [census], NINE + MINUTE)
 
-    late = Meanwhile(db, TAKE_LEASES, another_tick_claims_runs_and_ends)
+    late = Meanwhile(db, at("claim"), another_tick_claims_runs_and_ends)
     ticks(late, [census], NINE + MINUTE)
     assert late.happened
     assert census.action.at == [NINE + MINUTE]
@@ -116,9 +114,7 @@ def test_a_tick_that_read_the_request_before_another_made_the_run_makes_no_secon
 
 
 def test_a_due_run_whose_request_another_tick_answered_meanwhile_is_still_made_by_the_next_tick(db):
-    from faults import Meanwhile
-
-    from tickwork.schedule_store import TAKE_LEASES
+    from faults import Meanwhile, at
 
     census = every(15)
     ticks(db, [census], NINE)
@@ -127,7 +123,7 @@ def test_a_due_run_whose_request_another_tick_answered_meanwhile_is_still_made_b
     async def a_tick_before_the_due_time_makes_the_run_by_hand():
         await tick_at(db, [census], NINE + 14 * MINUTE)
 
-    late = Meanwhile(db, TAKE_LEASES, a_tick_before_the_due_time_makes_the_run_by_hand)
+    late = Meanwhile(db, at("claim"), a_tick_before_the_due_time_makes_the_run_by_hand)
     ticks(late, [census], NINE + 15 * MINUTE)
     ticks(db, [census], NINE + 16 * MINUTE)
     assert census.action.at == [NINE + 14 * MINUTE, NINE + 16 * MINUTE]

@@ -309,22 +309,18 @@ def test_a_message_redelivered_days_after_its_event_went_is_still_handled_once(s
 
 
 def test_a_handled_batch_that_timed_out_after_it_committed_is_acked_and_says_so(shop, caplog):
-    from faults import Faulty, first_with
-
-    from tickwork.outbox_store import RECORD_HANDLED
+    from faults import Faulty, at
 
     body = sent_to_ourselves(shop)
     with caplog.at_level(logging.WARNING, logger="tickwork"):
-        [message] = consumed(Faulty(shop, first_with(RECORD_HANDLED), landed=True), [Message(body)])
+        [message] = consumed(Faulty(shop, at("consume"), landed=True), [Message(body)])
     assert message.acked and not message.retried
     assert run(shop.all("SELECT COUNT(*) AS n FROM shipments")) == [{"n": 1}]
     assert "that batch landed all the same (a timeout after commit)" in caplog.text and "acked" in caplog.text
 
 
 def test_a_delivery_set_aside_while_its_consumer_ran_is_acked_and_the_log_says_so_not_that_it_was_handled(shop, caplog):
-    from faults import Faulty, Meanwhile, first_with
-
-    from tickwork.outbox_store import RECORD_HANDLED
+    from faults import Faulty, Meanwhile, at
 
     place = placing({"order": 1})
     ticks(shop, [place], NINE - MINUTE, NINE, outbox=outbox(shop, FakeQueue(failures=1)))
@@ -334,7 +330,7 @@ def test_a_delivery_set_aside_while_its_consumer_ran_is_acked_and_the_log_says_s
     async def the_operator_dismisses_it():
         assert (await OperatorStore(shop).change("dismiss", unknown["id"], "ada", NINE + MINUTE)).changed
 
-    lost = Meanwhile(Faulty(shop, first_with(RECORD_HANDLED)), RECORD_HANDLED, the_operator_dismisses_it)
+    lost = Meanwhile(Faulty(shop, at("consume")), at("consume"), the_operator_dismisses_it)
     with caplog.at_level(logging.WARNING, logger="tickwork"):
         consumed(lost, [message], now=NINE + MINUTE)
     assert message.acked and not message.retried

@@ -7,7 +7,7 @@ import contextlib
 import logging
 
 import pytest
-from faults import D1Error, Faulty, Killed, KilledAfter, Meanwhile, at_call, every_call_with, first_with
+from faults import D1Error, Faulty, Killed, KilledAfter, Meanwhile, at, each, nothing
 from harness import FakeQueue
 from helpers import Calls, Inputs, calendar, every, lose_a_run, open_store, pulse, run, runs, state, tick_at, ticks
 
@@ -15,7 +15,6 @@ from tickwork import Schedule, clock, event
 from tickwork.grid import Every
 from tickwork.model import Code, Kind, Outcome
 from tickwork.outbox import Outbox
-from tickwork.schedule_store import FAIL_EXPIRED_RUNS, RECORD_ENDS, SCHEDULE_LAPSED_RETRIES, SKIP, TAKE_LEASES
 from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -31,7 +30,7 @@ def test_a_d1_error_recording_a_runs_end_is_retried_and_the_record_says_it_was_l
     census = every(15)
     db = seeded([census])
     with caplog.at_level(logging.WARNING, logger="tickwork"):
-        [report] = ticks(Faulty(db, first_with(RECORD_ENDS)), [census], NINE + 15 * MINUTE)
+        [report] = ticks(Faulty(db, at("ends")), [census], NINE + 15 * MINUTE)
     [record] = runs(db)
     assert (record["outcome"], record["code"]) == (Outcome.SUCCEEDED, None)
     assert "recorded late" in record["detail"] and "D1_ERROR" in record["detail"]
@@ -43,7 +42,7 @@ def test_a_d1_error_recording_a_runs_end_is_retried_and_the_record_says_it_was_l
 def test_after_an_end_recorded_late_the_next_tick_does_not_skip_the_schedule_as_running():
     census = every(1)
     db = seeded([census])
-    ticks(Faulty(db, first_with(RECORD_ENDS)), [census], NINE + MINUTE)
+    ticks(Faulty(db, at("ends")), [census], NINE + MINUTE)
     ticks(db, [census], NINE + 2 * MINUTE)
     assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SUCCEEDED, None)] * 2
     assert census.action.at == [NINE + MINUTE, NINE + 2 * MINUTE]
@@ -52,7 +51,7 @@ def test_after_an_end_recorded_late_the_next_tick_does_not_skip_the_schedule_as_
 def test_an_end_that_landed_but_answered_an_error_keeps_its_first_record():
     census = every(15)
     db = seeded([census])
-    ticks(Faulty(db, first_with(RECORD_ENDS), landed=True), [census], NINE + 15 * MINUTE)
+    ticks(Faulty(db, at("ends"), landed=True), [census], NINE + 15 * MINUTE)
     [record] = runs(db)
     assert (record["outcome"], record["detail"]) == (Outcome.SUCCEEDED, None)
     assert state(db).lease_run is None
@@ -62,7 +61,7 @@ def test_a_lease_write_that_landed_but_answered_an_error_still_makes_the_call(ca
     census = every(15)
     db = seeded([census])
     with caplog.at_level(logging.INFO, logger="tickwork"):
-        ticks(Faulty(db, first_with(TAKE_LEASES), landed=True), [census], NINE + 15 * MINUTE)
+        ticks(Faulty(db, at("claim"), landed=True), [census], NINE + 15 * MINUTE)
     assert census.action.at == [NINE + 15 * MINUTE]
     assert [r["outcome"] for r in runs(db)] == [Outcome.SUCCEEDED]
     assert state(db).lease_run is None
@@ -73,7 +72,7 @@ def test_a_lease_write_that_did_not_land_leaves_the_schedule_due_and_says_so(cap
     census = every(15)
     db = seeded([census])
     with caplog.at_level(logging.INFO, logger="tickwork"):
-        ticks(Faulty(db, first_with(TAKE_LEASES)), [census], NINE + 15 * MINUTE)
+        ticks(Faulty(db, at("claim")), [census], NINE + 15 * MINUTE)
     assert census.action.at == [] and runs(db) == []
     assert state(db).due_at == NINE + 15 * MINUTE
     assert "did not land; they stay due" in caplog.text
@@ -85,7 +84,7 @@ def test_calendars_sharing_an_action_still_make_the_moment_when_the_lease_write_
     action = Inputs()
     entries = [calendar("0 10 * * *", name=name, action=action) for name in ("a", "b")]
     db = seeded(entries)
-    ticks(Faulty(db, every_call_with(TAKE_LEASES), landed=True), entries, utc("2026-03-02 10:00"))
+    ticks(Faulty(db, each("claim"), landed=True), entries, utc("2026-03-02 10:00"))
     assert action.at == [utc("2026-03-02 10:00")]
     outcomes = sorted((r["outcome"], r["code"]) for name in "ab" for r in runs(db, name))
     assert outcomes == [(Outcome.SKIPPED, Code.COALESCED), (Outcome.SUCCEEDED, None)]
@@ -95,7 +94,7 @@ def test_a_kill_right_after_the_claim_batch_leaves_every_claimed_due_time_with_a
     entries = scenario()
     db = seeded(entries)
     with pytest.raises(Killed):
-        ticks(KilledAfter(db, TAKE_LEASES), entries, utc("2026-03-02 10:00"))
+        ticks(KilledAfter(db, at("claim")), entries, utc("2026-03-02 10:00"))
     ticks(db, entries, utc("2026-03-02 10:20"))  # past the leases of the killed tick
     ten = utc("2026-03-02 10:00")
     records = {s.name: [(r["due_at"], r["code"]) for r in runs(db, s.name)] for s in entries}
@@ -109,7 +108,7 @@ def test_a_skip_whose_write_answered_an_error_is_logged_as_it_is(caplog):
     db = seeded([census])
     run(db.all("UPDATE tickwork_schedules SET paused = 1"))
     with caplog.at_level(logging.INFO, logger="tickwork"):
-        ticks(Faulty(db, first_with(SKIP), landed=True), [census], NINE + 15 * MINUTE)
+        ticks(Faulty(db, at("claim"), landed=True), [census], NINE + 15 * MINUTE)
     assert [(r["outcome"], r["code"]) for r in runs(db)] == [(Outcome.SKIPPED, Code.PAUSED)]
     assert "stay due" not in caplog.text and "skipped" in caplog.text
 
@@ -177,17 +176,41 @@ def calls_made(schedules):
     return {s.name: list(s.action.at) for s in schedules}
 
 
-CALLS_IN_A_DUE_TICK = 1 + 4 + 4 + 4  # the first read, then per entry at most a lease, end and retry
+def due_tick(db, schedules):
+    ticks(db, schedules, utc("2026-03-02 10:00"))
+
+
+def made_by(setup, tick):
+    """The (operation, occurrence) of each call a fault-free tick makes, and None for no fault:
+    a matrix fails each in turn, so a statement merged or a step moved cannot shrink it unseen."""
+    recording = Faulty(setup(), nothing)
+    tick(recording)
+    return [None, *recording.operations()]
+
+
+def picked(made):
+    return nothing if made is None else at(*made)
+
+
+def named(made):
+    return "no fault" if made is None else f"{made[0]} {made[1]}"
+
+
+DUE_TICK = made_by(lambda: seeded(scenario()), lambda db: due_tick(db, scenario()))
+
+
+def test_the_due_tick_the_matrix_fails_makes_each_kind_of_call():
+    assert {operation for operation, _ in DUE_TICK[1:]} == {"probe", "gap", "claim", "ends", "housekeeping"}
 
 
 @pytest.mark.parametrize("landed", [False, True], ids=["before it ran", "after it committed"])
-@pytest.mark.parametrize("failing", range(1, CALLS_IN_A_DUE_TICK + 1))
+@pytest.mark.parametrize("failing", DUE_TICK, ids=named)
 def test_whichever_call_of_a_tick_fails_no_slot_is_called_twice_or_left_running(failing, landed):
     schedules = scenario()
     db = seeded(schedules)
-    faulty = Faulty(db, at_call(failing), landed=landed)
+    faulty = Faulty(db, picked(failing), landed=landed)
     try:
-        ticks(faulty, schedules, utc("2026-03-02 10:00"))
+        due_tick(faulty, schedules)
     except Exception:
         pass  # the tick's first read failed: the invocation fails, the next tick catches up
     ticks(db, schedules, utc("2026-03-02 10:01"), utc("2026-03-02 11:00"))
@@ -214,7 +237,7 @@ def test_an_end_is_tried_again_until_the_lease_lapses_and_not_after(began):
     async def pause(seconds):
         elapsed[0] += seconds  # the pauses pass on the tick's clock, not in the test
 
-    faulty = Faulty(db, every_call_with(RECORD_ENDS))
+    faulty = Faulty(db, each("ends"))
     ticks(faulty, [census], NINE + 15 * MINUTE, budget=5 * MINUTE, monotonic=lambda: elapsed[0], sleep=pause,
           started_at=NINE + 15 * MINUTE + began)
     lease = 5 * MINUTE + MINUTE  # the budget left at the start, plus a minute
@@ -232,8 +255,25 @@ def emitting(name):
     return Schedule(name, Every(MINUTE), ship)
 
 
+def emitted_store():
+    db = open_store()
+    ticks(db, [emitting("a"), emitting("b")], NINE)
+    return db
+
+
+def emitting_tick(db, schedules, queue):
+    ticks(db, schedules, NINE + MINUTE, outbox=Outbox(db, {"EVENTS": queue}, frozenset(), lambda: NINE + MINUTE))
+
+
+EMITTING_TICK = made_by(emitted_store, lambda db: emitting_tick(db, [emitting("a"), emitting("b")], FakeQueue()))
+
+
+def test_the_emitting_tick_the_matrix_fails_sends_what_its_runs_emitted():
+    assert {operation for operation, _ in EMITTING_TICK[1:]} == {"probe", "claim", "ends", "send"}
+
+
 @pytest.mark.parametrize("landed", [False, True], ids=["before it ran", "after it committed"])
-@pytest.mark.parametrize("failing", range(1, 9))
+@pytest.mark.parametrize("failing", EMITTING_TICK, ids=named)
 def test_whichever_call_of_a_tick_that_emits_fails_each_succeeded_run_is_delivered_once(failing, landed):
     schedules = [emitting("a"), emitting("b")]
     db, queue = open_store(), FakeQueue()
@@ -242,13 +282,13 @@ def test_whichever_call_of_a_tick_that_emits_fails_each_succeeded_run_is_deliver
         return Outbox(store, {"EVENTS": queue}, frozenset(), lambda: at)
 
     ticks(db, schedules, NINE)
-    faulty = Faulty(db, at_call(failing), landed=landed)
+    faulty = Faulty(db, picked(failing), landed=landed)
     try:
-        ticks(faulty, schedules, NINE + MINUTE, outbox=outbox(faulty, NINE + MINUTE))
+        emitting_tick(faulty, schedules, queue)
     except Exception:
         pass  # the tick's first read failed: the invocation fails, the next tick catches up
-    for at in (NINE + 3 * MINUTE, NINE + 5 * MINUTE):
-        ticks(db, schedules, at, outbox=outbox(db, at))
+    for later in (NINE + 3 * MINUTE, NINE + 5 * MINUTE):
+        ticks(db, schedules, later, outbox=outbox(db, later))
     succeeded = [(r["schedule"], r["tick_at"]) for s in schedules for r in runs(db, s.name)
                  if r["outcome"] == Outcome.SUCCEEDED]
     delivered = sorted((m["body"]["from"], m["body"]["at"]) for m in queue.messages)
@@ -263,7 +303,7 @@ def test_a_lost_run_a_tick_found_but_could_not_end_is_ended_by_the_next_though_t
     lost = lose_a_run(db, "census", due=NINE + 15 * MINUTE, next_due=NINE + 30 * MINUTE, until=NINE + 30 * MINUTE)
     run(db.all("UPDATE tickwork_schedules SET paused = 1"))  # so no tick below finds census due
     with pytest.raises(D1Error):
-        ticks(Faulty(db, first_with(FAIL_EXPIRED_RUNS)), [census], NINE + 50 * MINUTE)  # its mark landed
+        ticks(Faulty(db, at("expire")), [census], NINE + 50 * MINUTE)  # its mark landed
     ticks(db, [census], NINE + 51 * MINUTE)
     [record] = [r for r in runs(db) if r["id"] == lost]
     assert (record["outcome"], record["code"], record["ended_at"]) == (
@@ -292,7 +332,7 @@ def test_a_lease_that_would_lapse_by_a_later_ticks_mark_is_not_taken_so_no_run_i
 
     # the 09:15 tick would take a lease to 09:30 after that mark, and its worker be lost
     with contextlib.suppress(Killed):
-        ticks(Meanwhile(db, TAKE_LEASES, later), [census], NINE + 15 * MINUTE)
+        ticks(Meanwhile(db, at("claim"), later), [census], NINE + 15 * MINUTE)
     ticks(db, [census], *(NINE + minutes * MINUTE for minutes in (46, 60, 75)))
     assert [r for r in runs(db) if r["outcome"] == Outcome.RUNNING] == []
     assert census.action.at == [NINE + minutes * MINUTE for minutes in (46, 60, 75)]
@@ -310,7 +350,7 @@ def test_lapses_are_not_cleared_past_a_lease_taken_meanwhile_by_a_tick_of_a_long
             await tick_at(db, [census, tidy], NINE + 15 * MINUTE, started_at=NINE + 46 * MINUTE)
 
     # the 10:30 tick finds census's lease lapsed, and the late one leases tidy before it ends it
-    ticks(Meanwhile(db, SCHEDULE_LAPSED_RETRIES, late), [census, tidy], NINE + 90 * MINUTE)
+    ticks(Meanwhile(db, at("expire"), late), [census, tidy], NINE + 90 * MINUTE)
     ticks(db, [census, tidy], *(NINE + minutes * MINUTE for minutes in (91, 105, 120)))
     assert [(r["schedule"], r["due_at"]) for r in runs(db) + runs(db, "tidy") if r["outcome"] == Outcome.RUNNING] == []
     assert [(r["due_at"], r["code"]) for r in runs(db, "tidy")][:1] == [(NINE + 15 * MINUTE, Code.LEASE_EXPIRED)]

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from faults import Faulty, every_call_with
+from faults import Faulty, each
 from helpers import MIGRATIONS, ROOT, Calls, runs
 from tickwork_build.build import build
 
@@ -15,7 +15,6 @@ from tickwork import Schedule, env
 from tickwork.adapters.sqlite import D1Refused
 from tickwork.app import App
 from tickwork.grid import Every
-from tickwork.schedule_store import RECORD_ENDS
 from tickwork.testing import built_app, frozen, local_store, tick_at, ticks_at
 from tickwork.times import HOUR, MINUTE, utc
 
@@ -78,7 +77,7 @@ def test_an_end_d1_keeps_refusing_is_given_up_when_its_lease_lapses_without_the_
     # Worker's would when the leases lapse, instead of pausing for real with a clock that stands still.
     store = local_store(MIGRATIONS)
     asyncio.run(tick_at([census()], NINE, store))
-    refusing = Faulty(store, every_call_with(RECORD_ENDS))
+    refusing = Faulty(store, each("ends"))
     asyncio.run(asyncio.wait_for(tick_at([census()], NINE + 15 * MINUTE, refusing), timeout=5))
     assert [run["outcome"] for run in runs(store)] == ["running"]  # lost: it ends lease_expired when the lease lapses
 

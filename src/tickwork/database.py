@@ -3,7 +3,8 @@
 import functools
 from abc import ABC, abstractmethod
 from contextlib import nullcontext
-from typing import Any, Callable, ContextManager, Sequence
+from contextvars import ContextVar
+from typing import Any, Awaitable, Callable, ContextManager, ParamSpec, Sequence, TypeVar
 
 Params = Sequence[Any]
 Statement = tuple[str, Params]
@@ -72,3 +73,40 @@ def one_invocation(setting: Callable[..., int | None] = lambda *args, **kwargs: 
         return within
 
     return wrap
+
+
+# What the runtime is doing when it calls the database: the schema check, a step of the tick, the
+# outbox, an item's hand-over or cancel. Tests pick the calls D1 fails by it (tests/faults.py), so
+# a fault stays on its operation when statements merge or a step moves.
+OPERATIONS = (
+    "schema", "probe", "reconcile", "gap", "expire", "rebase", "claim", "read_back", "run", "ends",
+    "backfill", "send", "sweep", "housekeeping", "consume", "hand_over", "cancel",
+)
+P = ParamSpec("P")
+R = TypeVar("R")
+OPERATION: ContextVar[str | None] = ContextVar("tickwork_operation", default=None)
+
+
+class operation:
+    """The calls made inside it (`with operation("claim"):`, or an async function it decorates)
+    are that operation's."""
+
+    def __init__(self, name: str):
+        if name not in OPERATIONS:
+            raise ValueError(f"no operation is named {name!r}")
+        self.name = name
+        self.tokens: list[Any] = []
+
+    def __enter__(self) -> None:
+        self.tokens.append(OPERATION.set(self.name))
+
+    def __exit__(self, *exc: object) -> None:
+        OPERATION.reset(self.tokens.pop())
+
+    def __call__(self, function: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(function)
+        async def within(*args: P.args, **kwargs: P.kwargs) -> R:
+            with operation(self.name):
+                return await function(*args, **kwargs)
+
+        return within

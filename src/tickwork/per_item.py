@@ -39,7 +39,7 @@ from types import FunctionType
 from typing import Awaitable, Callable, Iterable
 
 from .app import action_key, action_of
-from .database import FREE_QUERIES, PAID_QUERIES, Database, past_the_cap
+from .database import FREE_QUERIES, PAID_QUERIES, Database, operation, past_the_cap
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
 from .kinds.forms import timing_of
@@ -111,6 +111,7 @@ class Items:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
         return await self._hand_over(action, input, _once(at), None, label)
 
+    @operation("cancel")
     async def cancel(self, id: str) -> bool:
         """Ends the schedule handed over under `id`; False when there is none going on."""
         id = _id(id)
@@ -146,6 +147,7 @@ class Items:
                 found.append(_described(item))
         return await self._many(found, many)
 
+    @operation("cancel")
     async def cancel_many(self, ids: Iterable[str]) -> Bulk:
         """`cancel` for each of `ids`, many to a statement: `ids` of the result are those it
         ended (the rest had none going on), `left_over` those it had no statements left for."""
@@ -158,6 +160,7 @@ class Items:
         reached = sum(count for _, count in chunks)
         return Bulk([id for id in ids[:reached] if id in ended], ids[reached:])
 
+    @operation("hand_over")
     async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None,
                          label: object) -> str:
         now = self.now()
@@ -184,6 +187,7 @@ class Items:
         labelled = label if callable(label) else (lambda input: label)
         return await self._many([(action, input, entry, expires, labelled(input)) for input in inputs], inputs)
 
+    @operation("hand_over")
     async def _many(self, items: list[tuple], given: list) -> Bulk:
         """Checks every item first (nothing written when one is bad), then writes the rows, a
         JSON list a statement, in one batch, as many statements as `room` allows."""

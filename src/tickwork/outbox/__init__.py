@@ -15,7 +15,7 @@ import logging
 import os
 from typing import Callable, Mapping, Protocol
 
-from ..database import Database
+from ..database import Database, operation
 from ..outbox_store import Delivery, OutboxStore, Sent
 from ..times import HOUR, MINUTE, SECOND
 
@@ -72,6 +72,7 @@ class Outbox:
     def deliveries(rows: list[list]) -> list[Delivery]:
         return [Delivery(row[5], row[4], row[1], row[2], trace=row[9]) for row in rows]
 
+    @operation("sweep")
     async def sweep(self, now: int, sender: str) -> int:
         """The tick's second step: sends what is left to send by `now`, on the invocation's clock,
         as every lease is (a tick's own time may be ahead of it). Returns how many it sent."""
@@ -79,6 +80,7 @@ class Outbox:
         await self.send(deliveries, sender)
         return len(deliveries)
 
+    @operation("send")
     async def send(self, deliveries: list[Delivery], sender: str) -> None:
         """Sends deliveries claimed by `sender`, and records what each send came to."""
         outcomes: list[Sent] = []

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from ..context import new_trace, running
-from ..database import Database, one_invocation
+from ..database import Database, one_invocation, operation
 from ..model import Consumer
 from ..outbox_store import OutboxStore
 from ..timing import Call
@@ -94,6 +94,7 @@ async def consume(db: Database, consumer: Consumer, messages: list[Message], now
             done[what.key] = False  # sent twice in one batch: the second is acked without a call
 
 
+@operation("consume")
 async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: Received, now: int,
                outbox: Outbox | None, clock) -> bool:
     """Calls the consumer and commits what it did; True once the delivery is handled."""

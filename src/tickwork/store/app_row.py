@@ -5,7 +5,7 @@ reads, with the one definition of a schedule failing."""
 import json
 from dataclasses import dataclass
 
-from ..database import Database
+from ..database import Database, operation
 from .leases import WINDOW_FROM, WINDOW_TO, running_made
 from .schedules import ONE_OFF_DONE, SELECT_DUE, State
 from .sql import number
@@ -141,6 +141,7 @@ class AppRow:
             bool(mark["backfill_pending"]), int(mark["lapse_from"]), number(mark["prev_clock"]),
         )
 
+    @operation("schema")
     async def schema(self) -> int:
         """The schema the store's tickwork tables are at (SCHEMA): 0 before migration 0023, or with
         no tickwork tables. Any other failure of the read raises."""

@@ -19,6 +19,7 @@ from typing import Any, Callable, cast
 from ..backfill import own_from, to_backfill
 from ..backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
 from ..context import new_trace
+from ..database import operation
 from ..model import Schedule
 from ..schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
 from ..times import MINUTE, SECOND
@@ -164,6 +165,7 @@ def _claim(step: Step) -> Claim:
     return Claim(name=step.name, due=at, next_due=at, run=cast(str, step.run), call=call, trace=step.trace)
 
 
+@operation("backfill")
 async def backfill(tick: TickState, budget: Budget, run: Run,
                    schedule_of: Callable[[State], Schedule | None]) -> list[RunReport]:
     """Rounds of backfilled runs, while each finds something to do and the tick has the time and

@@ -7,6 +7,7 @@ import logging
 from dataclasses import replace
 
 from .. import alerts as alerting
+from ..database import operation
 from ..model import Code, Outcome, Schedule
 from ..schedule_store import COALESCED_DETAIL, Claim, Claimed, chunks
 from ..times import iso
@@ -58,7 +59,8 @@ async def run_due(tick: TickState, budget: Budget, runner: Runner,
     lease = budget.lease(spent)
     alerts = tick.alerts.skipping(tick.now, budget.began, tick.sender, GAP) if tick.alerts else None
     try:
-        claimed = await tick.store.claim(claims, lease.until, tick.now, lease.started, alerts)
+        with operation("claim"):
+            claimed = await tick.store.claim(claims, lease.until, tick.now, lease.started, alerts)
     except Exception as error:
         claimed = await read_back(tick, budget, claims, error, lease)
     await send(tick, alerting.sendable(claimed.alerted), "the skipped retries' alerts")
@@ -80,6 +82,7 @@ def skipped(tick: TickState, claim: Claim) -> RunReport:
     )
 
 
+@operation("read_back")
 async def read_back(tick: TickState, budget: Budget, claims: list[Claim], error: Exception,
                     lease: Lease) -> Claimed:
     """After the claim batch answered an error: whether it landed, read back by run id.

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from .. import alerts as alerting
-from ..database import past_the_cap
+from ..database import operation, past_the_cap
 from ..model import Code, Kind, Outcome
 from ..outbox import Outbox
 from ..outbox_store import OutboxStore
@@ -78,6 +78,7 @@ class Recorder:
         self.tick = tick
         self.budget = budget
 
+    @operation("ends")
     async def write(self, batch: list[Ended], ends_by: int) -> None:
         """Runs' ends, with what the succeeded ones emitted, in one batch; then the sends."""
         ends = [end for end, _ in batch]

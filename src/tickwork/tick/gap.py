@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 from .. import alerts as alerting
+from ..database import operation
 from ..health import TICKS_STOPPED_AFTER
 from ..times import MINUTE, iso
 from .budget import Budget
@@ -18,6 +19,7 @@ log = logging.getLogger("tickwork")
 GAP = TICKS_STOPPED_AFTER
 
 
+@operation("gap")
 async def note_gap(tick: TickState, budget: Budget, previous: int | None, clock: int | None) -> None:
     """Ticks stopped: the app's tick before this one began longer ago than the threshold, on
     the invocation's clock (`clock`, that tick's): a tick by hand for another time is no gap.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 
 from ..app import RETENTION as RETENTION  # run records, what operators dealt with; [tool.tickwork] retention
-from ..database import Database
+from ..database import Database, operation
 from ..housekeeping_store import DELETES, ROWS_A_DELETE, HousekeepingStore
 from ..times import DAY
 from .budget import Budget
@@ -68,6 +68,7 @@ async def housekeeping(db: Database, budget: Budget, owner: str, retention: int 
     return deleted
 
 
+@operation("housekeeping")
 async def housekeep(tick: TickState, budget: Budget) -> None:
     """The tick's last step: housekeeping, where a pass is due."""
     if not tick.housekeeping_due or budget.time_left() <= 0:

@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 
 from .. import alerts as alerting
+from ..database import operation
 from ..schedule_store import State
 from .budget import EXPIRE, Budget
 from .state import TickState
@@ -28,6 +29,7 @@ async def end_lapsed(tick: TickState, budget: Budget, due: list[State], lapsed: 
     return [_without_lease(s) if s.lease_expired(budget.began) else s for s in due]
 
 
+@operation("expire")
 async def expire_leases(tick: TickState, budget: Budget) -> None:
     """Ends the runs whose leases lapsed, announcing the schedules they start failing."""
     window = (budget.began, tick.lapse_from)

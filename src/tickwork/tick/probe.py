@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 from ..schedule_store import ROWS_PER_STATEMENT, State, json_chunks
+from ..database import operation
 from .budget import FIRST_READ, RECONCILE, Budget
 from .gap import note_gap
 from .reconcile import reconcile
@@ -22,6 +23,7 @@ def most_rows(budget: Budget) -> int | None:
     return max(budget.cap - FIRST_READ, 0) // 4 * ROWS_PER_STATEMENT
 
 
+@operation("probe")
 async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
     """The rows due now, oldest first, and whether a run's lease lapsed; the probe's other answers
     kept in `tick` for the steps they concern."""

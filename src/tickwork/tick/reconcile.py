@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..calendars import VIXIE_DAYS
+from ..database import operation
 from ..model import Schedule
 from ..schedule_store import Seed, State, digest, json_chunks
 from ..timing import COUNTED, Timing
@@ -22,6 +23,7 @@ log = logging.getLogger("tickwork")
 Due = list[tuple[Schedule, State]]
 
 
+@operation("rebase")
 async def rebase_handed_over(tick: TickState, budget: Budget, due: Due) -> Due:
     """Calendars handed over before tickwork read their days as Vixie cron does get their due
     times worked out again, as declared ones do, before any call: none is called at a moment
@@ -51,6 +53,7 @@ async def rebase_handed_over(tick: TickState, budget: Budget, due: Due) -> Due:
     return kept
 
 
+@operation("reconcile")
 async def reconcile(tick: TickState, fingerprint: str) -> None:
     """New schedules get rows, changed forms and calendars declared again are rebased, and
     rows no longer declared are marked removed."""

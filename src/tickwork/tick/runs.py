@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Awaitable, Callable
 
 from ..context import current_run, running
+from ..database import operation
 from ..model import ActionError, Code, Kind, Outcome, Schedule
 from ..per_item import Items
 from ..schedule_store import Claim, End
@@ -105,6 +106,7 @@ class Runner:
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
         )
 
+    @operation("run")
     async def call(self, schedule: Schedule, claim: Claim, limit: int, emitted: list[Any], counts: dict[str, Any],
                    with_end: list[Any]) -> Verdict:
         state = self.state
