@@ -12,7 +12,7 @@ from tickwork import tick as ticking
 from tickwork.model import Code
 from tickwork.store.claims import Claim, claim_statements
 from tickwork.store.ends import End, end_statements
-from tickwork.store.outbox import OutboxStore
+from tickwork.store.outbox import Emitted, OutboxStore
 from tickwork.store.sql import ROWS_PER_STATEMENT
 from tickwork.times import MINUTE, NEVER, utc
 from tickwork.timing import Call, Covered
@@ -64,13 +64,14 @@ def test_with_alerts_the_count_covers_the_skips_announcing_a_schedule_failing(se
     assert ticking.statements_for(claims, flush=ticking.ENDS, alerts=True) >= built
 
 
-def drawn_batch(rng: random.Random) -> list[tuple[End, list]]:
+def drawn_batch(rng: random.Random) -> list[tuple[End, list[Emitted]]]:
     """Ends as the tick queues them, each with the rows of what its run emitted."""
     batch = []
     for k in range(rng.choice([1, 2, ROWS_PER_STATEMENT, ROWS_PER_STATEMENT + 1, rng.randrange(1, 500)])):
         writes = tuple(("UPDATE t SET x = ?1", (w,)) for w in range(rng.choice([0, 0, 0, 1, 3])))
-        emitted = [[f"e{k}.{n}", "order.placed", json.dumps({"pad": "x" * rng.choice([10, 10, 20_000])}), f"z{k}",
-                    "EVENTS", f"d{k}.{n}", "s", NINE + MINUTE, NINE, None] for n in range(rng.choice([0, 0, 1, 4]))]
+        emitted = [Emitted(f"e{k}.{n}", "order.placed", json.dumps({"pad": "x" * rng.choice([10, 10, 20_000])}),
+                           f"z{k}", "EVENTS", f"d{k}.{n}", "s", NINE + MINUTE, NINE, None)
+                   for n in range(rng.choice([0, 0, 1, 4]))]
         end = End(f"s{k}", f"z{k}", "succeeded" if writes else "failed", None, None, None, NINE, writes=writes,
                   retry=NINE + MINUTE if rng.random() < 0.3 else None)
         batch.append((end, emitted))

@@ -13,10 +13,10 @@ records that make a repeat do nothing) and `alerts` (failures announced through 
 import json
 import logging
 import os
-from typing import Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from ..database import Database
-from ..outbox_store import Delivery, OutboxStore, Sent
+from ..outbox_store import Delivery, Emitted, OutboxStore, Sent
 from ..times import HOUR, MINUTE, SECOND
 
 log = logging.getLogger("tickwork")
@@ -60,17 +60,19 @@ class Outbox:
         self.consumed_here = consumed_here
         self.clock = clock
 
-    def rows(self, emitted: list, run: str | None, sender: str, at: int, trace: str | None = None) -> list[list]:
-        """Rows for OutboxStore.emitting: a new event and delivery id for each thing emitted, in
-        the `trace` of what emitted it."""
+    def rows(self, emitted: list[Any], run: str | None, sender: str, at: int,
+             trace: str | None = None) -> list[Emitted]:
+        """Records for OutboxStore.emitting: a new event and delivery id for each thing emitted,
+        in the `trace` of what emitted it."""
         return [
-            [_id(), e.event, e.body, run, e.queue, _id(), sender, at + SEND_WINDOW, at, trace]
+            Emitted(id=_id(), name=e.event, body=e.body, run=run, queue=e.queue, delivery=_id(), sender=sender,
+                    lease_until=at + SEND_WINDOW, at=at, trace=trace)
             for e in emitted
         ]
 
     @staticmethod
-    def deliveries(rows: list[list]) -> list[Delivery]:
-        return [Delivery(row[5], row[4], row[1], row[2], trace=row[9]) for row in rows]
+    def deliveries(rows: list[Emitted]) -> list[Delivery]:
+        return [Delivery(row.delivery, row.queue, row.name, row.body, trace=row.trace) for row in rows]
 
     async def sweep(self, now: int, sender: str) -> int:
         """The tick's second step: sends what is left to send by `now`, on the invocation's clock,
