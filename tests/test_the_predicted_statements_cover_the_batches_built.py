@@ -84,3 +84,24 @@ def test_the_count_of_a_batch_of_ends_never_falls_below_its_ends_and_what_they_e
     ends = [end for end, _ in batch]
     emitted = [row for _, rows in batch for row in rows]
     assert ticking._ends_cost(batch) >= len(end_statements(ends)) + len(OutboxStore.emitting(emitted))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_without_alerts_the_count_of_the_claims_is_the_claim_batchs_own_beside_a_batch_of_ends_a_chunk(seed):
+    """statements_for counts, not builds (the tick asks it for every claim it drops): what it
+    counts is the store's claim batch, and per chunk of leases the ends' statement and their
+    retries, however the runs end."""
+    claims = drawn_claims(random.Random(seed))
+    leases = [c for c in claims if c.reason is None]
+    ends = [End(c.name, c.run, "failed", None, None, None, NINE, retry=NINE if c.retries else None) for c in leases]
+    assert ticking.statements_for(claims, flush=ticking.ENDS) == len(claim_statements(claims)) + len(
+        end_statements(ends))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_count_of_a_batch_of_ends_is_what_its_builders_make_and_one_per_chunk_of_events_sent(seed):
+    batch = drawn_batch(random.Random(seed))
+    ends = [end for end, _ in batch]
+    emitted = [row for _, rows in batch for row in rows]
+    sent = len(OutboxStore.emitting(emitted)) // 2  # RECORD_SENT, once per chunk the sends came from
+    assert ticking._ends_cost(batch) == len(end_statements(ends)) + len(OutboxStore.emitting(emitted)) + sent

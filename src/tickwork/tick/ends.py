@@ -15,9 +15,10 @@ from ..database import past_the_cap
 from ..model import Code, Kind, Outcome
 from ..outbox import Outbox
 from ..outbox_store import Emitted, OutboxStore
-from ..schedule_store import End, chunks, json_chunks
+from ..schedule_store import End
+from ..store.ends import ends_cost
 from ..times import iso
-from .budget import ENDS, Budget, chunked
+from .budget import Budget, chunked
 from .state import Sleep, TickState
 from .sweep import send
 
@@ -159,13 +160,9 @@ async def must_land(budget: Budget, sleep: Sleep, names: str, what: str, by: int
 
 
 def _ends_cost(batch: list[Ended]) -> int:
-    """The statements a batch of ends costs: the ends, the events and deliveries kept with them,
-    and what their sends came to."""
-    emitted = [row for _, rows in batch for row in rows]
-    events = len(json_chunks([row.row() for row in emitted]))
-    writes = sum(1 + len(end.writes) for end, _ in batch if end.writes)  # each behind its check
-    retries = sum(1 for part in chunks(batch) if any(end.retry is not None for end, _ in part))
-    return ENDS * chunked(len(batch)) + retries + 2 * events + events + writes
+    """The statements a batch of ends costs (store.ends.ends_cost): the ends, the events and
+    deliveries kept with them, and what their sends came to."""
+    return ends_cost([end for end, _ in batch], [row for _, rows in batch for row in rows])
 
 
 def _names(items: Iterable[Any]) -> str:
