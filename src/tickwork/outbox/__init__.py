@@ -23,7 +23,10 @@ log = logging.getLogger("tickwork")
 
 BATCH_MESSAGES = 100
 BATCH_BYTES = 256 * 1024
-SEND_WINDOW = MINUTE  # a claimed delivery not sent by then is the sweep's again
+# A claimed delivery not sent by then is the sweep's again. A send is made at once, so its lease is
+# the grace every lease outlives its work by, model.LEASE_GRACE: the tick's Budget.until(0), as the
+# sweep is given it (tick/budget.py's Lease). Written out, so that a fetch's sends import no more.
+SEND_WINDOW = MINUTE
 CONSUMER_WAIT = 15 * MINUTE  # how long a delivery waits on the app's consumer before it is sent again
 SWEEP_MOST = 100
 
@@ -74,10 +77,11 @@ class Outbox:
     def deliveries(rows: list[Emitted]) -> list[Delivery]:
         return [Delivery(row.delivery, row.queue, row.name, row.body, trace=row.trace) for row in rows]
 
-    async def sweep(self, now: int, sender: str) -> int:
+    async def sweep(self, now: int, sender: str, lease_until: int) -> int:
         """The tick's second step: sends what is left to send by `now`, on the invocation's clock,
-        as every lease is (a tick's own time may be ahead of it). Returns how many it sent."""
-        deliveries = await self.store.sweep(now, sender, self.clock() + SEND_WINDOW, SWEEP_MOST)
+        as every lease is (a tick's own time may be ahead of it), each claimed till `lease_until`,
+        the tick's (Budget.until). Returns how many it sent."""
+        deliveries = await self.store.sweep(now, sender, lease_until, SWEEP_MOST)
         await self.send(deliveries, sender)
         return len(deliveries)
 
