@@ -437,3 +437,22 @@ def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
           monotonic=lambda: clock[0])
     assert [r["outcome"] for r in runs(db, "place")] == ["succeeded"]
     assert len(deliveries(db)) == 20
+
+
+def test_an_outbox_made_without_a_clock_sends_on_the_wall_clock():
+    """Its clock is optional: left out, the sends are recorded at the wall time (it raised,
+    None not being callable, at the first send)."""
+    db, queue = open_store(), FakeQueue()
+    box = Outbox(db, {"EVENTS": queue})
+    rows = box.rows([order_placed_emitted()], None, "fetch", NINE)
+    run(db.batch(OutboxStore.emitting(rows)))
+    run(box.send(Outbox.deliveries(rows), "fetch"))
+    assert [m["body"] for m in queue.messages] == [{"order": 7}]
+    assert deliveries(db)[0]["state"] == "succeeded"
+    assert deliveries(db)[0]["updated_at"] > NINE  # the wall clock's, today, not the emitting's
+
+
+def order_placed_emitted():
+    from tickwork.events import Emitted
+
+    return Emitted("order_placed", "EVENTS", '{"order": 7}')

@@ -13,7 +13,8 @@ records that make a repeat do nothing) and `alerts` (failures announced through 
 import json
 import logging
 import os
-from typing import Any, Callable, Mapping, Protocol
+import time
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 from ..database import Database
 from ..outbox_store import Delivery, Emitted, OutboxStore, Sent
@@ -57,11 +58,11 @@ class Outbox:
         clock: Callable[[], int] | None = None,
     ):
         """`queues` are the producer bindings by name; `consumed_here` those whose queue the app
-        itself consumes; `clock` gives the wall time, epoch ms."""
+        itself consumes; `clock` gives the wall time, epoch ms (by default, the system's)."""
         self.store = OutboxStore(db)
         self.queues = queues
         self.consumed_here = consumed_here
-        self.clock = clock
+        self.clock: Callable[[], int] = _wall_ms if clock is None else clock
 
     def rows(self, emitted: list[Any], run: str | None, sender: str, at: int,
              trace: str | None = None) -> list[Emitted]:
@@ -111,13 +112,14 @@ class Outbox:
         return [Sent(d.id, sender, "succeeded") for d in batch]
 
 
-def _batches(deliveries: list[Delivery]):
+def _batches(deliveries: list[Delivery]) -> Iterator[tuple[str, list[Delivery]]]:
     """Per queue, batches within the batch send's limits."""
     by_queue: dict[str, list[Delivery]] = {}
     for delivery in deliveries:
         by_queue.setdefault(delivery.queue, []).append(delivery)
     for queue, pending in by_queue.items():
-        batch, size = [], 0
+        batch: list[Delivery] = []
+        size = 0
         for delivery in pending:
             length = len(json.dumps(envelope(delivery), ensure_ascii=False).encode())  # as a queue is sent it
             if batch and (len(batch) == BATCH_MESSAGES or size + length > BATCH_BYTES):
@@ -127,6 +129,10 @@ def _batches(deliveries: list[Delivery]):
             size += length
         if batch:
             yield queue, batch
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _id() -> str:

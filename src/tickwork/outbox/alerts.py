@@ -73,4 +73,4 @@ def sendable(rows: list) -> list[Delivery]:
 
 def _ids(key: str) -> tuple[str, str]:
     """An alert's event and delivery ids, the same however often its batch is written."""
-    return tuple(digest(f"{what} {key}") for what in ("event", "delivery"))
+    return digest(f"event {key}"), digest(f"delivery {key}")
