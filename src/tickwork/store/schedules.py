@@ -4,6 +4,7 @@ handed over or cancelled at run time."""
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..database import Database, Row
 from ..model import Code
@@ -76,14 +77,37 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 # The declared set reconciled, kept on the app's row: the last statement of the reconcile's batch.
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
+
+@dataclass(frozen=True)
+class Undeclared:
+    """What a calendar declared again missed while it was gone, as the one skip `run` that records
+    it: from `due` to `at`, its last; `count`, `first`, `last` and `more` (1 where the count is
+    not exact) only where it missed more than one."""
+
+    run: str
+    name: str
+    due: int
+    at: int
+    count: int | None
+    first: int | None
+    last: int | None
+    more: int | None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("run", "name", "due", "at", "count", "first", "last", "more")
+
+    def row(self) -> list[object]:
+        """The skip as RECORD_UNDECLARED reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
 # A calendar declared again owes nothing from while it was gone (REBASE moves it on), but what
 # it missed is recorded, in the same batch, as one skip covering those occurrences (?1: JSON
-# [run, name, due_at, at, count, first, last, more], ?2 the tick), once: its id derives from the
-# row's due time, so of ticks reconciling at once one keeps it.
+# Undeclared rows, ?2 the tick), once: its id derives from the row's due time, so of ticks
+# reconciling at once one keeps it.
 UNDECLARED_DETAIL = ("the calendar was not declared when these occurrences came due (a deploy had removed it); "
                      "declared again, it owes nothing from then: `tickwork backfill` makes them")
 RECORD_UNDECLARED = f"""
-{json_rows("run", "name", "due", "at", "count", "first", "last", "more")}
+{json_rows(*Undeclared.COLUMNS)}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at,
     covers, covers_first, covers_last, covers_more, attempt)
 SELECT j.run, j.name, j.due, ?2, 'skipped', '{Code.UNDECLARED}', '{UNDECLARED_DETAIL}', j.at,
@@ -220,17 +244,17 @@ class Schedules:
         again: list[str],
         fingerprint: str | None,
         tick: int,
-        missed: Sequence[list[object]] = (),
+        missed: Sequence[Undeclared] = (),
     ) -> None:
         """Adds the rows of schedules seen for the first time, rebases those whose form changed
         (each only while its row is as this tick read it), records what calendars declared again
-        missed (`missed`: RECORD_UNDECLARED's rows), keeps the rows declared again, and seals the
+        missed (`missed`), keeps the rows declared again, and seals the
         declared set as reconciled, in one transaction."""
         seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
         statements: list[tuple[str, tuple[object, ...]]] = [(SEED, (chunk, tick)) for chunk in json_chunks(seeds)]
         statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
-        statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks(missed)]
+        statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks([m.row() for m in missed])]
         statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
         if fingerprint is not None:
             statements.append((SEAL, (fingerprint,)))
