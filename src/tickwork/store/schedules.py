@@ -116,12 +116,36 @@ FROM j WHERE true
 ON CONFLICT DO NOTHING
 """
 
+@dataclass(frozen=True)
+class Handed:
+    """A schedule handed over at run time as HAND_OVER keeps it: its id `name`, its action's key,
+    its timing (the entry's JSON), input and form, first due at `due_at`, kept at `tick`."""
+
+    name: str
+    action: str
+    timing: str
+    input: str
+    form: str
+    every_ms: int
+    due_at: int
+    expires_at: int | None
+    tick: int
+    label: str | None = None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label")
+
+    def row(self) -> list[object]:
+        """The schedule as HANDED reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
 # from before (not even a run asked for by hand). One going on, or a one-off moment already made
 # (`done`), is left as it is: a hand-over retried after the call makes no second call. Its label,
 # no part of the id, is the one of the hand-over that wrote the row.
-HANDED = json_rows("name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label")
+HANDED = json_rows(*Handed.COLUMNS)
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
@@ -266,7 +290,8 @@ class Schedules:
         expires: int | None, now: int, label: str | None = None,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
-        await self.hand_over_many([json.dumps([[id, action, timing, input, form, every, due, expires, now, label]])])
+        handed = Handed(id, action, timing, input, form, every, due, expires, now, label)
+        await self.hand_over_many([json.dumps([handed.row()])])
 
     async def hand_over_many(self, chunks: list[str]) -> None:
         """Keeps schedules handed over at run time, each once however often it is handed over:
