@@ -290,7 +290,8 @@ class Schedules:
         expires: int | None, now: int, label: str | None = None,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
-        handed = Handed(id, action, timing, input, form, every, due, expires, now, label)
+        handed = Handed(name=id, action=action, timing=timing, input=input, form=form, every_ms=every, due_at=due,
+                        expires_at=expires, tick=now, label=label)
         await self.hand_over_many([json.dumps([handed.row()])])
 
     async def hand_over_many(self, chunks: list[str]) -> None:
