@@ -14,8 +14,9 @@ from test_schedules_handed_over_in_bulk import customers, send_statement, small_
 from test_the_outbox import order_placed, outbox
 
 from tickwork import Schedule, call, items
-from tickwork.backfill import LOOKAHEAD, READS, ROUNDS
+from tickwork.backfill import LOOKAHEAD, READS, ROUNDS, Refused
 from tickwork.adapters.workers import TICK_STATEMENTS
+from tickwork.errors import ScheduleError
 from tickwork.backfill_store import CLAIM_STATEMENTS, RECORD_STARTS, TAKE_LEASES
 from tickwork.grid import Every
 from tickwork.pulses import Pulse
@@ -643,3 +644,11 @@ def test_a_backfill_of_an_item_handed_over_again_between_the_steps_read_and_its_
     assert app.rows("SELECT state FROM tickwork_backfills") == [{"state": "pending"}]
     app.tick([], utc("2026-02-01 10:03"))  # it owes nothing from before it was handed over again
     assert app.rows("SELECT state, made FROM tickwork_backfills") == [{"state": "done", "made": 0}]
+
+
+def test_a_refused_backfill_is_the_one_error_type_with_its_code_and_reads_code_then_why():
+    refused = Refused("backfill.range_invalid", "the range ends before it starts")
+    assert isinstance(refused, ScheduleError) and isinstance(refused, ValueError)
+    assert (refused.code, refused.message, refused.mend) == (
+        "backfill.range_invalid", "the range ends before it starts", "")
+    assert str(refused) == "backfill.range_invalid: the range ends before it starts"

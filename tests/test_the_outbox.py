@@ -14,6 +14,7 @@ from tickwork.consumers import Consumer, consume
 from tickwork.events import LARGEST_BODY
 from tickwork.grid import Every
 from tickwork.json_values import json_text
+from tickwork.model import LEASE_GRACE
 from tickwork.operator_store import OperatorStore
 from tickwork.outbox import SEND_WINDOW, Outbox, envelope
 from tickwork.outbox_store import Delivery, OutboxStore
@@ -236,6 +237,20 @@ def test_a_worker_killed_between_the_commit_and_the_send_is_delivered_by_the_nex
     assert deliveries(db)[0]["state"] == "succeeded"
 
 
+def test_the_sweep_leases_what_it_claims_as_the_tick_leases_all_it_takes():
+    """The sweep's claim lasts as Budget.until(0) has it (a send made at once, with the grace every
+    lease has), on the tick's clock even where the outbox's own reads another time."""
+    db, queue = open_store(), FakeQueue()
+    place = placing({"order": 7})
+    ticks(db, [place], NINE)
+    ticks(db, [place], NINE + MINUTE, outbox=Killed(db, {"EVENTS": queue}, frozenset(), lambda: NINE + MINUTE))
+    began = NINE + MINUTE + SEND_WINDOW  # the claim of the killed sender has lapsed
+    ticks(db, [], began, started_at=began, outbox=Killed(db, {"EVENTS": queue}, frozenset(), lambda: began + HOUR))
+    budget = Budget(db, began, began, MINUTE, lambda: 0.0, None)
+    assert deliveries(db)[0]["lease_until"] == budget.until(0) == began + SEND_WINDOW
+    assert SEND_WINDOW == LEASE_GRACE
+
+
 def test_a_tick_with_nothing_to_send_or_run_still_makes_two_statements():
     db, queue = open_store(), FakeQueue()
     place = placing({"order": 7})
@@ -418,3 +433,22 @@ def test_a_run_emitting_twenty_large_events_keeps_its_end_and_its_events():
           monotonic=lambda: clock[0])
     assert [r["outcome"] for r in runs(db, "place")] == ["succeeded"]
     assert len(deliveries(db)) == 20
+
+
+def test_an_outbox_made_without_a_clock_sends_on_the_wall_clock():
+    """Its clock is optional: left out, the sends are recorded at the wall time (it raised,
+    None not being callable, at the first send)."""
+    db, queue = open_store(), FakeQueue()
+    box = Outbox(db, {"EVENTS": queue})
+    rows = box.rows([order_placed_emitted()], None, "fetch", NINE)
+    run(db.batch(OutboxStore.emitting(rows)))
+    run(box.send(Outbox.deliveries(rows), "fetch"))
+    assert [m["body"] for m in queue.messages] == [{"order": 7}]
+    assert deliveries(db)[0]["state"] == "succeeded"
+    assert deliveries(db)[0]["updated_at"] > NINE  # the wall clock's, today, not the emitting's
+
+
+def order_placed_emitted():
+    from tickwork.events import Emitted
+
+    return Emitted("order_placed", "EVENTS", '{"order": 7}')

@@ -10,6 +10,7 @@ from tickwork.store.backfills import STEPS, Step
 from tickwork.store.claims import CLAIMS, Claim
 from tickwork.store.ends import ENDS, End
 from tickwork.store.outbox import EMITTED, SENT, Emitted, Sent
+from tickwork.store.schedules import HANDED, RECORD_UNDECLARED, Handed, Undeclared
 from tickwork.store.sql import json_rows
 from tickwork.times import utc
 from tickwork.timing import Call
@@ -24,10 +25,12 @@ EMITTED_ONE = Emitted("e1", "order.placed", "{}", "z1", "EVENTS", "d1", "s", NIN
 ALERT_END = AlertEnd("census", "z1", "failed", "action_error", "boom", NINE, "t", "ev", "dv", "ALERTS", "s",
                      NINE + 30_000, None)
 SENT_ONE = Sent("d1", "s", "pending", None, NINE + 60_000, "refused")
+UNDECLARED = Undeclared("u1", "monthly", NINE - 60_000, NINE, 3, NINE - 60_000, NINE, 0)
+HANDED_ONE = Handed("census@ab", "app:census", '{"kind": "every"}', "{}", "every 15m", 900_000, NINE, None, NINE, "l")
 STEP = Step("b1", "monthly", NINE + 60_000, "ops", Call(at=NINE, n=None, i=None, dst=None), "z2", "t")
 
 RECORDS = [(CLAIMS, CLAIM), (ENDS, END), (EMITTED, EMITTED_ONE), (ALERT_ENDS, ALERT_END), (SENT, SENT_ONE),
-           (STEPS, STEP)]
+           (STEPS, STEP), (HANDED, HANDED_ONE)]
 
 
 @pytest.mark.parametrize("statement, record", RECORDS, ids=[type(r).__name__ for _, r in RECORDS])
@@ -36,7 +39,12 @@ def test_a_statement_names_its_columns_from_the_records_own_list(statement, reco
     assert len(record.row()) == len(type(record).COLUMNS)
 
 
-@pytest.mark.parametrize("record", [END, EMITTED_ONE, ALERT_END, SENT_ONE], ids=lambda r: type(r).__name__)
+def test_what_a_calendar_missed_while_gone_is_read_from_its_records_own_list():
+    assert RECORD_UNDECLARED.startswith("\n" + json_rows(*Undeclared.COLUMNS) + "\n")
+
+
+@pytest.mark.parametrize("record", [END, EMITTED_ONE, ALERT_END, SENT_ONE, UNDECLARED, HANDED_ONE],
+                         ids=lambda r: type(r).__name__)
 def test_each_column_of_a_plain_record_carries_the_field_of_its_name(record):
     assert dict(zip(type(record).COLUMNS, record.row(), strict=True)) == {
         c: getattr(record, c) for c in type(record).COLUMNS}

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from .backfill_store import ONE_OFF_DONE
+from .errors import ScheduleError
 from .schedule_store import State
 from .times import iso
 from .timing import COUNTED
@@ -82,13 +83,13 @@ def backfilled_once_ended(ended: str | None) -> bool:
     return ended == ONE_OFF_DONE
 
 
-class Refused(ValueError):
+class Refused(ScheduleError):
     """A backfill that cannot be asked for, with its documented code (`backfill.range_invalid`,
-    `backfill.schedule_removed`) and why; nothing was changed."""
+    `backfill.schedule_removed`) and why (its message, no mend); nothing was changed. It reads
+    `code: why`."""
 
     def __init__(self, code: str, why: str):
-        self.code = code
-        super().__init__(f"{code}: {why}")
+        super().__init__(code, why)
 
 
 @dataclass(frozen=True)

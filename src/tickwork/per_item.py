@@ -49,6 +49,7 @@ from .kinds.rules import (
 from .errors import ScheduleError
 from .model import Action
 from .schedule_store import ScheduleStore, digest, json_lists
+from .store.schedules import Handed
 from .times import LONGEST, NEVER, duration_ms
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
@@ -223,7 +224,8 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
-    return id, [id, key, entry_text, body, form, every_ms, due, expires, now, _label(label)]
+    return id, Handed(name=id, action=key, timing=entry_text, input=body, form=form, every_ms=every_ms, due_at=due,
+                      expires_at=expires, tick=now, label=_label(label)).row()
 
 
 def _used_up(why: str) -> ScheduleError:

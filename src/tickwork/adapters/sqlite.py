@@ -103,7 +103,7 @@ class SQLiteDatabase(Database):
     def _rows(self, rows: list[sqlite3.Row]) -> list[Row]:
         if not self.as_the_worker:
             return [dict(row) for row in rows]
-        return [{key: _from_js(value) for key, value in zip(row.keys(), row)} for row in rows]
+        return [{key: _from_js(value) for key, value in zip(row.keys(), row, strict=True)} for row in rows]
 
     def close(self) -> None:
         self._conn.close()

@@ -13,7 +13,7 @@ import asyncio
 import importlib
 import time
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..database import PAID_QUERIES, Database
 from ..context import in_worker, new_trace, running
@@ -116,8 +116,9 @@ async def emitting(app: App, env):
         from ..outbox import Outbox
         from ..outbox_store import OutboxStore
 
-        db = _database(getattr(env, app.store))
+        db = _database(getattr(env, cast(str, app.store)))  # None is refused by getattr, as it was
         sender = outbox(app, env, db)
+        assert sender is not None  # an event emitted is declared, and the build checks its queue is bound
         rows = sender.rows(emitted, None, "fetch", _now(), trace)
         await db.batch(OutboxStore.emitting(rows))
         await sender.send(Outbox.deliveries(rows), "fetch")
@@ -130,7 +131,8 @@ async def health_of(app: App, env, threshold: int | None = None, failing: int | 
     from ..health import TICKS_STOPPED_AFTER, health
 
     threshold = TICKS_STOPPED_AFTER if threshold is None else threshold
-    return await health(_database(getattr(env, app.store)), _now(), threshold, failing, app.store)
+    store = cast(str, app.store)  # None is refused by getattr, as it was
+    return await health(_database(getattr(env, store)), _now(), threshold, failing, store)
 
 
 def settings_of(app: App, env) -> dict:
@@ -189,7 +191,9 @@ def describe(run) -> str:
 def console_prefix_of(app: App, path: str) -> bool:
     """Whether `path` is under the console's prefix, where the app serves one."""
     prefix = (app.console or {}).get("prefix")
-    return bool(prefix) and (path == prefix or path.startswith(prefix + "/"))
+    if not prefix:
+        return False
+    return path == prefix or path.startswith(prefix + "/")
 
 
 async def console(app: App, env, request):
@@ -203,7 +207,7 @@ async def console(app: App, env, request):
         return None
     from ..console.access import Checked
 
-    settings = app.console
+    settings = app.console or {}  # there is one: the path is under its prefix
     token = _setting(getattr(env, settings["token"], None)) if settings.get("token") else None
     access = Checked(token if isinstance(token, str) and token else None, settings.get("team"),
                      settings.get("aud"), _web_crypto() if settings.get("team") else None)
@@ -244,9 +248,10 @@ def _body_reader(request):
 
     async def read(most: int) -> bytes | None:
         stream = getattr(request, "body", None)
-        if not hasattr(stream, "getReader"):  # no body (JavaScript's null)
+        if stream is None or not hasattr(stream, "getReader"):  # no body (JavaScript's null)
             return b""
-        reader, chunks, size = stream.getReader(), [], 0
+        chunks: list[bytes] = []
+        reader, size = stream.getReader(), 0
         while True:
             chunk = await reader.read()
             if chunk.done:

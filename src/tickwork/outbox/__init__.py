@@ -13,17 +13,21 @@ records that make a repeat do nothing) and `alerts` (failures announced through 
 import json
 import logging
 import os
-from typing import Callable, Mapping, Protocol
+import time
+from typing import Any, Callable, Iterator, Mapping, Protocol
 
 from ..database import Database, operation
-from ..outbox_store import Delivery, OutboxStore, Sent
+from ..outbox_store import Delivery, Emitted, OutboxStore, Sent
 from ..times import HOUR, MINUTE, SECOND
 
 log = logging.getLogger("tickwork")
 
 BATCH_MESSAGES = 100
 BATCH_BYTES = 256 * 1024
-SEND_WINDOW = MINUTE  # a claimed delivery not sent by then is the sweep's again
+# A claimed delivery not sent by then is the sweep's again. A send is made at once, so its lease is
+# the grace every lease outlives its work by, model.LEASE_GRACE: the tick's Budget.until(0), as the
+# sweep is given it (tick/budget.py's Lease). Written out, so that a fetch's sends import no more.
+SEND_WINDOW = MINUTE
 CONSUMER_WAIT = 15 * MINUTE  # how long a delivery waits on the app's consumer before it is sent again
 SWEEP_MOST = 100
 
@@ -54,29 +58,32 @@ class Outbox:
         clock: Callable[[], int] | None = None,
     ):
         """`queues` are the producer bindings by name; `consumed_here` those whose queue the app
-        itself consumes; `clock` gives the wall time, epoch ms."""
+        itself consumes; `clock` gives the wall time, epoch ms (by default, the system's)."""
         self.store = OutboxStore(db)
         self.queues = queues
         self.consumed_here = consumed_here
-        self.clock = clock
+        self.clock: Callable[[], int] = _wall_ms if clock is None else clock
 
-    def rows(self, emitted: list, run: str | None, sender: str, at: int, trace: str | None = None) -> list[list]:
-        """Rows for OutboxStore.emitting: a new event and delivery id for each thing emitted, in
-        the `trace` of what emitted it."""
+    def rows(self, emitted: list[Any], run: str | None, sender: str, at: int,
+             trace: str | None = None) -> list[Emitted]:
+        """Records for OutboxStore.emitting: a new event and delivery id for each thing emitted,
+        in the `trace` of what emitted it."""
         return [
-            [_id(), e.event, e.body, run, e.queue, _id(), sender, at + SEND_WINDOW, at, trace]
+            Emitted(id=_id(), name=e.event, body=e.body, run=run, queue=e.queue, delivery=_id(), sender=sender,
+                    lease_until=at + SEND_WINDOW, at=at, trace=trace)
             for e in emitted
         ]
 
     @staticmethod
-    def deliveries(rows: list[list]) -> list[Delivery]:
-        return [Delivery(row[5], row[4], row[1], row[2], trace=row[9]) for row in rows]
+    def deliveries(rows: list[Emitted]) -> list[Delivery]:
+        return [Delivery(row.delivery, row.queue, row.name, row.body, trace=row.trace) for row in rows]
 
     @operation("sweep")
-    async def sweep(self, now: int, sender: str) -> int:
+    async def sweep(self, now: int, sender: str, lease_until: int) -> int:
         """The tick's second step: sends what is left to send by `now`, on the invocation's clock,
-        as every lease is (a tick's own time may be ahead of it). Returns how many it sent."""
-        deliveries = await self.store.sweep(now, sender, self.clock() + SEND_WINDOW, SWEEP_MOST)
+        as every lease is (a tick's own time may be ahead of it), each claimed till `lease_until`,
+        the tick's (Budget.until). Returns how many it sent."""
+        deliveries = await self.store.sweep(now, sender, lease_until, SWEEP_MOST)
         await self.send(deliveries, sender)
         return len(deliveries)
 
@@ -107,13 +114,14 @@ class Outbox:
         return [Sent(d.id, sender, "succeeded") for d in batch]
 
 
-def _batches(deliveries: list[Delivery]):
+def _batches(deliveries: list[Delivery]) -> Iterator[tuple[str, list[Delivery]]]:
     """Per queue, batches within the batch send's limits."""
     by_queue: dict[str, list[Delivery]] = {}
     for delivery in deliveries:
         by_queue.setdefault(delivery.queue, []).append(delivery)
     for queue, pending in by_queue.items():
-        batch, size = [], 0
+        batch: list[Delivery] = []
+        size = 0
         for delivery in pending:
             length = len(json.dumps(envelope(delivery), ensure_ascii=False).encode())  # as a queue is sent it
             if batch and (len(batch) == BATCH_MESSAGES or size + length > BATCH_BYTES):
@@ -123,6 +131,10 @@ def _batches(deliveries: list[Delivery]):
             size += length
         if batch:
             yield queue, batch
+
+
+def _wall_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _id() -> str:

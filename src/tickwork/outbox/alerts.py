@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from ..alerts_store import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, skips_turning, turning
 from ..outbox_store import Delivery
+from ..store.alerts import AlertEnd
 from ..schedule_store import digest
 from . import SEND_WINDOW
 
@@ -36,8 +37,10 @@ class Alerts:
         """Statements for an end's batch, after the ends: each end that turns its schedule
         (succeeded to failed once its due time's attempts are used up, failed to succeeded)
         keeps one alert. `traces` by run."""
-        rows = [[e.name, e.run, e.outcome, e.code, e.detail, e.ended, traces.get(e.run), *_ids(e.run),
-                 self.queue, sender, e.ended + SEND_WINDOW, e.retry] for e in ends]
+        rows = [AlertEnd(name=e.name, run=e.run, outcome=e.outcome, code=e.code, detail=e.detail, ended=e.ended,
+                         trace=traces.get(e.run), event=event, delivery=delivery, queue=self.queue, sender=sender,
+                         lease_until=e.ended + SEND_WINDOW, retry=e.retry)
+                for e in ends for event, delivery in [_ids(e.run)]]
         return turning(rows)
 
     def gap(self, tick: int, previous: int, now: int, sender: str) -> list:
@@ -70,4 +73,4 @@ def sendable(rows: list) -> list[Delivery]:
 
 def _ids(key: str) -> tuple[str, str]:
     """An alert's event and delivery ids, the same however often its batch is written."""
-    return tuple(digest(f"{what} {key}") for what in ("event", "delivery"))
+    return digest(f"event {key}"), digest(f"delivery {key}")

@@ -138,7 +138,7 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
         return False
     message.ack()
     log.info("%s: handled %s (trace %s)", consumer.queue, what.key, what.trace)
-    if rows:
+    if rows and outbox is not None:  # rows are made only with an outbox
         try:
             await outbox.send(Outbox.deliveries(rows), _sender(what.key))
         except Exception:

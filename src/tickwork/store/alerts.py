@@ -227,10 +227,10 @@ GAP_WITH_ALERT = 3 + 1
 LAPSED_ALERTS = 3  # beside the lapsed leases' own, and the statement recording their sends
 
 
-def turning(ends: Sequence[AlertEnd | list[object]]) -> list[Statement]:
+def turning(ends: Sequence[AlertEnd]) -> list[Statement]:
     """The statements that mark the schedules whose ends change their state and keep their
-    alerts (AlertEnd, or their rows as ALERT_ENDS reads them), after the ends' own statements."""
-    rows = [end.row() if isinstance(end, AlertEnd) else end for end in ends]
+    alerts, after the ends' own statements."""
+    rows = [end.row() for end in ends]
     statements: list[Statement] = []
     for chunk in map(json.dumps, chunks(rows)):  # as the ends' own statements take them
         statements += [(MARK_TURNS, (chunk,)), (RECORD_TURNS, (chunk,)), (RECORD_TURN_DELIVERIES, (chunk,))]

@@ -3,10 +3,13 @@ writes behind the check that its record is still running, and the retries a fail
 
 import json
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..database import Statement
-from .sql import chunks, json_rows
+from .sql import chunks, json_chunks, json_rows
+
+if TYPE_CHECKING:  # typing only: what loads the ends need not load the outbox's statements
+    from .outbox import Emitted
 
 @dataclass(frozen=True)
 class End:
@@ -83,6 +86,17 @@ def end_statements(ends: list[End]) -> list[Statement]:
             statements.append((SCHEDULE_RETRIES, (chunk,)))
         statements.append((RECORD_ENDS, (chunk,)))
     return statements
+
+
+def ends_cost(ends: list[End], emitted: "list[Emitted]") -> int:
+    """The statements end_statements(ends) and OutboxStore.emitting(emitted) make, and one per
+    chunk of events for what their sends came to. Counted, not built: the tick asks it whenever
+    it weighs what it has left."""
+    parts = chunks(ends)
+    retries = sum(1 for part in parts if any(end.retry is not None for end in part))
+    writes = sum(1 + len(end.writes) for end in ends if end.writes)  # each behind its check
+    events = len(json_chunks([row.row() for row in emitted]))
+    return len(parts) + retries + writes + 2 * events + events
 
 
 class EndRecords:

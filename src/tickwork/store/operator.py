@@ -17,6 +17,7 @@ from .alerts import iso_sql
 from .app_row import IS_FAILING
 from .leases import LEASE_OPEN
 from .schedules import ITEM_CANCELLABLE, ONE_OFF_DONE
+from .sql import first
 
 # The app's one row: its last tick and the one before it.
 SELECT_APP = "SELECT last_tick, prev_tick FROM tickwork_app WHERE id = 1"
@@ -309,8 +310,7 @@ class OperatorStore:
         self.db = db
 
     async def app(self) -> Row | None:
-        rows = await self.db.all(SELECT_APP)
-        return rows[0] if rows else None
+        return first(await self.db.all(SELECT_APP))
 
     async def history(
         self, name: str, since: int | None, failed: bool, limit: int
@@ -321,7 +321,7 @@ class OperatorStore:
             (SELECT_HISTORY, (name, since, 1 if failed else 0, limit)),
             (SELECT_SCHEDULE_LOG, (name, since, limit)),
         ])
-        return _first(state), runs, log
+        return first(state), runs, log
 
     async def explain(self, name: str, gaps: int = 20
                       ) -> tuple[Row | None, Row | None, Row | None, Row | None, list[Row]]:
@@ -334,12 +334,12 @@ class OperatorStore:
             (SELECT_APP, ()),
             (SELECT_GAPS, (gaps,)),
         ])
-        return _first(state), _first(last), _first(lease), _first(app), gap_rows
+        return first(state), first(last), first(lease), first(app), gap_rows
 
     async def status(self, gaps: int = 20) -> tuple[Row | None, list[Row]]:
         """The app's ticks and the latest gaps, in one batch."""
         app, gap_rows = await self.db.batch([(SELECT_APP, ()), (SELECT_GAPS, (gaps,))])
-        return _first(app), gap_rows
+        return first(app), gap_rows
 
     async def deliveries(self, every_state: bool = False, limit: int = 100) -> tuple[list[Row], list[Row]]:
         """The deliveries an operator may act on (or all of them), and their operator log, in one batch."""
@@ -358,10 +358,10 @@ class OperatorStore:
             (statements.change, (key, now, who)[: _parameters(statements.change)]),
             (statements.read, (key,)),
         ])
-        return Change(bool(changed), _first(row))
+        return Change(bool(changed), first(row))
 
     async def schedule(self, name: str) -> Row | None:
-        return _first(await self.db.all(SELECT_SCHEDULE, (name,)))
+        return first(await self.db.all(SELECT_SCHEDULE, (name,)))
 
     async def backfill(self, name: str, start: int, end: int, who: str, now: int) -> Change:
         """Asks for a backfill of `name` from `start` to `end` and logs it, in one batch; the row
@@ -372,7 +372,7 @@ class OperatorStore:
             (REQUEST_BACKFILL, (name, backfill_id, now, who, start, end)),
             (SELECT_SCHEDULE, (name,)),
         ])
-        found = _first(row)
+        found = first(row)
         return Change(bool(made), found if not made else {**(found or {}), "backfill": backfill_id})
 
     async def cancel_backfill(self, backfill_id: str, who: str, now: int) -> Change:
@@ -382,7 +382,7 @@ class OperatorStore:
             (CANCEL_BACKFILL, (backfill_id, now)),
             (SELECT_BACKFILL, (backfill_id,)),
         ])
-        return Change(bool(cancelled), _first(row))
+        return Change(bool(cancelled), first(row))
 
     async def backfills(self, name: str | None, limit: int = 100) -> list[Row]:
         return await self.db.all(SELECT_BACKFILLS, (name, limit))
@@ -405,7 +405,7 @@ class OperatorStore:
         app, rows, *window = await self.db.batch(
             [(SELECT_APP, ()), page, *([(SCHEDULES_WINDOW, (after, SEARCHED, *within))] if filtered else [])])
         reached = window and window[0] and int(window[0][0]["n"]) >= SEARCHED
-        return _first(app), rows, window[0][0]["last"] if reached else None
+        return first(app), rows, window[0][0]["last"] if reached else None
 
     async def recent_runs(self, since: int | None = None, before: tuple[int, str] | None = None,
                           outcome: str | None = None, name_glob: str | None = None, limit: int = 20) -> list[Row]:
@@ -428,10 +428,6 @@ def glob_is_its_range(pattern: str) -> bool:
     that start with it)."""
     start = glob_range(pattern)[0]
     return pattern in (start, start + "*")
-
-
-def _first(rows: list[Row]) -> Row | None:
-    return rows[0] if rows else None
 
 
 def _parameters(sql: str) -> int:

@@ -168,11 +168,10 @@ class OutboxStore:
         self.db = db
 
     @staticmethod
-    def emitting(rows: Sequence[Emitted | list[object]]) -> list[Statement]:
-        """The statements that keep emitted events and their deliveries: Emitted, or their rows
-        as EMITTED reads them."""
+    def emitting(rows: Sequence[Emitted]) -> list[Statement]:
+        """The statements that keep emitted events and their deliveries."""
         statements: list[Statement] = []
-        for chunk in json_chunks([r.row() if isinstance(r, Emitted) else r for r in rows]):
+        for chunk in json_chunks([r.row() for r in rows]):
             statements += [(RECORD_EVENTS, (chunk,)), (RECORD_DELIVERIES, (chunk,))]
         return statements
 

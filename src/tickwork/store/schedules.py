@@ -4,6 +4,7 @@ handed over or cancelled at run time."""
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from ..database import Database, Row
 from ..model import Code
@@ -76,14 +77,37 @@ WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
 # The declared set reconciled, kept on the app's row: the last statement of the reconcile's batch.
 SEAL = "UPDATE tickwork_app SET fingerprint = ?1 WHERE id = 1"
 
+
+@dataclass(frozen=True)
+class Undeclared:
+    """What a calendar declared again missed while it was gone, as the one skip `run` that records
+    it: from `due` to `at`, its last; `count`, `first`, `last` and `more` (1 where the count is
+    not exact) only where it missed more than one."""
+
+    run: str
+    name: str
+    due: int
+    at: int
+    count: int | None
+    first: int | None
+    last: int | None
+    more: int | None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = ("run", "name", "due", "at", "count", "first", "last", "more")
+
+    def row(self) -> list[object]:
+        """The skip as RECORD_UNDECLARED reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
 # A calendar declared again owes nothing from while it was gone (REBASE moves it on), but what
 # it missed is recorded, in the same batch, as one skip covering those occurrences (?1: JSON
-# [run, name, due_at, at, count, first, last, more], ?2 the tick), once: its id derives from the
-# row's due time, so of ticks reconciling at once one keeps it.
+# Undeclared rows, ?2 the tick), once: its id derives from the row's due time, so of ticks
+# reconciling at once one keeps it.
 UNDECLARED_DETAIL = ("the calendar was not declared when these occurrences came due (a deploy had removed it); "
                      "declared again, it owes nothing from then: `tickwork backfill` makes them")
 RECORD_UNDECLARED = f"""
-{json_rows("run", "name", "due", "at", "count", "first", "last", "more")}
+{json_rows(*Undeclared.COLUMNS)}
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, code, detail, at,
     covers, covers_first, covers_last, covers_more, attempt)
 SELECT j.run, j.name, j.due, ?2, 'skipped', '{Code.UNDECLARED}', '{UNDECLARED_DETAIL}', j.at,
@@ -92,12 +116,36 @@ FROM j WHERE true
 ON CONFLICT DO NOTHING
 """
 
+@dataclass(frozen=True)
+class Handed:
+    """A schedule handed over at run time as HAND_OVER keeps it: its id `name`, its action's key,
+    its timing (the entry's JSON), input and form, first due at `due_at`, kept at `tick`."""
+
+    name: str
+    action: str
+    timing: str
+    input: str
+    form: str
+    every_ms: int
+    due_at: int
+    expires_at: int | None
+    tick: int
+    label: str | None = None
+
+    COLUMNS: ClassVar[tuple[str, ...]] = (
+        "name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label")
+
+    def row(self) -> list[object]:
+        """The schedule as HANDED reads it, column by column (COLUMNS)."""
+        return [getattr(self, column) for column in self.COLUMNS]
+
+
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
 # from before (not even a run asked for by hand). One going on, or a one-off moment already made
 # (`done`), is left as it is: a hand-over retried after the call makes no second call. Its label,
 # no part of the id, is the one of the hand-over that wrote the row.
-HANDED = json_rows("name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label")
+HANDED = json_rows(*Handed.COLUMNS)
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
@@ -220,17 +268,17 @@ class Schedules:
         again: list[str],
         fingerprint: str | None,
         tick: int,
-        missed: Sequence[list[object]] = (),
+        missed: Sequence[Undeclared] = (),
     ) -> None:
         """Adds the rows of schedules seen for the first time, rebases those whose form changed
         (each only while its row is as this tick read it), records what calendars declared again
-        missed (`missed`: RECORD_UNDECLARED's rows), keeps the rows declared again, and seals the
+        missed (`missed`), keeps the rows declared again, and seals the
         declared set as reconciled, in one transaction."""
         seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
         statements: list[tuple[str, tuple[object, ...]]] = [(SEED, (chunk, tick)) for chunk in json_chunks(seeds)]
         statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
-        statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks(missed)]
+        statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks([m.row() for m in missed])]
         statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
         if fingerprint is not None:
             statements.append((SEAL, (fingerprint,)))
@@ -242,7 +290,9 @@ class Schedules:
         expires: int | None, now: int, label: str | None = None,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
-        await self.hand_over_many([json.dumps([[id, action, timing, input, form, every, due, expires, now, label]])])
+        handed = Handed(name=id, action=action, timing=timing, input=input, form=form, every_ms=every, due_at=due,
+                        expires_at=expires, tick=now, label=label)
+        await self.hand_over_many([json.dumps([handed.row()])])
 
     async def hand_over_many(self, chunks: list[str]) -> None:
         """Keeps schedules handed over at run time, each once however often it is handed over:

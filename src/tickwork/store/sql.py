@@ -52,6 +52,11 @@ def number(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
+def first(rows: Sequence[T]) -> T | None:
+    """The one row a statement that reads at most one answered, or None."""
+    return rows[0] if rows else None
+
+
 def run_id(tick: int) -> str:
     """A run's or skip's id: `z`, then its tick (`tick_at`) in 12 hex digits, then 19 random ones.
     The records' primary key then keeps them in tick order: housekeeping and the history read and

@@ -14,17 +14,18 @@ from .. import alerts as alerting
 from ..database import operation, past_the_cap
 from ..model import Code, Kind, Outcome
 from ..outbox import Outbox
-from ..outbox_store import OutboxStore
-from ..schedule_store import End, chunks, json_chunks
+from ..outbox_store import Emitted, OutboxStore
+from ..schedule_store import End
+from ..store.ends import ends_cost
 from ..times import iso
-from .budget import ENDS, Budget, chunked
+from .budget import Budget, chunked
 from .state import Sleep, TickState
 from .sweep import send
 
 log = logging.getLogger("tickwork")
 
 T = TypeVar("T")
-Ended = tuple[End, list[list[Any]]]  # a run's end, and the rows of what it emitted
+Ended = tuple[End, list[Emitted]]  # a run's end, and what it emitted
 # A write that must land (runs' ends) is tried again at once, then after these pauses (seconds),
 # the last one over and over, for as long as the runs' leases last.
 RETRY_PAUSES = (0, 0.25, 1, 2, 4, 8, 15, 30)
@@ -160,13 +161,9 @@ async def must_land(budget: Budget, sleep: Sleep, names: str, what: str, by: int
 
 
 def _ends_cost(batch: list[Ended]) -> int:
-    """The statements a batch of ends costs: the ends, the events and deliveries kept with them,
-    and what their sends came to."""
-    emitted = [row for _, rows in batch for row in rows]
-    events = len(json_chunks(emitted))
-    writes = sum(1 + len(end.writes) for end, _ in batch if end.writes)  # each behind its check
-    retries = sum(1 for part in chunks(batch) if any(end.retry is not None for end, _ in part))
-    return ENDS * chunked(len(batch)) + retries + 2 * events + events + writes
+    """The statements a batch of ends costs (store.ends.ends_cost): the ends, the events and
+    deliveries kept with them, and what their sends came to."""
+    return ends_cost([end for end, _ in batch], [row for _, rows in batch for row in rows])
 
 
 def _names(items: Iterable[Any]) -> str:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import Any
 
 from ..calendars import VIXIE_DAYS
 from ..database import operation
 from ..model import Schedule
 from ..schedule_store import Seed, State, digest, json_chunks
+from ..store.schedules import Undeclared
 from ..timing import COUNTED, Timing
 from .budget import Budget
 from .state import TickState
@@ -78,7 +78,7 @@ async def reconcile(tick: TickState, fingerprint: str) -> None:
     # Sealed only when every schedule was dealt with: the next tick tries the rest again.
     await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed)
 
-def missed_while_gone(now: int, timing: Timing, state: State) -> list[list[Any]]:
+def missed_while_gone(now: int, timing: Timing, state: State) -> list[Undeclared]:
     """A calendar declared again owes nothing from while it was gone: the occurrences it
     missed, from its kept due time to this tick, as the one skip that records them (none
     where there are none)."""
@@ -89,9 +89,9 @@ def missed_while_gone(now: int, timing: Timing, state: State) -> list[list[Any]]
         return []
     many = found.count > 1
     run = digest(f"undeclared {state.name} {state.due_at}")
-    return [[run, state.name, state.due_at, found.last, found.count if many else None,
-             found.first if many else None, found.last if many else None,
-             int(not found.exact) if many else None]]
+    return [Undeclared(run=run, name=state.name, due=state.due_at, at=found.last,
+                       count=found.count if many else None, first=found.first if many else None,
+                       last=found.last if many else None, more=int(not found.exact) if many else None)]
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:

@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable
 from ..context import current_run, running
 from ..database import operation
 from ..model import ActionError, Code, Kind, Outcome, Schedule
+from ..outbox_store import Emitted
 from ..per_item import Items
 from ..schedule_store import Claim, End
 from ..times import iso
@@ -84,7 +85,7 @@ class Runner:
             outcome, code, kind, detail = _failed(claim, Code.INTERNAL_FAULT, (
                 f"its {len(with_end)} on_success writes take {len(with_end) + 1} statements, more than "
                 "the tick has left of its cap beside the ends still to record; none was kept"), "")
-        rows: list[list[Any]] = []
+        rows: list[Emitted] = []
         events = None
         if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
             if state.outbox is None:

@@ -25,7 +25,7 @@ async def sweep(tick: TickState, budget: Budget) -> None:
     if not budget.fits(SWEEP) or budget.time_left() <= 0:
         return  # each step starts only while the tick's statements and budget last
     try:
-        await tick.outbox.sweep(budget.wall(), tick.sender)
+        await tick.outbox.sweep(budget.wall(), tick.sender, budget.until(0))  # sent at once: the grace alone
     except Exception:
         log.exception("the outbox's sweep failed; the next tick sweeps again")
 
