@@ -16,7 +16,7 @@ import os
 from typing import Callable, Mapping, Protocol
 
 from ..database import Database
-from ..outbox_store import Delivery, OutboxStore, Sent
+from ..store.outbox import Delivery, OutboxStore, Sent
 from ..times import HOUR, MINUTE, SECOND
 
 log = logging.getLogger("tickwork")

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..model import Code
-from ..timing import Call
+from ..kinds import Call
 from .leases import LEASE_OPEN, holds_lease
 from .sql import json_chunks, json_rows, number
 

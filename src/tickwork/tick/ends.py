@@ -10,12 +10,13 @@ import logging
 from dataclasses import replace
 from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
-from .. import alerts as alerting
+from ..outbox import alerts as alerting
 from ..database import past_the_cap
 from ..model import Code, Kind, Outcome
 from ..outbox import Outbox
-from ..outbox_store import OutboxStore
-from ..schedule_store import End, chunks, json_chunks
+from ..store.outbox import OutboxStore
+from ..store.ends import End
+from ..store.sql import chunks, json_chunks
 from ..times import iso
 from .budget import ENDS, Budget, chunked
 from .state import Sleep, TickState

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from .. import alerts as alerting
-from ..health import TICKS_STOPPED_AFTER
+from ..outbox import alerts as alerting
+from ..operating.health import TICKS_STOPPED_AFTER
 from ..times import MINUTE, iso
 from .budget import Budget
 from .state import TickState

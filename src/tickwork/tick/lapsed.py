@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from .. import alerts as alerting
-from ..schedule_store import State
+from ..outbox import alerts as alerting
+from ..store.schedules import State
 from .budget import EXPIRE, Budget
 from .state import TickState
 from .sweep import send

@@ -9,10 +9,11 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from ..calendars import VIXIE_DAYS
+from ..kinds.forms import VIXIE_DAYS
 from ..model import Schedule
-from ..schedule_store import Seed, State, digest, json_chunks
-from ..timing import COUNTED, Timing
+from ..store.schedules import Seed, State
+from ..store.sql import digest, json_chunks
+from ..kinds import COUNTED, Timing
 from .budget import Budget
 from .state import TickState
 

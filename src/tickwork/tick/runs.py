@@ -15,7 +15,8 @@ from typing import Any, Awaitable, Callable
 from ..context import current_run, running
 from ..model import ActionError, Code, Kind, Outcome, Schedule
 from ..per_item import Items
-from ..schedule_store import Claim, End
+from ..store.claims import Claim
+from ..store.ends import End
 from ..times import iso
 from .budget import Budget, Lease, chunked
 from .ends import Ends, Recorder
