@@ -29,10 +29,11 @@ if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker'
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from bench_common import report  # noqa: E402
-from tickwork import Schedule, backfill_store  # noqa: E402
+from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
-from tickwork.operator_store import OperatorStore  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
+from tickwork.store import backfills  # noqa: E402
+from tickwork.store.operator import OperatorStore  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import DAY, MINUTE, utc  # noqa: E402
 
@@ -161,8 +162,8 @@ def plans() -> list[str]:
     db = counting_sqlite()
     one = json.dumps([["minutely", T0]])
     claim = json.dumps([["minutely", T0, None, None, None, "run", "id", "bench", "trace", T0 + 1]])
-    statements = {"PENDING": (backfill_store.PENDING, (10,)), "MADE": (backfill_store.MADE, (one,)),
-                  "TAKE_LEASES": (backfill_store.TAKE_LEASES, (claim, T0))}
+    statements = {"PENDING": (backfills.PENDING, (10,)), "MADE": (backfills.MADE, (one,)),
+                  "TAKE_LEASES": (backfills.TAKE_BACKFILL_LEASES, (claim, T0))}
     found = []
     for name, (sql, params) in statements.items():
         plan = [row[3] for row in db._conn.execute("EXPLAIN QUERY PLAN " + sql, params)]

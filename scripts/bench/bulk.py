@@ -26,7 +26,7 @@ from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule, items  # noqa: E402
 from tickwork.adapters.workers import INVOCATION_STATEMENTS, TICK_STATEMENTS  # noqa: E402
 from tickwork.database import Database  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
 from tickwork.per_item import Items  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import MINUTE, utc  # noqa: E402

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
-from tickwork.calendars import Calendar, CronCalendar  # noqa: E402
-from tickwork.timing import Owing  # noqa: E402
+from tickwork.kinds.calendar import Calendar, CronCalendar  # noqa: E402
+from tickwork.kinds import Owing  # noqa: E402
 from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
 
 ZONES = [

@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "src")]
 
 from tickwork.console.console_store import ConsoleStore  # noqa: E402
 from tickwork.database import Database  # noqa: E402
-from tickwork.operator_store import OperatorStore  # noqa: E402
+from tickwork.store.operator import OperatorStore  # noqa: E402
 from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
 from tickwork_cli import cli  # noqa: E402
 from tickwork_cli.local_d1 import database_file  # noqa: E402

@@ -31,7 +31,7 @@ from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402
 from tickwork.app import App  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import DAY, MINUTE, SECOND, utc  # noqa: E402
 

@@ -28,9 +28,10 @@ from bench_common import report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.database import Database  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
-from tickwork.housekeeping import MOST_DELETES, RETENTION  # noqa: E402
-from tickwork.housekeeping_store import ROWS_A_DELETE  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
+from tickwork.tick.housekeeping import MOST_DELETES  # noqa: E402
+from tickwork.app import RETENTION  # noqa: E402
+from tickwork.store.housekeeping import ROWS_A_DELETE  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import MINUTE, utc  # noqa: E402
 

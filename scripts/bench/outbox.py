@@ -31,10 +31,10 @@ from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule, event  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.database import Database  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
 from tickwork.outbox import BATCH_BYTES, BATCH_MESSAGES, Outbox  # noqa: E402
-from tickwork.outbox_store import SWEEP  # noqa: E402
-from tickwork.schedule_store import MARK_TICK  # noqa: E402
+from tickwork.store.outbox import SWEEP  # noqa: E402
+from tickwork.store.app_row import MARK_TICK  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import DAY, HOUR, MINUTE, SECOND, utc  # noqa: E402
 
@@ -393,7 +393,7 @@ async def host_latency(ctx, js_env, database: str, queue_name: str, batch_timeou
     consumer records when it was called. Median over LATENCY_ROUNDS ticks, a minute apart."""
     from tickwork.adapters.workers import D1Database, outbox
     from tickwork.app import App
-    from tickwork.consumers import Consumer
+    from tickwork.model import Consumer
 
     env = _worker_env(ctx, js_env)
     db = D1Database(getattr(env, database))

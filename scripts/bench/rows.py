@@ -27,11 +27,12 @@ if sys.platform != "emscripten":  # on the host, tickwork comes from the Worker'
 
 from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
-from tickwork import schedule_store  # noqa: E402
+from tickwork.store import app_row, claims, ends, leases, schedules  # noqa: E402
+from tickwork.store import sql as toolkit  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402
 from tickwork.database import Database  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
-from tickwork.housekeeping_store import RUNS as DELETE_RUNS  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
+from tickwork.store.housekeeping import RUNS as DELETE_RUNS  # noqa: E402
 from tickwork.outbox import Outbox  # noqa: E402
 from tickwork.tick import WORKER_TICK_BUDGET, tick  # noqa: E402
 from tickwork.times import DAY, MINUTE, SECOND, utc  # noqa: E402
@@ -70,7 +71,8 @@ class Quiet:
 
 
 def statement_name(sql: str) -> str:
-    for name, value in vars(schedule_store).items():
+    named = (item for module in (app_row, claims, ends, leases, schedules, toolkit) for item in vars(module).items())
+    for name, value in named:
         if isinstance(value, str) and value == sql and name.isupper():
             return name
     return sql.split()[0]
@@ -120,7 +122,7 @@ async def nothing_due(db: Database, store: str) -> list[dict]:
              **minute.taken()}]
 
 
-# ?1 records, ?2 their tick; ids of a tick's form (schedule_store.run_id), as housekeeping finds them.
+# ?1 records, ?2 their tick; ids of a tick's form (store.sql.run_id), as housekeeping finds them.
 OLD_RUNS = """
 WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < ?1)
 INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, ended_at, outcome, trace)

@@ -32,9 +32,9 @@ from bench_common import Counters, migrated_sqlite, report  # noqa: E402
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.app import action_key, timing_of  # noqa: E402
-from tickwork.calendars import Calendar, CronCalendar  # noqa: E402
+from tickwork.kinds.calendar import Calendar, CronCalendar  # noqa: E402
 from tickwork.database import Database  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
 from tickwork.per_item import Items  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import DAY, HOUR, MINUTE, SECOND, utc  # noqa: E402

@@ -11,7 +11,7 @@ sys.path.insert(0, str(root / "src"))
 
 from tickwork import Schedule  # noqa: E402
 from tickwork.adapters.sqlite import SQLiteDatabase  # noqa: E402
-from tickwork.grid import Every  # noqa: E402
+from tickwork.kinds.every import Every  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
 from tickwork.times import MINUTE, utc  # noqa: E402
 

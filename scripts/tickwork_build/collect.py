@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import tickwork as tickwork_package
-from tickwork.cron_syntax import shown
+from tickwork.kinds.cron_syntax import shown
 from tickwork.declare import DECLARATIONS, MADE
 from tickwork.events import EventError
 from tickwork.model import ScheduleError

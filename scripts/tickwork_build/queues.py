@@ -5,8 +5,8 @@ import inspect
 from dataclasses import dataclass
 from types import ModuleType
 
-from tickwork.consumers import CONSUMES
-from tickwork.cron_syntax import shown
+from tickwork.declare import CONSUMES
+from tickwork.kinds.cron_syntax import shown
 from tickwork.events import Event
 
 from .problems import Problem

@@ -5,7 +5,7 @@ name pattern, each with its schedule's label."""
 import re
 
 from tickwork.operating.views import page as _page
-from tickwork.operator_store import PAST_EVERY_RUN, OperatorStore
+from tickwork.store.operator import PAST_EVERY_RUN, OperatorStore
 
 from .verbs import Answer, _call_words, _clip, _did, _due_words, _missed_words, _run_item, _table, _took_words
 from .words import when

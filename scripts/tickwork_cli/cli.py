@@ -15,7 +15,7 @@ from pathlib import Path
 from tickwork.adapters.sqlite import SQLiteDatabase
 from tickwork.database import Database
 from tickwork.json_values import is_text
-from tickwork.operator_store import OperatorStore
+from tickwork.store.operator import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
 from . import across, deliveries_and_backfills, verbs

@@ -9,7 +9,7 @@ from tickwork.operating import views
 from tickwork.operating.words import (
     backfill_asked_words, backfill_cancelled_words, backfill_state_words, backfill_words, occurrence_words,
 )
-from tickwork.operator_store import FROM_STATES, OperatorStore
+from tickwork.store.operator import FROM_STATES, OperatorStore
 
 from .manifest import consumer_tries
 from .verbs import Answer, OperatorError, _clip, _instant, _log_item, _table

@@ -24,8 +24,9 @@ from tickwork.operating.words import missed_words as _missed_words
 from tickwork.operating.words import number as _number
 from tickwork.operating.words import retry_words as _retry_words
 from tickwork.operating.words import what_happened as _what_happened
-from tickwork.operator_store import SEARCHED, OperatorStore
-from tickwork.schedule_store import ScheduleStore, out_of_date
+from tickwork.store.operator import SEARCHED, OperatorStore
+from tickwork.store.facade import ScheduleStore
+from tickwork.store.app_row import out_of_date
 from tickwork.times import MINUTE, NEVER
 
 from . import words

@@ -14,7 +14,7 @@ RETENTION = 30 * 86_400_000  # run records are kept 30 days unless [tool.tickwor
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
-    from .declared import Declared
+    from .tick.declared import Declared
     from .model import Action, Schedule
 
 
@@ -123,7 +123,7 @@ class App:
     @cached_property
     def declared(self) -> Declared:
         """The declared set as ticks read it, worked out once an isolate."""
-        from .declared import Declared
+        from .tick.declared import Declared
 
         return Declared(self.schedules)
 

@@ -6,11 +6,10 @@ become its own. The tick's backfill step is tick/backfill.py (its names are stil
 import json
 from dataclasses import dataclass
 
-from .backfill_store import ONE_OFF_DONE
 from .errors import ScheduleError
-from .schedule_store import State
+from .store.schedules import ONE_OFF_DONE, State
 from .times import iso
-from .timing import COUNTED
+from .kinds import COUNTED
 
 DRY_RUN_MOST = 1000  # occurrences an operator's command lists or counts at the most
 
@@ -31,10 +30,10 @@ def timing_of_row(row: dict):
     """A schedule's timing from its state row, for the operator's command: a handed-over one's
     from its JSON, a declared one's from its form (what the tick keeps of it)."""
     from .app import timing_of
-    from .calendars import Calendar, CronCalendar
-    from .grid import Every
-    from .once import Once
-    from .pulses import Pulse
+    from .kinds.calendar import Calendar, CronCalendar
+    from .kinds.every import Every
+    from .kinds.once import Once
+    from .kinds.pulse import Pulse
 
     if row.get("timing"):
         return timing_of(json.loads(row["timing"]))
@@ -130,7 +129,7 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
                names: tuple[str, str] = ("--from", "--to")) -> Plan | None:
     """What a backfill would make, read through the operator's store (`OperatorStore`), after
     its checks: None where there is no schedule `name`."""
-    from .words import when  # the operator's wording, which the tick never needs
+    from .operating.words import when  # the operator's wording, which the tick never needs
 
     check_range(start, end, now, names)
     assert start is not None and end is not None  # check_range refuses a range without both

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from .times import to_datetime
 
 if TYPE_CHECKING:
-    from .timing import Call
+    from .kinds import Call
 
 
 log = logging.getLogger("tickwork")
@@ -39,7 +39,7 @@ def printable_lines(record: logging.LogRecord) -> bool:
     """tickwork's log lines (what `wrangler tail` and `tickwork dev` show) with the control
     characters of what they quote (an action's error, its traceback) escaped line by line, as the
     command prints text: no terminal escape in an error reaches an operator's screen."""
-    from .words import printable  # at the first line logged, not at a cold start
+    from .operating.words import printable  # at the first line logged, not at a cold start
 
     def lines(text: str) -> str:
         return "\n".join(printable(line) for line in text.split("\n"))
@@ -119,7 +119,7 @@ class Clock:
 
     def fixed(self, ms: int):
         """For a test: `clock.now` at `ms`, the call's input as it is."""
-        from .timing import Call
+        from .kinds import Call
 
         run = _run.get()
         return running(ms, run.call if run else Call())
@@ -153,7 +153,7 @@ class CallInput:
 
     def given(self, *, at: int | None = None, n: int | None = None, i: int | None = None, input=None):
         """For a test: the call's input, with `clock.now` as it is, or else at `at`."""
-        from .timing import Call
+        from .kinds import Call
 
         run = _run.get()
         return running(run.now if run else at or 0, Call(at=at, n=n, i=i, input=input))

@@ -15,7 +15,8 @@ from typing import Awaitable, Callable, cast
 from .app import App
 from .database import Database, one_invocation
 from .outbox import Outbox
-from .schedule_store import ScheduleStore, out_of_date
+from .store.facade import ScheduleStore
+from .store.app_row import out_of_date
 from .tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, WORKER_TICK_BUDGET, TickReport, tick
 from .tick.budget import Invocation
 from .times import MARK, MINUTE, iso

@@ -48,8 +48,9 @@ from .kinds.rules import (
 )
 from .errors import ScheduleError
 from .model import Action
-from .schedule_store import ScheduleStore, digest, json_lists
+from .store.facade import ScheduleStore
 from .store.schedules import Handed
+from .store.sql import digest, json_lists
 from .times import LONGEST, NEVER, duration_ms
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement

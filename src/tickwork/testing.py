@@ -31,7 +31,7 @@ from .times import instant
 
 if TYPE_CHECKING:
     from .adapters.sqlite import SQLiteDatabase
-    from .declared import Declared
+    from .tick.declared import Declared
     from .model import Schedule
     from .tick import TickReport
 

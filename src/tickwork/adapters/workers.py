@@ -76,7 +76,7 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
             settings=settings_of(app, env),
         )
-    from ..words import printable  # an app's own code may hold a terminal escape
+    from ..operating.words import printable  # an app's own code may hold a terminal escape
 
     for report in reports:
         for run in report.runs:
@@ -106,7 +106,7 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
 async def emitting(app: App, env):
     """For a `fetch` handler: `async with emitting(APP, self.env): await order_placed.emit(...)`
     keeps what was emitted in the outbox when the block ends without raising, then sends it."""
-    from ..timing import Call
+    from ..kinds import Call
 
     emitted: list = []
     trace = new_trace()
@@ -114,7 +114,7 @@ async def emitting(app: App, env):
         yield
     if emitted:
         from ..outbox import Outbox
-        from ..outbox_store import OutboxStore
+        from ..store.outbox import OutboxStore
 
         db = _database(getattr(env, cast(str, app.store)))  # None is refused by getattr, as it was
         sender = outbox(app, env, db)
@@ -128,7 +128,7 @@ async def health_of(app: App, env, threshold: int | None = None, failing: int | 
     """For a `fetch` that opts in to a health route: `status, body = await health_of(APP, self.env)`
     then `Response.json(body, status=status)`; with `failing=503`, that status too while a
     schedule is failing. Read-only; tells no run's details."""
-    from ..health import TICKS_STOPPED_AFTER, health
+    from ..operating.health import TICKS_STOPPED_AFTER, health
 
     threshold = TICKS_STOPPED_AFTER if threshold is None else threshold
     store = cast(str, app.store)  # None is refused by getattr, as it was

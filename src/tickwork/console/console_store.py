@@ -12,12 +12,12 @@ from typing import cast
 
 from ..database import Database, Row
 from ..operating.views import first as _first
-from ..operator_store import (
+from ..store.operator import (
     FAILING, IN_RANGE, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WINDOW, SCHEDULES_WITH_RUNS, SEARCH_WINDOW,
     SEARCHED, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE,
     SELECT_SCHEDULE_LOG, TO_SEND, WINDOW, glob_is_its_range, glob_range,
 )
-from ..schedule_store import HEALTH
+from ..store.app_row import HEALTH
 from ..times import NEVER
 
 # Where a first page starts: bound as a float, since Pyodide hands D1 an int this large as a BigInt,

@@ -88,7 +88,7 @@ def moment(ms, now: int, zone: str | None = None) -> Html:
 
 
 def in_zone(ms: int, zone: str) -> str:
-    from ..zones import zone_info
+    from ..kinds.zones import zone_info
 
     try:
         local = datetime.fromtimestamp(ms / 1000, tz=timezone.utc).astimezone(zone_info(zone))

@@ -12,7 +12,7 @@ from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..model import Outcome
-from ..operator_store import OperatorStore
+from ..store.operator import OperatorStore
 from ..times import DAY, HOUR, NEVER, instant
 from . import csrf, pages
 from .access import Checked, Local, Refused, identify

@@ -6,7 +6,8 @@ and, when the app asks with `failing=503`, while a schedule is failing; 503 with
 tick against them. It reads and changes nothing else, and tells no run's details."""
 
 from ..database import Database
-from ..schedule_store import ScheduleStore, out_of_date
+from ..store.facade import ScheduleStore
+from ..store.app_row import out_of_date
 from ..times import MINUTE, iso
 
 TICKS_STOPPED_AFTER = 3 * MINUTE  # how old the last tick may be before ticks count as stopped

@@ -240,7 +240,7 @@ def run_view(run: Row) -> RunView:
 # The states each delivery verb starts from (operator_store.FROM_STATES, whose statements they are).
 def delivery_verbs(state: str) -> list[str]:
     """What an operator may do to a delivery in `state`: retry, dismiss, cancel."""
-    from ..operator_store import FROM_STATES
+    from ..store.operator import FROM_STATES
 
     return [verb for verb, states in FROM_STATES.items() if state in states]
 

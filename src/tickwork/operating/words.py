@@ -377,7 +377,7 @@ def backfill_asked_words(backfill_id: str) -> str:
 def backfill_state_words(state: str) -> str:
     """A backfill's state as an operator reads it (`tickwork backfills`, the console): one that
     ended for want of its schedule says so."""
-    from ..backfill_store import GONE_STATE
+    from ..store.backfills import GONE_STATE
 
     return f"{GONE_STATE}: its schedule is gone" if state == GONE_STATE else state
 

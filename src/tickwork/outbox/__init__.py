@@ -17,7 +17,7 @@ import time
 from typing import Any, Callable, Iterator, Mapping, Protocol
 
 from ..database import Database, operation
-from ..outbox_store import Delivery, Emitted, OutboxStore, Sent
+from ..store.outbox import Delivery, Emitted, OutboxStore, Sent
 from ..times import HOUR, MINUTE, SECOND
 
 log = logging.getLogger("tickwork")

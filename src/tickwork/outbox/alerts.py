@@ -18,10 +18,10 @@ Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "bo
 
 from dataclasses import dataclass
 
-from ..alerts_store import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, skips_turning, turning
-from ..outbox_store import Delivery
 from ..store.alerts import AlertEnd
-from ..schedule_store import digest
+from ..store.alerts import GAP_WITH_ALERT, LAPSED_ALERTS, TURNS, gap_alerted, lapsed, returned, skips_turning, turning
+from ..store.outbox import Delivery
+from ..store.sql import digest
 from . import SEND_WINDOW
 
 __all__ = ["Alerts", "GAP_WITH_ALERT", "LAPSED_ALERTS", "TURNS", "deliveries"]

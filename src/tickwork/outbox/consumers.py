@@ -29,8 +29,8 @@ from typing import Protocol
 from ..context import new_trace, running
 from ..database import Database, one_invocation, operation
 from ..model import Consumer
-from ..outbox_store import OutboxStore
-from ..timing import Call
+from ..store.outbox import OutboxStore
+from ..kinds import Call
 from . import CONSUMER_WAIT, Outbox
 
 log = logging.getLogger("tickwork")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..database import Database, Row, Statement
-from ..timing import Call
+from ..kinds import Call
 from .claims import CALL_COLUMNS
 from .leases import LEASE_AFTER_LAPSES, LEASE_OPEN
 from .schedules import ONE_OFF_DONE, State

@@ -10,7 +10,7 @@ from typing import ClassVar
 from ..database import Database, Row, Statement
 from ..model import Code
 from ..times import NEVER
-from ..timing import Call, Covered
+from ..kinds import Call, Covered
 from .leases import LEASE_AFTER_LAPSES, LEASE_OPEN, lease_held
 from .schedules import ONE_OFF_DONE
 from .sql import chunks, json_rows

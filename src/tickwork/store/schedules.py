@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from ..database import Database, Row
 from ..model import Code
-from ..timing import Call
+from ..kinds import Call
 from .leases import LEASE_OPEN, holds_lease
 from .sql import json_chunks, json_rows, number
 

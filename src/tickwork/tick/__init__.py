@@ -8,15 +8,15 @@ import os
 import time
 from typing import Any, Awaitable, Callable, Iterable
 
-from .. import alerts as alerting
-from ..alerts import Alerts
+from ..outbox import alerts as alerting
+from ..outbox.alerts import Alerts
 from ..database import Database, one_invocation
 from .declared import DeclaredSet, declared
 from ..model import Schedule
 from ..outbox import Outbox
-from ..schedule_store import ScheduleStore
+from ..store.facade import ScheduleStore
 from ..times import MARK as MARK
-from ..timing import Owing
+from ..kinds import Owing
 from . import pipeline
 from .budget import (
     ENDS as ENDS, ENDS_WITH_EVENTS as ENDS_WITH_EVENTS, EXPIRE as EXPIRE, FIRST_READ as FIRST_READ,

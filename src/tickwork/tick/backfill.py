@@ -17,13 +17,15 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable, cast
 
 from ..backfill import own_from, to_backfill
-from ..backfill_store import CLAIM_STATEMENTS, BackfillStore, Pending, Step
+from ..store.backfills import CLAIM_STATEMENTS, BackfillStore, Pending, Step
 from ..context import new_trace
 from ..database import operation
 from ..model import Schedule
-from ..schedule_store import ROWS_PER_STATEMENT, Claim, State, run_id
+from ..store.sql import ROWS_PER_STATEMENT, run_id
+from ..store.claims import Claim
+from ..store.schedules import State
 from ..times import MINUTE, SECOND
-from ..timing import Call
+from ..kinds import Call
 from .budget import Budget
 from .reports import RunReport
 from .runs import Run

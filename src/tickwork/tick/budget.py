@@ -10,7 +10,7 @@ from typing import Callable
 
 from ..database import Database
 from ..model import LEASE_GRACE, RUN_LIMIT
-from ..schedule_store import ROWS_PER_STATEMENT
+from ..store.sql import ROWS_PER_STATEMENT
 from ..times import MINUTE
 
 # A Worker's cron run has 15 minutes of wall time; a tick stops its runs a minute before, so

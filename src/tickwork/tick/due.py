@@ -6,10 +6,11 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from .. import alerts as alerting
-from ..database import operation
+from ..outbox import alerts as alerting
 from ..model import Code, Outcome, Schedule
-from ..schedule_store import COALESCED_DETAIL, Claim, Claimed, chunks
+from ..database import operation
+from ..store.claims import COALESCED_DETAIL, Claim, Claimed
+from ..store.sql import chunks
 from ..times import iso
 from .budget import ENDS, Budget, Lease, chunked
 from .ends import _names, must_land

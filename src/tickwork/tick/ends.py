@@ -10,13 +10,12 @@ import logging
 from dataclasses import replace
 from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
-from .. import alerts as alerting
+from ..outbox import alerts as alerting
 from ..database import operation, past_the_cap
 from ..model import Code, Kind, Outcome
 from ..outbox import Outbox
-from ..outbox_store import Emitted, OutboxStore
-from ..schedule_store import End
-from ..store.ends import ends_cost
+from ..store.ends import End, ends_cost
+from ..store.outbox import Emitted, OutboxStore
 from ..times import iso
 from .budget import Budget, chunked
 from .state import Sleep, TickState

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 
-from .. import alerts as alerting
 from ..database import operation
-from ..health import TICKS_STOPPED_AFTER
+from ..outbox import alerts as alerting
+from ..operating.health import TICKS_STOPPED_AFTER
 from ..times import MINUTE, iso
 from .budget import Budget
 from .state import TickState

@@ -14,7 +14,7 @@ import logging
 
 from ..app import RETENTION as RETENTION  # run records, what operators dealt with; [tool.tickwork] retention
 from ..database import Database, operation
-from ..housekeeping_store import DELETES, ROWS_A_DELETE, HousekeepingStore
+from ..store.housekeeping import DELETES, ROWS_A_DELETE, HousekeepingStore
 from ..times import DAY
 from .budget import Budget
 from .state import TickState

@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from .. import alerts as alerting
+from ..outbox import alerts as alerting
 from ..database import operation
-from ..schedule_store import State
+from ..store.schedules import State
 from .budget import EXPIRE, Budget
 from .state import TickState
 from .sweep import send

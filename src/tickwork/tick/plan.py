@@ -24,9 +24,11 @@ from dataclasses import replace
 from ..context import new_trace
 from .declared import coalescing_key
 from ..model import Code, Schedule
-from ..schedule_store import Claim, State, run_id
+from ..store.claims import Claim
+from ..store.schedules import State
+from ..store.sql import run_id
 from ..times import NEVER, iso
-from ..timing import Call, Covered, Owing, Timing
+from ..kinds import Call, Covered, Owing, Timing
 
 log = logging.getLogger("tickwork")
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import logging
 
-from ..schedule_store import ROWS_PER_STATEMENT, State, json_chunks
 from ..database import operation
+from ..store.sql import ROWS_PER_STATEMENT, json_chunks
+from ..store.schedules import State
 from .budget import FIRST_READ, RECONCILE, Budget
 from .gap import note_gap
 from .reconcile import reconcile

@@ -8,12 +8,12 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from ..calendars import VIXIE_DAYS
-from ..database import operation
+from ..kinds.forms import VIXIE_DAYS
 from ..model import Schedule
-from ..schedule_store import Seed, State, digest, json_chunks
-from ..store.schedules import Undeclared
-from ..timing import COUNTED, Timing
+from ..database import operation
+from ..store.schedules import Seed, State, Undeclared
+from ..store.sql import digest, json_chunks
+from ..kinds import COUNTED, Timing
 from .budget import Budget
 from .state import TickState
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ..model import Outcome
-from ..timing import Call
+from ..kinds import Call
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..model import Schedule
-from ..schedule_store import Claim
+from ..store.claims import Claim
 from ..times import MARK
 
 

@@ -6,7 +6,7 @@ import json
 
 from ..app import action_of, retry_of_entry, timing_of
 from ..model import Schedule
-from ..schedule_store import State
+from ..store.schedules import State
 from .state import TickState
 
 

@@ -17,7 +17,8 @@ from ..database import operation
 from ..model import ActionError, Code, Kind, Outcome, Schedule
 from ..outbox_store import Emitted
 from ..per_item import Items
-from ..schedule_store import Claim, End
+from ..store.claims import Claim
+from ..store.ends import End
 from ..times import iso
 from .budget import Budget, Lease, chunked
 from .ends import Ends, Recorder

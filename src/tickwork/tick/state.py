@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
-from ..alerts import Alerts
+from ..outbox.alerts import Alerts
 from .declared import DeclaredSet
 from ..outbox import Outbox
-from ..schedule_store import ScheduleStore
-from ..timing import Owing, Timing
+from ..store.facade import ScheduleStore
+from ..kinds import Owing, Timing
 from .reports import RunReport
 
 Sleep = Callable[[float], Awaitable[Any]]
