@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 from ..context import current_run, running
 from ..database import operation
 from ..model import ActionError, Code, Kind, Outcome, Schedule
-from ..outbox_store import Emitted
+from ..store.outbox import Emitted
 from ..per_item import Items
 from ..store.claims import Claim
 from ..store.ends import End
