@@ -195,7 +195,7 @@ def test_tickwork_init_run_again_changes_nothing(worker):
 def test_tickwork_build_passes_and_vendors_the_runtime(worker):
     assert worker.build.returncode == 0, worker.build.stderr
     assert "built 1 schedule(s) (count_visits)" in worker.build.stdout
-    assert (worker.root / "python_modules" / "tickwork" / "tick.py").is_file()
+    assert (worker.root / "python_modules" / "tickwork" / "tick" / "pipeline.py").is_file()
 
 
 def test_a_dry_run_deploy_bundles_tickwork_croniter_tzdata_and_the_users_modules(worker):
