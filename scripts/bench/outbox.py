@@ -32,7 +32,7 @@ from tickwork import Schedule, event  # noqa: E402
 from tickwork.adapters.workers import TICK_STATEMENTS  # noqa: E402  (a Worker's cap, 900)
 from tickwork.database import Database  # noqa: E402
 from tickwork.kinds.every import Every  # noqa: E402
-from tickwork.outbox import BATCH_BYTES, BATCH_MESSAGES, Outbox  # noqa: E402
+from tickwork.outbox import BATCH_BYTES, BATCH_MESSAGES, SEND_WINDOW, Outbox  # noqa: E402
 from tickwork.store.outbox import SWEEP  # noqa: E402
 from tickwork.store.app_row import MARK_TICK  # noqa: E402
 from tickwork.tick import tick  # noqa: E402
@@ -218,7 +218,7 @@ async def sweeps(dbs: dict[int, Database], bindings: dict[int, object], store: s
         return work
 
     def sweeping(outbox):
-        return lambda: outbox.sweep(clock.now, "bench-sweeper")
+        return lambda: outbox.sweep(clock.now, "bench-sweeper", clock.now + SEND_WINDOW)  # a tick's Budget.until(0)
 
     for round_ in range(rounds + 3):  # the first three warm up
         clock.now += 10 * SECOND  # as the ticks at the marks of a minute: all within the hour
