@@ -11,7 +11,7 @@ from .console_store import COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
-    CSS, Frame, answer, attempt, button, choice, field, hidden, moment, outcome, outcome_noted, page, said,
+    CSS, Frame, answer, attempt, button, choice, field, hidden, iso, moment, outcome, outcome_noted, page, said,
     search_form, took,
 )
 
@@ -162,8 +162,8 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
     body += [tag("h2", "Backfills"), backfills_table(frame, found.backfills, back)]
     if view.removed_at is None or backfilled_once_ended(view.ended):
         missed = found.last if found.last is not None and found.last.get("covers") is not None else {}
-        body.append(backfill_form(frame, name, back, words.iso(missed.get("covers_first")) or "",
-                                  words.iso(missed.get("covers_last")) or ""))
+        body.append(backfill_form(frame, name, back, iso(missed.get("covers_first")),
+                                  iso(missed.get("covers_last"))))
     body += [tag("h2", "Operator log"), log_table(frame, found.log)]
     return page(frame, "/schedules", name, *body)
 

@@ -81,10 +81,18 @@ def moment(ms, now: int, zone: str | None = None) -> Html:
     ms = int(ms)
     if ms >= NEVER:
         return text("never")
-    shown = [tag("time", f"{when(ms)} ({relative(ms, now)})", datetime=words.iso(ms))]
+    shown = [tag("time", f"{when(ms)} ({relative(ms, now)})", datetime=iso(ms))]
     if zone:
         shown.append(tag("span", in_zone(ms, zone), class_="zone"))
     return join(shown)
+
+
+def iso(ms) -> str:
+    """An instant as ISO 8601 in UTC, its milliseconds only where it has some: `2026-03-02T09:00:00Z`."""
+    if ms is None or int(ms) >= NEVER:
+        return ""
+    written = words.iso(int(ms)) or ""
+    return written.replace(".000Z", "Z")
 
 
 def in_zone(ms: int, zone: str) -> str:
