@@ -2,11 +2,17 @@
 26): a grid of recent due times by outcome and runs per hour as inline SVG, the overview's
 counts and lists that lead on, whole times written whole, an opt-in refresh, a phone's tables."""
 
-import pytest
-from console_fixtures import NOW, PREFIX, ask, filled_store
+import re
 
-from tickwork.console.parts import iso, moment
-from tickwork.times import utc
+import pytest
+from console_fixtures import NINE, NOW, PREFIX, ask, filled_store
+from helpers import every, open_store, run, ticks
+from test_the_console_reads_what_it_shows import fill, scans
+
+from tickwork.console import charts, console_store, pages
+from tickwork.console.html import table
+from tickwork.console.parts import CSS, iso, moment
+from tickwork.times import DAY, HOUR, MINUTE, utc
 
 
 @pytest.fixture(scope="module")
@@ -25,3 +31,98 @@ def test_a_whole_time_is_written_without_milliseconds_and_a_time_with_some_keeps
 def test_no_page_writes_a_whole_time_with_its_milliseconds(db):
     for path in ("", "/schedule?name=census", "/schedule?name=weekly", "/runs"):
         assert ".000Z" not in ask(db, "GET", PREFIX + path).body, path
+
+
+# -- the grid of due times ----------------------------------------------------------------------
+
+def record(due: int, outcome: str, tick: int | None = None, **more) -> dict:
+    return {"id": f"z{due}{tick or due}", "schedule": "census", "due_at": due, "tick_at": tick or due,
+            "outcome": outcome, **more}
+
+
+def test_each_due_time_is_one_cell_its_latest_attempt_saying_what_it_came_to():
+    found = charts.cells([
+        record(NINE, "succeeded"),
+        record(NINE + MINUTE, "failed", code="internal_fault", attempt=1),
+        record(NINE + MINUTE, "succeeded", tick=NINE + 2 * MINUTE, attempt=2),
+        record(NINE + 3 * MINUTE, "failed", code="internal_fault"),
+        record(NINE + 4 * MINUTE, "skipped", code="paused"),
+        record(NINE + 5 * MINUTE, "succeeded", covers=3, covers_first=NINE, covers_last=NINE + 5 * MINUTE),
+        record(NINE + 6 * MINUTE, "running"),
+    ])
+    assert [(cell.kind, cell.letter, cell.attempts) for cell in found] == [
+        ("succeeded", "", 1), ("retried", "R", 2), ("failed", "", 1), ("skipped", "P", 1), ("missed", "M", 1),
+        ("running", "", 1)]
+
+
+def test_each_outcome_has_a_shape_of_its_own_so_the_grid_reads_without_colour():
+    drawn = {kind: re.sub(r'fill="[^"]*"|stroke="[^"]*"', "", "".join(charts.shape(kind))) for kind in charts.KINDS}
+    assert len(set(drawn.values())) == len(charts.KINDS)
+
+
+def test_a_cell_s_title_says_its_schedule_due_time_and_outcome_its_name_escaped():
+    cell = charts.cells([{**record(NINE, "skipped", code="overdue"), "schedule": "<b>&mail"}])[0]
+    drawn = charts.cell_svg(cell, "/ops/schedule?name=x")
+    assert "<title>&lt;b&gt;&amp;mail, due 2026-03-02 09:00 UTC: skipped: the call was later than its " in drawn
+    assert "<b>" not in drawn and drawn.startswith('<a href="/ops/schedule?name=x"><svg')
+
+
+def test_the_overview_draws_the_schedules_with_recent_runs_a_cell_per_due_time_linked_to_its_history(db):
+    page = ask(db, "GET", PREFIX).body
+    grid = page[page.index("Recent due times"):page.index("Gaps in the ticks")]
+    rows = re.findall(r'<tr><td data-label="SCHEDULE"><a href="/ops/schedule\?name=(\w+)".*?</tr>', grid)
+    assert rows[0] == "mailer"  # failing first
+    assert grid.count('class="cell failed"') == 5 and 'class="cell succeeded"' in grid
+    assert f'href="/ops/schedule?name=mailer&amp;before={NINE + MINUTE}%3A999999999999999%3A~"' in grid
+    assert "more: every run" not in grid
+
+
+def test_the_overview_s_grid_stops_at_its_schedules_and_leads_to_the_runs_for_more():
+    db = open_store()
+    many = [every(1, f"job{k:02d}") for k in range(pages.GRID_ROWS + 1)]
+    ticks(db, many, NINE, NINE + MINUTE)
+    grid = ask(db, "GET", PREFIX, now=NINE + 2 * MINUTE).body.split("Recent due times")[1].split("Gaps in")[0]
+    assert grid.count('data-label="SCHEDULE"') == pages.GRID_ROWS
+    assert '<a href="/ops/runs?since=24h">more: every run of the last day</a>' in grid
+
+
+def test_a_schedule_s_page_draws_its_due_times_of_the_history_shown(db):
+    page = ask(db, "GET", PREFIX + "/schedule?name=mailer").body
+    grid = page[page.index("Due times, by outcome"):page.index("History, newest first")]
+    assert grid.count('class="cell failed"') == 5 and "<title>mailer, due 2026-03-02 09:01 UTC: failed" in grid
+
+
+# -- runs per hour ------------------------------------------------------------------------------
+
+def test_runs_and_failures_are_counted_per_hour_over_the_week_and_none_older_is_read():
+    db = open_store()
+    fill(db, runs=20, start=NINE - 8 * DAY)  # a week and a day before: outside the window
+    fill(db, runs=30, start=NINE + HOUR)  # a run a second, one in ten failed
+    rows = run(db.all(console_store.RUNS_BY_HOUR, (NINE - 7 * DAY, console_store.CHARTED, HOUR)))
+    assert [(r["hour"], r["n"], r["failed"]) for r in rows] == [(NINE + HOUR, 30, 3)]
+    assert not scans(db, console_store.RUNS_BY_HOUR) and not scans(db, console_store.OVERVIEW_GRID)
+
+
+def test_the_overview_draws_runs_and_failures_per_hour_and_per_6_hours_with_axes_in_text(db):
+    page = ask(db, "GET", PREFIX).body
+    charted = page[page.index("Runs and failures"):page.index("Recent due times")]
+    assert charted.count('<svg viewBox="0 0 480 150"') == 2
+    assert charted.count('<g class="bar">') == 24 + 28
+    assert "<title>2026-03-02 09:00 UTC to 2026-03-02 10:00 UTC: 11 runs, 5 failed</title>" in charted
+    assert '>04:00</text>' in charted and '>Sun 01</text>' in charted
+
+
+# -- a phone ------------------------------------------------------------------------------------
+
+def test_every_cell_of_a_table_names_its_column_for_a_narrow_screen_to_write_before_it():
+    drawn = table(["SCHEDULE", "LAST ERROR", ""], [["census", "the <mail> service is down", "x"]])
+    assert ('<td data-label="SCHEDULE">census</td><td data-label="LAST ERROR">the &lt;mail&gt; service is down</td>'
+            '<td>x</td>') in drawn
+
+
+def test_on_a_narrow_screen_the_header_wraps_and_each_row_of_a_table_is_a_block_of_its_facts():
+    narrow = CSS[CSS.index("@media (max-width: 40em)"):]
+    assert "header { background: #1b1f24; color: #fff; padding: .6em 1.2em; display: flex; flex-wrap: wrap;" in CSS
+    assert "table, thead, tbody, tr, td { display: block; }" in narrow
+    assert "td[data-label]::before { content: attr(data-label);" in narrow
+    assert "overflow-wrap: anywhere" in narrow

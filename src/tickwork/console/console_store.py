@@ -18,7 +18,7 @@ from ..store.operator import (
     SELECT_SCHEDULE_LOG, TO_SEND, WINDOW, glob_is_its_range, glob_range,
 )
 from ..store.app_row import HEALTH
-from ..times import NEVER
+from ..times import HOUR, NEVER
 
 # Where a first page starts: bound as a float, since Pyodide hands D1 an int this large as a BigInt,
 # which D1 refuses.
@@ -52,6 +52,35 @@ FAILED_SINCE = f"""
 SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({LATEST_SINCE})
 WHERE outcome = 'failed'
 GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?3 AS INTEGER)
+"""
+
+# The runs and skips of each hour (?3 ms) since ?1, of the latest ?2 at most (CHARTED), for the
+# overview's bars: the hours are counted in one pass over the rows LATEST_SINCE reads, so a week of
+# them costs what its runs do, ?2 at most, and where ?2 were read the chart says back to when.
+CHARTED = 50_000
+RUNS_BY_HOUR = f"""
+SELECT (tick_at / CAST(?3 AS INTEGER)) * CAST(?3 AS INTEGER) AS hour, count(*) AS n,
+       sum(outcome = 'failed') AS failed, sum(outcome = 'skipped') AS skipped, min(tick_at) AS first_tick
+FROM ({LATEST_SINCE}) GROUP BY 1 ORDER BY 1
+"""
+
+# The overview's grid: the schedules with runs among those RUN_COUNTS counts (?1, ?2 the same),
+# those failing first, then the latest run first, ?3 at most (one more than it shows, to say
+# there are more), each with its latest ?4 records by due time, read along the runs' index on
+# (schedule, due_at) from the ?4th latest due time: a schedule's cells cost ?4 rows however long
+# its history.
+OVERVIEW_GRID = f"""
+WITH recent AS (
+    SELECT schedule, max(outcome = 'failed') AS failing, max(tick_at) AS latest FROM ({LATEST_SINCE})
+    GROUP BY schedule ORDER BY failing DESC, latest DESC, schedule LIMIT CAST(?3 AS INTEGER))
+SELECT c.failing, c.latest, s.label AS label, s.action AS action, r.id, r.schedule, r.due_at, r.tick_at,
+       r.outcome, r.code, r.attempt, r.covers, r.covers_first, r.covers_last, r.covers_more
+FROM recent AS c
+JOIN tickwork_runs AS r ON r.schedule = c.schedule AND r.due_at >= coalesce(
+    (SELECT due_at FROM tickwork_runs WHERE schedule = c.schedule ORDER BY due_at DESC
+     LIMIT 1 OFFSET CAST(?4 AS INTEGER) - 1), -1)
+LEFT JOIN tickwork_schedules AS s ON s.name = c.schedule
+ORDER BY c.failing DESC, c.latest DESC, c.schedule, r.due_at
 """
 
 # Deliveries by state, each counted among the first ?1 (COUNTED) entries at most of the index that
@@ -145,6 +174,8 @@ class Overview:
     runs: Row  # counts: succeeded, failed, skipped, n, first_tick
     deliveries: list[Row]  # counts: state, n, more (among COUNTED at most)
     failing_deliveries: list[Row]
+    by_hour: list[Row]  # hour, n, failed, skipped, first_tick: of the latest CHARTED at most
+    grid: list[Row]  # the grid's schedules' latest records, schedule by schedule, oldest due first
 
     @property
     def runs_counted_from(self) -> int | None:
@@ -166,15 +197,20 @@ class ConsoleStore:
     def __init__(self, db: Database):
         self.db = db
 
-    async def overview(self, since: int, most: int = 10) -> Overview:
-        """What the overview shows, in one batch: runs counted since `since`."""
-        app, gaps, health, failed, schedules, runs, deliveries, failing = await self.db.batch([
+    async def overview(self, since: int, most: int = 10, charted_since: int | None = None,
+                       grid: tuple[int, int] = (12, 24)) -> Overview:
+        """What the overview shows, in one batch: runs counted since `since`, runs by hour since
+        `charted_since`, and `grid`'s schedules (one more, to say there are more) by their latest
+        due times."""
+        app, gaps, health, failed, schedules, runs, deliveries, failing, by_hour, cells = await self.db.batch([
             (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, COUNTED, most)),
             (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since, COUNTED)), (DELIVERY_COUNTS, (COUNTED,)),
-            (FAILING_DELIVERIES, (most,)),
+            (FAILING_DELIVERIES, (most,)), (RUNS_BY_HOUR, (charted_since or since, CHARTED, HOUR)),
+            (OVERVIEW_GRID, (since, COUNTED, grid[0] + 1, grid[1])),
         ])
         declared_failing = sorted(json.loads(health[0]["failing"] or "[]")) if health else []
-        return Overview(_first(app), gaps, declared_failing, failed, schedules, runs[0], deliveries, failing)
+        return Overview(_first(app), gaps, declared_failing, failed, schedules, runs[0], deliveries, failing,
+                        by_hour, cells)
 
     async def schedules(self, field: str | None, look_for: str | None, state: str, after: str | None,
                         page: int) -> tuple[list[Row], list[Row], str | None]:

@@ -52,5 +52,8 @@ def table(headers: list[str], rows: list[list], empty: str = "none") -> Html:
     if not rows:
         return tag("p", empty, class_="empty")
     head = tag("tr", *(tag("th", h) for h in headers))
-    body = join(tag("tr", *(tag("td", cell) for cell in row)) for row in rows)
+    # data-label: on a narrow screen each row is a block of facts, each cell its column's name above it.
+    named = [*headers, *[""] * max(len(row) for row in rows)]
+    body = join(tag("tr", *(tag("td", cell, data_label=named[k] or None) for k, cell in enumerate(row)))
+                for row in rows)
     return tag("table", tag("thead", head), tag("tbody", body))

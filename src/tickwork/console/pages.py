@@ -7,7 +7,8 @@ from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, delivery_view, run_view, schedule_view, zone_of,
 )
 from ..operating.words import when
-from .console_store import COUNTED
+from . import charts
+from .console_store import CHARTED, COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
@@ -16,6 +17,8 @@ from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of
 )
 
 # -- the overview -----------------------------------------------------------------------------
+
+GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times of each
 
 def overview(frame: Frame, found, since: int) -> str:
     app = found.app or {}
@@ -41,8 +44,10 @@ def overview(frame: Frame, found, since: int) -> str:
                          words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now)]
                         for row in found.failing_deliveries], "no failed delivery")
     return page(frame, "", "Overview",
-                tag("h2", "Ticks"), ticks, tag("h2", "Gaps in the ticks"), gaps,
-                tag("h2", "Counts"), counts(found), tag("h2", "Schedules failing"), declared,
+                tag("h2", "Ticks"), ticks, tag("h2", "Counts"), counts(found),
+                tag("h2", "Runs and failures"), charts.per_hour(frame, found.by_hour, CHARTED),
+                tag("h2", "Recent due times, by outcome"), charts.overview_grid(frame, found.grid, GRID_ROWS),
+                tag("h2", "Gaps in the ticks"), gaps, tag("h2", "Schedules failing"), declared,
                 tag("h2", f"Failed runs since {when(since)}" if found.runs_counted_from is None else
                     f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
@@ -153,6 +158,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
             tag("div", *schedule_actions(frame, view, back), class_="actions"),
+            tag("h2", "Due times, by outcome"), charts.schedule_grid(frame, name, found.runs),
             tag("h2", "History, newest first"), history]
     if more:
         last = found.runs[-1]

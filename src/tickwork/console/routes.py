@@ -104,7 +104,9 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
 
 async def _overview(db, app, frame, query):
     since = frame.now - DAY
-    return 200, pages.overview(frame, await ConsoleStore(db).overview(since), since)
+    found = await ConsoleStore(db).overview(since, charted_since=(frame.now // HOUR - 7 * 24) * HOUR,
+                                            grid=(pages.GRID_ROWS, pages.GRID_CELLS))
+    return 200, pages.overview(frame, found, since)
 
 
 async def _schedules(db, app, frame, query):
