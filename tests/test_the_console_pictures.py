@@ -5,13 +5,14 @@ counts and lists that lead on, whole times written whole, an opt-in refresh, a p
 import re
 
 import pytest
-from console_fixtures import NINE, NOW, PREFIX, ask, filled_store
+from console_fixtures import NINE, NOW, PREFIX, ask, broken, filled_store
 from helpers import every, open_store, run, ticks
 from test_the_console_reads_what_it_shows import fill, scans
 
 from tickwork.console import charts, console_store, pages
 from tickwork.console.html import table
 from tickwork.console.parts import CSS, iso, moment
+from tickwork.per_item import Items
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 
@@ -126,3 +127,50 @@ def test_on_a_narrow_screen_the_header_wraps_and_each_row_of_a_table_is_a_block_
     assert "table, thead, tbody, tr, td { display: block; }" in narrow
     assert "td[data-label]::before { content: attr(data-label);" in narrow
     assert "overflow-wrap: anywhere" in narrow
+
+
+# -- the overview's lists and counts lead on ------------------------------------------------------
+
+def failing_items(count: int):
+    """`count` schedules handed over at run time, each labelled, each failing every minute."""
+    db = open_store()
+    ids = [run(Items(db, lambda: NINE).every(broken, {"customer": k}, "1m", label=f"customer {k}"))
+           for k in range(count)]
+    ticks(db, [], NINE + MINUTE, NINE + 2 * MINUTE)
+    return db, ids
+
+
+def failed_runs_listed(db) -> str:
+    page = ask(db, "GET", PREFIX, now=NINE + 3 * MINUTE).body
+    return page[page.index("Failed runs since"):page.index("Deliveries failing")]
+
+
+def test_the_failed_runs_show_each_per_item_schedule_s_label_beside_its_id():
+    db, ids = failing_items(2)
+    listed = failed_runs_listed(db)
+    for k, id in enumerate(ids):
+        assert f'{id}</a><span class="zone">label customer {k}</span>' in listed
+
+
+def test_the_failed_runs_stop_at_ten_schedules_and_lead_to_the_runs_page_of_every_failure():
+    db, _ = failing_items(pages.FAILING_MOST + 1)
+    listed = failed_runs_listed(db)
+    assert listed.count('data-label="SCHEDULE"') == pages.FAILING_MOST
+    assert '<a href="/ops/runs?since=24h&amp;outcome=failed">more: every failed run of the last day</a>' in listed
+
+
+def test_ten_schedules_failing_or_fewer_need_no_more():
+    db, _ = failing_items(pages.FAILING_MOST)
+    assert "more: every failed run" not in failed_runs_listed(db)
+
+
+@pytest.mark.parametrize(("count", "href"), [
+    ("declared", "/ops/schedules"), ("paused", "/ops/schedules?state=paused"),
+    ("ended or removed", "/ops/schedules?state=ended"),
+    ("runs failed in 24 h", "/ops/runs?since=24h&amp;outcome=failed"),
+    ("runs skipped in 24 h", "/ops/runs?since=24h&amp;outcome=skipped"),
+    ("deliveries outcome_unknown", "/ops/deliveries"),
+])
+def test_each_count_of_the_overview_links_to_the_page_that_lists_them(db, count, href):
+    counts = ask(db, "GET", PREFIX).body.split('class="counts"')[1]
+    assert re.search(f'<a href="{re.escape(href)}"><b>[0-9,+]+</b>{re.escape(count)}</a>', counts)

@@ -47,11 +47,15 @@ FROM ({LATEST_SINCE})
 """
 
 # The schedules with failed runs among those RUN_COUNTS counts (?1, ?2 the same), the latest
-# failure first, ?3 at most.
+# failure first, ?3 at most, each with its label (a per-item schedule's name is an id): one lookup
+# by name for each of the ?3.
 FAILED_SINCE = f"""
-SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({LATEST_SINCE})
-WHERE outcome = 'failed'
-GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?3 AS INTEGER)
+SELECT f.*, s.label AS label FROM (
+    SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({LATEST_SINCE})
+    WHERE outcome = 'failed'
+    GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?3 AS INTEGER)) AS f
+LEFT JOIN tickwork_schedules AS s ON s.name = f.schedule
+ORDER BY f.last_failed DESC
 """
 
 # The runs and skips of each hour (?3 ms) since ?1, of the latest ?2 at most (CHARTED), for the
@@ -199,11 +203,12 @@ class ConsoleStore:
 
     async def overview(self, since: int, most: int = 10, charted_since: int | None = None,
                        grid: tuple[int, int] = (12, 24)) -> Overview:
-        """What the overview shows, in one batch: runs counted since `since`, runs by hour since
+        """What the overview shows, in one batch: runs counted since `since`, the schedules whose
+        runs failed (one more than `most`, to say there are more), runs by hour since
         `charted_since`, and `grid`'s schedules (one more, to say there are more) by their latest
         due times."""
         app, gaps, health, failed, schedules, runs, deliveries, failing, by_hour, cells = await self.db.batch([
-            (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, COUNTED, most)),
+            (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, COUNTED, most + 1)),
             (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since, COUNTED)), (DELIVERY_COUNTS, (COUNTED,)),
             (FAILING_DELIVERIES, (most,)), (RUNS_BY_HOUR, (charted_since or since, CHARTED, HOUR)),
             (OVERVIEW_GRID, (since, COUNTED, grid[0] + 1, grid[1])),

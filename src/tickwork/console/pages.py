@@ -19,6 +19,13 @@ from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of
 # -- the overview -----------------------------------------------------------------------------
 
 GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times of each
+FAILING_MOST = 10  # schedules listed with failed runs; a link to the runs page lists every one
+
+
+def named(frame: Frame, name: str, label: str | None) -> Html:
+    """A schedule's name linked to its page, with its label beside it where it has one."""
+    return join([link(frame.href("/schedule", name=name), name, class_="id"),
+                 tag("span", f"label {label}", class_="zone") if label else ""])
 
 def overview(frame: Frame, found, since: int) -> str:
     app = found.app or {}
@@ -36,15 +43,18 @@ def overview(frame: Frame, found, since: int) -> str:
                      [[link(frame.href("/schedule", name=name), name)] for name in found.declared_failing],
                      "no declared schedule is failing")
     failed = table(["SCHEDULE", "FAILED RUNS", "LAST FAILED"],
-                   [[link(frame.href("/schedule", name=row["schedule"]), row["schedule"]), row["failures"],
-                     moment(row["last_failed"], frame.now)] for row in found.failed_recently],
+                   [[named(frame, row["schedule"], row.get("label")), row["failures"],
+                     moment(row["last_failed"], frame.now)] for row in found.failed_recently[:FAILING_MOST]],
                    "no failed runs")
+    if len(found.failed_recently) > FAILING_MOST:
+        failed = join([failed, tag("p", link(frame.href("/runs", since="24h", outcome="failed"),
+                                             "more: every failed run of the last day"))])
     deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED"],
                        [[tag("span", row["id"], class_="id"), row["event_name"], row["state"], row["attempts"],
                          words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now)]
                         for row in found.failing_deliveries], "no failed delivery")
     return page(frame, "", "Overview",
-                tag("h2", "Ticks"), ticks, tag("h2", "Counts"), counts(found),
+                tag("h2", "Ticks"), ticks, tag("h2", "Counts"), counts(frame, found),
                 tag("h2", "Runs and failures"), charts.per_hour(frame, found.by_hour, CHARTED),
                 tag("h2", "Recent due times, by outcome"), charts.overview_grid(frame, found.grid, GRID_ROWS),
                 tag("h2", "Gaps in the ticks"), gaps, tag("h2", "Schedules failing"), declared,
@@ -54,21 +64,26 @@ def overview(frame: Frame, found, since: int) -> str:
                 tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
 
 
-def counts(found) -> Html:
+def counts(frame: Frame, found) -> Html:
     def total(**where) -> int:
         return sum(int(row["n"]) for row in found.schedules
                    if all(bool(row[key]) == value for key, value in where.items()))
 
-    boxes: list[tuple[str, int | str]] = [
-        ("declared", total(handed_over=False, live=True)), ("handed over", total(handed_over=True, live=True)),
-        ("paused", total(live=True, paused=True)), ("ended or removed", total(live=False))]
+    schedules = frame.href("/schedules")
+    boxes: list[tuple[str, int | str, str]] = [
+        ("declared", total(handed_over=False, live=True), schedules),
+        ("handed over", total(handed_over=True, live=True), schedules),
+        ("paused", total(live=True, paused=True), frame.href("/schedules", state="paused")),
+        ("ended or removed", total(live=False), frame.href("/schedules", state="ended"))]
     counted_from = found.runs_counted_from
     # Not "since" the earliest run counted: of its tick's runs, which share its tick_at, some may be left out.
     over = "in 24 h" if counted_from is None else f"of the latest {COUNTED:,}"
-    boxes += [(f"runs {name} {over}", int(found.runs[name] or 0)) for name in ("succeeded", "failed", "skipped")]
+    boxes += [(f"runs {name} {over}", int(found.runs[name] or 0), frame.href("/runs", since="24h", outcome=name))
+              for name in ("succeeded", "failed", "skipped")]
     deliveries = {row["state"]: row for row in found.deliveries}
-    boxes += [(f"deliveries {name}", at_least(deliveries[name])) for name in ("pending", "failed", "outcome_unknown")]
-    shown = tag("div", *(tag("div", tag("b", n), name) for name, n in boxes), class_="counts")
+    boxes += [(f"deliveries {name}", at_least(deliveries[name]), frame.href("/deliveries"))
+              for name in ("pending", "failed", "outcome_unknown")]
+    shown = tag("div", *(tag("div", link(href, tag("b", n), name)) for name, n, href in boxes), class_="counts")
     notes = [f"Runs are counted among the latest {COUNTED:,} of the last 24 h, the earliest of them at "
              f"{when(counted_from)}: the day may hold more."] if counted_from is not None else []
     if any(row["more"] for row in found.deliveries):
