@@ -6,9 +6,11 @@ import re
 
 import pytest
 from console_fixtures import NINE, NOW, PREFIX, ask, broken, filled_store
-from helpers import every, open_store, run, ticks
+from helpers import calendar, every, open_store, run, ticks
+from test_the_console_pages import shown
 from test_the_console_reads_what_it_shows import fill, scans
 
+from tickwork.app import App
 from tickwork.console import charts, console_store, pages
 from tickwork.console.html import table
 from tickwork.console.parts import CSS, iso, moment
@@ -174,3 +176,38 @@ def test_ten_schedules_failing_or_fewer_need_no_more():
 def test_each_count_of_the_overview_links_to_the_page_that_lists_them(db, count, href):
     counts = ask(db, "GET", PREFIX).body.split('class="counts"')[1]
     assert re.search(f'<a href="{re.escape(href)}"><b>[0-9,+]+</b>{re.escape(count)}</a>', counts)
+
+
+# -- refresh ----------------------------------------------------------------------------------
+
+def test_a_page_offers_to_refresh_itself_every_30_s_and_does_only_when_asked(db):
+    plain = ask(db, "GET", PREFIX + "/schedule?name=census").body
+    assert 'http-equiv="refresh"' not in plain
+    assert '<a href="/ops/schedule?name=census&amp;refresh=30" class="refresh">refresh every 30 s</a>' in plain
+    asked = ask(db, "GET", PREFIX + "/schedule?name=census&refresh=30").body
+    assert '<meta http-equiv="refresh" content="30">' in asked
+    assert '<a href="/ops/schedule?name=census" class="refresh">refreshing every 30 s: stop</a>' in asked
+
+
+def test_an_action_s_answer_does_not_refresh_and_offers_no_refresh(db):
+    answer = ask(db, "GET", PREFIX + "/no-such-page?refresh=30").body
+    assert 'http-equiv="refresh"' not in answer and "refresh every" not in answer
+
+
+# -- a calendar's overdue -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("overdue", "said"), [
+    (HOUR, "overdue 1 hour: a call the tick would make more than 1 hour after its moment is skipped instead, "
+           "recorded `overdue`, and the calendar goes on to its next moment"),
+    (None, "overdue none declared: a moment missed (ticks stopped, a deploy) is called however late"),
+])
+def test_a_declared_calendar_s_page_states_its_overdue_rule(overdue, said):
+    weekly = calendar("0 9 * * 1", "Europe/Berlin", name="weekly", overdue=overdue)
+    app = App("DB", (weekly,), console={"prefix": PREFIX, "token": "CONSOLE_TOKEN"})
+    db = open_store()
+    ticks(db, [weekly], NINE)
+    assert said in shown(ask(db, "GET", PREFIX + "/schedule?name=weekly", app=app, now=NINE + MINUTE))
+
+
+def test_a_schedule_of_another_kind_states_no_overdue(db):
+    assert " overdue " not in shown(ask(db, "GET", PREFIX + "/schedule?name=census"))

@@ -196,6 +196,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
     where = (f"handed over at run time: calls {view.action}" if view.handed_over
              else (entry.source if entry is not None else None) or "not declared in the current build")
     said_: list[tuple[str, Html | str]] = [("declared", where), ("rule", view.rule(state))]
+    if view.kind == "calendar":
+        said_.append(("overdue", words.overdue_words(view.overdue_ms)))
     if state.get("label"):
         said_.append(("label", state["label"]))
     if state.get("input") is not None:

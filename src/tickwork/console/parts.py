@@ -76,20 +76,41 @@ class Frame:
     who: str
     csrf: str
     now: int
+    route: str | None = None  # the page asked for (a GET's), under the prefix; None for an action's answer
+    query: tuple[tuple[str, str], ...] = ()  # its query, as asked for
 
     def href(self, page: str, **query) -> str:
         return url(self.prefix + page, **query)
 
+    @property
+    def refreshing(self) -> bool:
+        """Asked for with `refresh=30`: the page reloads itself every REFRESH seconds, with no script."""
+        return self.route is not None and (REFRESH_FLAG, str(REFRESH)) in self.query
+
+    def refresh_switch(self) -> Html:
+        """The link that turns the page's refresh on, or off: the same page, its query kept."""
+        kept = {key: value for key, value in self.query if key != REFRESH_FLAG}
+        if self.refreshing:
+            return link(self.href(self.route or "", **kept), f"refreshing every {REFRESH} s: stop", class_="refresh")
+        return link(self.href(self.route or "", **kept, **{REFRESH_FLAG: str(REFRESH)}), f"refresh every {REFRESH} s",
+                    class_="refresh")
+
+
+REFRESH, REFRESH_FLAG = 30, "refresh"
+
 
 def page(frame: Frame, here: str, title: str, *body) -> str:
     nav = [link(frame.href(path) or "/", name, class_="here" if path == here else None) for path, name in PAGES]
+    refresh = [void("meta", http_equiv="refresh", content=str(REFRESH))] if frame.refreshing else []
+    switch = [frame.refresh_switch()] if frame.route is not None else []
     return "<!doctype html>\n" + tag(
         "html",
         tag("head", void("meta", charset="utf-8"), void("meta", name="viewport", content="width=device-width"),
-            tag("title", f"{title} · tickwork"), void("link", rel="stylesheet", href=frame.href("/console.css"))),
+            *refresh, tag("title", f"{title} · tickwork"),
+            void("link", rel="stylesheet", href=frame.href("/console.css"))),
         tag("body",
             tag("header", tag("b", "tickwork"), *nav, tag("span", f"{frame.who} · {when(frame.now)}", class_="who")),
-            tag("main", tag("h1", title), *body)),
+            tag("main", *switch, tag("h1", title), *body)),
         lang="en",
     )
 

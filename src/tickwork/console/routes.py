@@ -91,6 +91,8 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     if route == "/console.css":
         return respond(200, pages.CSS, "text/css; charset=utf-8")
     handler = PAGES.get(route)
+    if handler is not None:
+        frame = replace(frame, route=route, query=tuple(request.query.items()))
     if handler is None:
         return respond(404, pages.answer(frame, "Not found", "The console has no such page.", frame.href(""), True))
     try:

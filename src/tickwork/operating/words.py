@@ -194,6 +194,15 @@ def did(run: dict) -> str:
     return what_a_run_did(number(run.get("items")), events_of(run))
 
 
+def overdue_words(overdue: int | None) -> str:
+    """A calendar's `overdue` rule, as the tick applies it to a call it makes late."""
+    if overdue is None:
+        return ("none declared: a moment missed (ticks stopped, a deploy) is called however late, at the next "
+                "tick, the latest one only")
+    return (f"{span(overdue)}: a call the tick would make more than {span(overdue)} after its moment is skipped "
+            f"instead, recorded `overdue`, and the calendar goes on to its next moment")
+
+
 def rule(form: str, state: dict, overdue: int | None) -> str:
     """How a schedule's timing places its calls, in words."""
     read = read_form(form)
