@@ -9,6 +9,7 @@
 //   {"do": "text", "selector": "body"}              the element's text as shown
 //   {"do": "screenshot", "path": "....png"}         the whole page, as a PNG
 //   {"do": "eval", "expression": "..."}             a JS expression evaluated in the page
+//   {"do": "viewport", "width": 390, "height": 844}  the page's size from then on (a phone's)
 // A step that fails answers its error and what the page shows; the browser stays open for the next.
 
 import { createInterface } from 'node:readline';
@@ -67,6 +68,10 @@ const steps = {
   },
   async seen() {
     return seen;
+  },
+  async viewport({ width, height }) {
+    await page.setViewportSize({ width, height });
+    return { width, height };
   },
 };
 
