@@ -74,7 +74,12 @@ def a_week_of_runs(host, now: int) -> None:
         statements += [(STATEMENTS, (name, who, hour + DAY, hour - 7 * DAY)),
                        (WEEK, (name, hour - 7 * DAY + 6 * HOUR, 7, 4_000_000 + 1000 * k,
                                "CardError: the card was declined (402)", DAY, 100, failing, "paused", 90))]
-    run(DevHostD1(running_dev(host.state), "DB").batch(statements))
+    run(_d1(host).batch(statements))
+
+
+def _d1(host) -> DevHostD1:
+    """The local D1 through the running dev, which holds its file."""
+    return DevHostD1(running_dev(host.state), "DB")
 
 
 @pytest.fixture(scope="module")
@@ -127,14 +132,15 @@ def test_the_overview_draws_its_charts_and_grid_on_a_desktop(busy, browser):  # 
 def test_a_schedule_page_draws_its_due_times_on_a_desktop(busy, browser):  # noqa: F811
     host, console = busy
     _size(browser, DESKTOP)
-    browser.goto(console)
-    assert browser.click("main .cells a:has(svg.cell.retried)")["status"] == 200
-    assert browser.step("eval", expression="document.querySelector('main h1').innerText") == "chore_census"
-    assert "attempt 2" in browser.text("main table")  # its history from the due time of the cell clicked
     browser.goto(f"{console}/schedule?name=chore_census")
     _shot(browser, "schedule")
+    retried = browser.step("eval", expression="document.querySelector('main .cells a:has(svg.cell.retried)').href")
+    [second] = run(_d1(host).all("SELECT id FROM tickwork_runs WHERE schedule = 'chore_census' AND attempt = 2 "
+                                 "ORDER BY due_at DESC LIMIT 1 OFFSET 3"))  # the oldest of the four retried
 
-    assert _count(browser, ".cells svg.cell") >= 40
+    assert _count(browser, ".cells svg.cell") >= 40 and _count(browser, ".cells svg.cell.retried") == 4
+    assert retried == f"{console}/run?id={second['id']}"  # the run page's address (issue 26's run page)
+    assert "attempt 2" in browser.text("main table")
 
 
 def test_on_a_phone_the_overview_and_a_schedule_page_fit_their_width_and_the_navigation_wraps(busy, browser):  # noqa: F811

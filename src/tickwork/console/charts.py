@@ -16,7 +16,6 @@ from .html import Html, join, link, table, tag
 from .parts import Frame
 
 SIZE = 16  # a cell's side in px
-LATEST_CURSOR = 999_999_999_999_999  # a history page's tick bound past every tick: from the due time's latest attempt
 
 # What a due time came to, in the order the legend lists them: its colour, and in words.
 KINDS = {
@@ -193,9 +192,10 @@ def day_label(ms: int) -> str:
 
 # -- the sections of the pages ------------------------------------------------------------------
 
-def history_href(frame: Frame, name: str, cell: Cell) -> str:
-    """Where a cell's run is shown: its schedule's history from that due time, every attempt of it."""
-    return frame.href("/schedule", name=name, before=f"{cell.due_at}:{LATEST_CURSOR}:~")
+def run_href(frame: Frame, cell: Cell) -> str | None:
+    """Where a cell's run is shown: the run's own page (`/run?id=`, as parts.run_link writes it),
+    every attempt of its due time listed there."""
+    return frame.href("/run", id=cell.run["id"]) if cell.run.get("id") else None
 
 
 def overview_grid(frame: Frame, rows: list[dict], most: int) -> Html:
@@ -208,18 +208,18 @@ def overview_grid(frame: Frame, rows: list[dict], most: int) -> Html:
         label = runs[0].get("label")
         listed.append([join([link(frame.href("/schedule", name=name), name, class_="id"),
                              tag("span", f"label {label}", class_="zone") if label else ""]),
-                       grid_row(cells(runs), partial(history_href, frame, name))])
+                       grid_row(cells(runs), partial(run_href, frame))])
     shown = [table(["SCHEDULE", "LATEST DUE TIMES, OLDEST FIRST"], listed, "no runs in the last day"), legend()]
     if len(by_schedule) > most:
         shown.append(tag("p", link(frame.href("/runs", since="24h"), "more: every run of the last day")))
     return join(shown)
 
 
-def schedule_grid(frame: Frame, name: str, runs: list[dict]) -> Html:
+def schedule_grid(frame: Frame, runs: list[dict]) -> Html:
     """A schedule's due times of the history shown, oldest first."""
     if not runs:
         return Html("")
-    return join([grid_row(cells(runs), partial(history_href, frame, name)), legend()])
+    return join([grid_row(cells(runs), partial(run_href, frame)), legend()])
 
 
 def per_hour(frame: Frame, rows: list[dict], counted: int) -> Html:

@@ -173,7 +173,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
             tag("div", *schedule_actions(frame, view, back), class_="actions"),
-            tag("h2", "Due times, by outcome"), charts.schedule_grid(frame, name, found.runs),
+            tag("h2", "Due times, by outcome"), charts.schedule_grid(frame, found.runs),
             tag("h2", "History, newest first"), history]
     if more:
         last = found.runs[-1]
