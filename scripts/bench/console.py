@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "src")]
 
-from tickwork.console.console_store import ConsoleStore  # noqa: E402
+from tickwork.console.console_store import CHARTED, GRID_LOOKS, OVERVIEW_GRID, RUNS_BY_HOUR, ConsoleStore  # noqa: E402
 from tickwork.database import Database  # noqa: E402
 from tickwork.store.operator import OperatorStore  # noqa: E402
 from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
@@ -120,6 +120,8 @@ def served(state_dir: Path) -> subprocess.Popen:
 MIDDLE = "remind@" + f"{5001:032x}"
 PAGES = {
     "overview": lambda c: c.overview(NOW - DAY),
+    "overview's runs per hour over 7 d": lambda c: c.db.all(RUNS_BY_HOUR, (NOW - 7 * DAY, CHARTED, HOUR)),
+    "overview's grid": lambda c: c.db.all(OVERVIEW_GRID, (NOW - DAY, GRID_LOOKS, 13, 24)),
     "schedules": lambda c: c.schedules(None, None, "live", None, 50),
     "schedules?after": lambda c: c.schedules(None, None, "live", MIDDLE, 50),
     "schedules?name=prefix": lambda c: c.schedules("name", "remind@00000000000000000000000000001*", "live", None, 50),

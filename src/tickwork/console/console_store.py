@@ -61,18 +61,19 @@ ORDER BY f.last_failed DESC
 # The runs and skips of each hour (?3 ms) since ?1, of the latest ?2 at most (CHARTED), for the
 # overview's bars: the hours are counted in one pass over the rows LATEST_SINCE reads, so a week of
 # them costs what its runs do, ?2 at most, and where ?2 were read the chart says back to when.
-CHARTED = 50_000
+CHARTED = COUNTED
 RUNS_BY_HOUR = f"""
 SELECT (tick_at / CAST(?3 AS INTEGER)) * CAST(?3 AS INTEGER) AS hour, count(*) AS n,
        sum(outcome = 'failed') AS failed, sum(outcome = 'skipped') AS skipped, min(tick_at) AS first_tick
 FROM ({LATEST_SINCE}) GROUP BY 1 ORDER BY 1
 """
 
-# The overview's grid: the schedules with runs among those RUN_COUNTS counts (?1, ?2 the same),
-# those failing first, then the latest run first, ?3 at most (one more than it shows, to say
-# there are more), each with its latest ?4 records by due time, read along the runs' index on
-# (schedule, due_at) from the ?4th latest due time: a schedule's cells cost ?4 rows however long
-# its history.
+# The overview's grid: the schedules with runs among the latest ?2 (GRID_LOOKS) since ?1, those
+# failing first, then the latest run first, ?3 at most (one more than it shows, to say there are
+# more), each with its latest ?4 records by due time, read along the runs' index on (schedule,
+# due_at) from the ?4th latest due time: a schedule's cells cost ?4 rows however long its history,
+# and the schedules are found among fewer runs than the counts read, a few ticks' worth.
+GRID_LOOKS = 2_000
 OVERVIEW_GRID = f"""
 WITH recent AS (
     SELECT schedule, max(outcome = 'failed') AS failing, max(tick_at) AS latest FROM ({LATEST_SINCE})
@@ -211,7 +212,7 @@ class ConsoleStore:
             (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, COUNTED, most + 1)),
             (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since, COUNTED)), (DELIVERY_COUNTS, (COUNTED,)),
             (FAILING_DELIVERIES, (most,)), (RUNS_BY_HOUR, (charted_since or since, CHARTED, HOUR)),
-            (OVERVIEW_GRID, (since, COUNTED, grid[0] + 1, grid[1])),
+            (OVERVIEW_GRID, (since, GRID_LOOKS, grid[0] + 1, grid[1])),
         ])
         declared_failing = sorted(json.loads(health[0]["failing"] or "[]")) if health else []
         return Overview(_first(app), gaps, declared_failing, failed, schedules, runs[0], deliveries, failing,
