@@ -15,6 +15,7 @@ from tickwork.console import charts, console_store, pages
 from tickwork.console.html import table
 from tickwork.console.parts import CSS, iso, moment
 from tickwork.per_item import Items
+from tickwork.operating.words import when
 from tickwork.times import DAY, HOUR, MINUTE, utc
 
 
@@ -212,3 +213,13 @@ def test_a_declared_calendar_s_page_states_its_overdue_rule(overdue, said):
 
 def test_a_schedule_of_another_kind_states_no_overdue(db):
     assert " overdue " not in shown(ask(db, "GET", PREFIX + "/schedule?name=census"))
+
+
+def test_the_bars_count_the_latest_runs_at_most_and_say_back_to_when():
+    db = open_store()
+    ticks(db, [every(1)], NINE)
+    start = NINE - 12 * HOUR
+    fill(db, runs=console_store.CHARTED + 500, start=start)  # a run a second
+    page = shown(ask(db, "GET", PREFIX, now=start + (console_store.CHARTED + 500) * 1000 + MINUTE))
+    assert (f"Counted among the latest {console_store.CHARTED:,} runs and skips, back to "
+            f"{when(start + 501 * 1000)}: the bars before hold more.") in page
