@@ -13,7 +13,7 @@ from ..operating import words
 from ..operating.words import when
 from ..times import HOUR
 from .html import Html, join, link, table, tag
-from .parts import Frame
+from .parts import Frame, named
 
 SIZE = 16  # a cell's side in px
 
@@ -205,10 +205,7 @@ def overview_grid(frame: Frame, rows: list[dict], most: int) -> Html:
         by_schedule.setdefault(row["schedule"], []).append(row)
     listed = []
     for name, runs in list(by_schedule.items())[:most]:
-        label = runs[0].get("label")
-        listed.append([join([link(frame.href("/schedule", name=name), name, class_="id"),
-                             tag("span", f"label {label}", class_="zone") if label else ""]),
-                       grid_row(cells(runs), partial(run_href, frame))])
+        listed.append([named(frame, name, runs[0].get("label")), grid_row(cells(runs), partial(run_href, frame))])
     shown = [table(["SCHEDULE", "LATEST DUE TIMES, OLDEST FIRST"], listed, "no runs in the last day"), legend()]
     if len(by_schedule) > most:
         shown.append(tag("p", link(frame.href("/runs", since="24h"), "more: every run of the last day")))

@@ -12,8 +12,8 @@ from .console_store import CHARTED, COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
-    CSS, Frame, answer, attempt, button, choice, field, hidden, iso, moment, outcome, outcome_noted, page, said,
-    search_form, took,
+    CSS, Frame, answer, attempt, button, choice, field, hidden, iso, moment, named, outcome, outcome_noted, page,
+    said, search_form, took,
 )
 
 # -- the overview -----------------------------------------------------------------------------
@@ -21,11 +21,6 @@ from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of
 GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times of each
 FAILING_MOST = 10  # schedules listed with failed runs; a link to the runs page lists every one
 
-
-def named(frame: Frame, name: str, label: str | None) -> Html:
-    """A schedule's name linked to its page, with its label beside it where it has one."""
-    return join([link(frame.href("/schedule", name=name), name, class_="id"),
-                 tag("span", f"label {label}", class_="zone") if label else ""])
 
 def overview(frame: Frame, found, since: int) -> str:
     app = found.app or {}

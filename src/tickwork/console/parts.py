@@ -143,6 +143,13 @@ def iso(ms) -> str:
     return written.replace(".000Z", "Z")
 
 
+def named(frame: Frame, name: str, label: str | None) -> Html:
+    """A schedule's name linked to its page, with its label beside it where it has one (a per-item
+    schedule's name is an id)."""
+    return join([link(frame.href("/schedule", name=name), name, class_="id"),
+                 tag("span", f"label {label}", class_="zone") if label else ""])
+
+
 def in_zone(ms: int, zone: str) -> str:
     from ..kinds.zones import zone_info
 
