@@ -103,9 +103,24 @@ def test_runs_and_failures_are_counted_per_hour_over_the_week_and_none_older_is_
     db = open_store()
     fill(db, runs=20, start=NINE - 8 * DAY)  # a week and a day before: outside the window
     fill(db, runs=30, start=NINE + HOUR)  # a run a second, one in ten failed
-    rows = run(db.all(console_store.RUNS_BY_HOUR, (NINE - 7 * DAY, console_store.CHARTED, HOUR)))
+    rows = run(db.all(console_store.RUNS_BY_HOUR, (NINE - 7 * DAY, console_store.CHARTED, HOUR, NINE - DAY)))
     assert [(r["hour"], r["n"], r["failed"]) for r in rows] == [(NINE + HOUR, 30, 3)]
     assert not scans(db, console_store.RUNS_BY_HOUR) and not scans(db, console_store.OVERVIEW_GRID)
+
+
+@pytest.mark.parametrize(("day", "before"), [(30, 20), (console_store.COUNTED + 300, 200)])
+def test_the_overview_s_counts_of_the_day_are_read_with_its_bars_and_are_those_of_the_day_s_latest_runs(day, before):
+    db = open_store()
+    fill(db, runs=before, start=NINE - 3 * DAY)  # within the week, before the day
+    since = NINE - DAY + 1800 * 1000  # within an hour of runs: counted in two rows, before it and since
+    fill(db, runs=day, start=since - 1000 * (day // 3))
+    batched = []
+    real = db.batch
+    db.batch = lambda statements: (batched.extend(statements), real(statements))[1]
+    found = run(console_store.ConsoleStore(db).overview(since, charted_since=NINE - 7 * DAY))
+    counted = run(db.all(console_store.RUN_COUNTS, (since, console_store.COUNTED)))[0]
+    assert found.runs == {key: counted[key] for key in ("succeeded", "failed", "skipped", "n", "first_tick")}
+    assert console_store.RUN_COUNTS not in [sql for sql, _ in batched]
 
 
 def test_the_overview_draws_runs_and_failures_per_hour_and_per_6_hours_with_axes_in_text(db):

@@ -120,7 +120,7 @@ def served(state_dir: Path) -> subprocess.Popen:
 MIDDLE = "remind@" + f"{5001:032x}"
 PAGES = {
     "overview": lambda c: c.overview(NOW - DAY),
-    "overview's runs per hour over 7 d": lambda c: c.db.all(RUNS_BY_HOUR, (NOW - 7 * DAY, CHARTED, HOUR)),
+    "overview's runs per hour over 7 d": lambda c: c.db.all(RUNS_BY_HOUR, (NOW - 7 * DAY, CHARTED, HOUR, NOW - DAY)),
     "overview's grid": lambda c: c.db.all(OVERVIEW_GRID, (NOW - DAY, GRID_LOOKS, 13, 24)),
     "schedules": lambda c: c.schedules(None, None, "live", None, 50),
     "schedules?after": lambda c: c.schedules(None, None, "live", MIDDLE, 50),

@@ -136,13 +136,13 @@ class Bar:
 WIDTH, HEIGHT, LEFT, BOTTOM, TOP = 480, 150, 34, 20, 14
 
 
-def bars(buckets: dict[int, dict], start: int, step: int, count: int) -> list[Bar]:
-    """`count` bars of `step` ms from `start`, each summing the hourly `buckets` (by hour start)
-    within it: an hour with no run is a bar of none."""
+def bars(buckets: list[dict], start: int, step: int, count: int) -> list[Bar]:
+    """`count` bars of `step` ms from `start`, each summing the hourly `buckets` (by their hour's
+    start, an hour in one or more) within it: an hour with no run is a bar of none."""
     found = []
     for k in range(count):
         begins = start + k * step
-        within = [row for hour, row in buckets.items() if begins <= hour < begins + step]
+        within = [row for row in buckets if begins <= int(row["hour"]) < begins + step]
         skipped = sum(int(row["skipped"] or 0) for row in within)
         found.append(Bar(begins, sum(int(row["n"]) for row in within) - skipped,
                          sum(int(row["failed"] or 0) for row in within), skipped))
@@ -221,12 +221,11 @@ def schedule_grid(frame: Frame, runs: list[dict]) -> Html:
 
 def per_hour(frame: Frame, rows: list[dict], counted: int) -> Html:
     """Runs and failures per hour over the last 24 h, and per 6 h over the last 7 d."""
-    buckets = {int(row["hour"]): row for row in rows}
     hour = frame.now // HOUR * HOUR
-    day = bar_chart(bars(buckets, hour - 23 * HOUR, HOUR, 24), HOUR, 6, hour_label,
+    day = bar_chart(bars(rows, hour - 23 * HOUR, HOUR, 24), HOUR, 6, hour_label,
                     "runs and failures per hour, the last 24 h (UTC)")
     quarter = 6 * HOUR
-    week = bar_chart(bars(buckets, hour // quarter * quarter - 27 * quarter, quarter, 28), quarter, 4, day_label,
+    week = bar_chart(bars(rows, hour // quarter * quarter - 27 * quarter, quarter, 28), quarter, 4, day_label,
                      "runs and failures per 6 h, the last 7 days (UTC)")
     shown = [tag("div", tag("figure", day, tag("figcaption", "the last 24 h, per hour (UTC)")),
                  tag("figure", week, tag("figcaption", "the last 7 days, per 6 h (UTC)")), class_="charts"),

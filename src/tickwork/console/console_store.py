@@ -40,6 +40,8 @@ SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM tickwork_runs AS r W
 UNION ALL
 SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM {OLD_BY_TICK} WHERE {OLD_SINCE}
                ORDER BY r.tick_at DESC LIMIT CAST(?2 AS INTEGER))"""
+# RUN_COUNTS counts them so; the overview sums RUNS_BY_HOUR's rows of the day to the same row
+# (counted_in_day), reading them once for its counts and its bars.
 RUN_COUNTS = f"""
 SELECT sum(outcome = 'succeeded') AS succeeded, sum(outcome = 'failed') AS failed,
        sum(outcome = 'skipped') AS skipped, count(*) AS n, min(tick_at) AS first_tick
@@ -60,12 +62,16 @@ ORDER BY f.last_failed DESC
 
 # The runs and skips of each hour (?3 ms) since ?1, of the latest ?2 at most (CHARTED), for the
 # overview's bars: the hours are counted in one pass over the rows LATEST_SINCE reads, so a week of
-# them costs what its runs do, ?2 at most, and where ?2 were read the chart says back to when.
+# them costs what its runs do, ?2 at most, and where ?2 were read the chart says back to when. The
+# hour ?4 (a day ago) falls in is counted in two rows, before it and since: the overview's counts
+# of the day are the sum of those since (the latest ?2 of the week, since ?4, are the latest ?2 of
+# the day), so it reads its latest runs once for both, not RUN_COUNTS as well.
 CHARTED = COUNTED
 RUNS_BY_HOUR = f"""
-SELECT (tick_at / CAST(?3 AS INTEGER)) * CAST(?3 AS INTEGER) AS hour, count(*) AS n,
-       sum(outcome = 'failed') AS failed, sum(outcome = 'skipped') AS skipped, min(tick_at) AS first_tick
-FROM ({LATEST_SINCE}) GROUP BY 1 ORDER BY 1
+SELECT (tick_at / CAST(?3 AS INTEGER)) * CAST(?3 AS INTEGER) AS hour, tick_at >= ?4 AS in_day, count(*) AS n,
+       sum(outcome = 'succeeded') AS succeeded, sum(outcome = 'failed') AS failed,
+       sum(outcome = 'skipped') AS skipped, min(tick_at) AS first_tick
+FROM ({LATEST_SINCE}) GROUP BY 1, 2 ORDER BY 1, 2
 """
 
 # The overview's grid: the schedules with runs among the latest ?2 (GRID_LOOKS) since ?1, those
@@ -176,7 +182,7 @@ class Overview:
     declared_failing: list[str]
     failed_recently: list[Row]
     schedules: list[Row]  # counts: handed_over, live, paused, n
-    runs: Row  # counts: succeeded, failed, skipped, n, first_tick
+    runs: Row  # counts: succeeded, failed, skipped, n, first_tick (RUN_COUNTS', summed from by_hour)
     deliveries: list[Row]  # counts: state, n, more (among COUNTED at most)
     failing_deliveries: list[Row]
     by_hour: list[Row]  # hour, n, failed, skipped, first_tick: of the latest CHARTED at most
@@ -186,6 +192,13 @@ class Overview:
     def runs_counted_from(self) -> int | None:
         """Where COUNTED runs were counted before the day began: the earliest tick counted, else None."""
         return int(self.runs["first_tick"]) if int(self.runs["n"] or 0) >= COUNTED else None
+
+
+def counted_in_day(by_hour: list[Row]) -> Row:
+    """RUN_COUNTS' row, from RUNS_BY_HOUR's rows of the day."""
+    day = [row for row in by_hour if row["in_day"]]
+    counted = {key: sum(int(row[key] or 0) for row in day) for key in ("succeeded", "failed", "skipped", "n")}
+    return {**counted, "first_tick": min((int(row["first_tick"]) for row in day), default=None)}
 
 
 @dataclass(frozen=True)
@@ -208,15 +221,15 @@ class ConsoleStore:
         runs failed (one more than `most`, to say there are more), runs by hour since
         `charted_since`, and `grid`'s schedules (one more, to say there are more) by their latest
         due times."""
-        app, gaps, health, failed, schedules, runs, deliveries, failing, by_hour, cells = await self.db.batch([
+        app, gaps, health, failed, schedules, deliveries, failing, by_hour, cells = await self.db.batch([
             (SELECT_APP, ()), (SELECT_GAPS, (most,)), (HEALTH, ()), (FAILED_SINCE, (since, COUNTED, most + 1)),
-            (SCHEDULE_COUNTS, ()), (RUN_COUNTS, (since, COUNTED)), (DELIVERY_COUNTS, (COUNTED,)),
-            (FAILING_DELIVERIES, (most,)), (RUNS_BY_HOUR, (charted_since or since, CHARTED, HOUR)),
+            (SCHEDULE_COUNTS, ()), (DELIVERY_COUNTS, (COUNTED,)), (FAILING_DELIVERIES, (most,)),
+            (RUNS_BY_HOUR, (min(charted_since or since, since), CHARTED, HOUR, since)),
             (OVERVIEW_GRID, (since, GRID_LOOKS, grid[0] + 1, grid[1])),
         ])
         declared_failing = sorted(json.loads(health[0]["failing"] or "[]")) if health else []
-        return Overview(_first(app), gaps, declared_failing, failed, schedules, runs[0], deliveries, failing,
-                        by_hour, cells)
+        return Overview(_first(app), gaps, declared_failing, failed, schedules, counted_in_day(by_hour), deliveries,
+                        failing, by_hour, cells)
 
     async def schedules(self, field: str | None, look_for: str | None, state: str, after: str | None,
                         page: int) -> tuple[list[Row], list[Row], str | None]:
