@@ -13,7 +13,7 @@ from test_the_console_reads_what_it_shows import fill, scans
 from tickwork.app import App
 from tickwork.console import charts, console_store, pages
 from tickwork.console.html import table
-from tickwork.console.parts import CSS, iso, moment
+from tickwork.console.parts import CSS, in_zone, iso, moment
 from tickwork.per_item import Items
 from tickwork.operating.words import when
 from tickwork.times import DAY, HOUR, MINUTE, utc
@@ -30,6 +30,12 @@ def test_a_whole_time_is_written_without_milliseconds_and_a_time_with_some_keeps
     assert iso(utc("2026-03-02 09:00")) == "2026-03-02T09:00:00Z"
     assert iso(utc("2026-03-02 09:00") + 250) == "2026-03-02T09:00:00.250Z"
     assert 'datetime="2026-03-02T09:00:00Z"' in moment(utc("2026-03-02 09:00"), NOW)
+
+
+def test_a_time_in_a_schedule_s_zone_is_as_precise_as_in_utc():
+    assert in_zone(utc("2026-03-02 09:00"), "Europe/Berlin") == "2026-03-02 10:00 CET (Europe/Berlin)"
+    assert in_zone(utc("2026-03-02 09:00") + 250, "Europe/Berlin") == "2026-03-02 10:00:00.250 CET (Europe/Berlin)"
+    assert when(utc("2026-03-02 09:00") + 250) == "2026-03-02 09:00:00.250 UTC"
 
 
 def test_no_page_writes_a_whole_time_with_its_milliseconds(db):

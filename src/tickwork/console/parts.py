@@ -157,7 +157,10 @@ def in_zone(ms: int, zone: str) -> str:
         local = datetime.fromtimestamp(ms / 1000, tz=timezone.utc).astimezone(zone_info(zone))
     except (KeyError, ValueError, OverflowError):
         return zone
-    return local.strftime("%Y-%m-%d %H:%M:%S" if local.second else "%Y-%m-%d %H:%M") + f" {local.tzname()} ({zone})"
+    written = local.strftime("%Y-%m-%d %H:%M:%S" if local.second or local.microsecond else "%Y-%m-%d %H:%M")
+    if local.microsecond:
+        written += f".{local.microsecond // 1000:03d}"
+    return written + f" {local.tzname()} ({zone})"
 
 
 def took(run: dict) -> str:
