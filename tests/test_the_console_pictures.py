@@ -146,6 +146,14 @@ def test_every_cell_of_a_table_names_its_column_for_a_narrow_screen_to_write_bef
             '<td>x</td>') in drawn
 
 
+def test_a_fact_a_run_lacks_is_an_empty_cell_which_a_narrow_screen_does_not_name():
+    db = open_store()
+    ticks(db, [every(1)], NINE)
+    fill(db, runs=3, start=NINE)  # records with no trace
+    history = ask(db, "GET", PREFIX + "/schedule?name=census", now=NINE + HOUR).body.split("History, newest")[1]
+    assert '<td data-label="TRACE"></td>' in history and "td:empty { display: none; }" in CSS
+
+
 def test_on_a_narrow_screen_the_header_wraps_and_each_row_of_a_table_is_a_block_of_its_facts():
     narrow = CSS[CSS.index("@media (max-width: 40em)"):]
     assert "header { background: #1b1f24; color: #fff; padding: .6em 1.2em; display: flex; flex-wrap: wrap;" in CSS

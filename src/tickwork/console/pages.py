@@ -163,7 +163,8 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
         [[moment(run_view(run).due_at, frame.now, view.zone),
           moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, view.attempts),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
-          words.missed_words(run, name), tag("span", run.get("trace") or "", class_="id"), detail(run)]
+          words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
+          detail(run)]
          for run in found.runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
