@@ -93,7 +93,8 @@ def dev(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
     chromium = _chromium()
-    shots = Path(os.environ.get("TICKWORK_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    # Resolved here: a relative folder is from where pytest runs, not from the driver's folder.
+    shots = Path(os.environ.get("TICKWORK_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots")).resolve()
     shots.mkdir(parents=True, exist_ok=True)
     print(f"\nthe console's screenshots: {shots}")
     process = subprocess.Popen(
