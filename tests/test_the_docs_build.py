@@ -1,0 +1,130 @@
+"""The documentation site builds with `mkdocs build --strict` (as `make docs` does), no warning:
+every link and anchor is there, and the reference made from the code describes everything the
+code has. And the check can fail: a broken link, a missing anchor, a marker naming no generator,
+a declaration item, setting, code, flag or console page the reference cannot describe."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT
+
+sys.path.insert(0, str(ROOT / "docs" / "hooks"))
+import generate  # noqa: E402 (the hook's generators, beside it in docs/hooks/)
+
+SLOW = pytest.mark.faulthandler_timeout(600)
+
+
+def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+
+
+def warnings_of(built: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in (built.stdout + built.stderr).splitlines() if "WARNING" in line]
+
+
+@SLOW
+def test_the_site_builds_strictly_without_a_warning(tmp_path):
+    built = mkdocs_build(ROOT / "mkdocs.yml", tmp_path / "site")
+
+    assert warnings_of(built) == [] and built.returncode == 0, built.stdout + built.stderr
+    for page in ("reference/problems", "reference/declarations", "reference/settings", "reference/commands",
+                 "reference/console", "reference/python-api", "reference/versions", "changelog"):
+        assert (tmp_path / "site" / page / "index.html").is_file(), page
+
+
+def a_copy(tmp_path: Path) -> Path:
+    """The site's sources in a folder of their own, beside the code the hook reads."""
+    copy = tmp_path / "project"
+    shutil.copytree(ROOT / "docs", copy / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "mkdocs.yml", copy / "mkdocs.yml")
+    for shared in ("src", "scripts", "CHANGELOG.md"):
+        (copy / shared).symlink_to(ROOT / shared)
+    return copy
+
+
+@SLOW
+@pytest.mark.parametrize("broken, said", [
+    ("[a page](no-such-page.md)", "no-such-page.md"),
+    ("[an anchor](problems.md#schedule.no_such_code)", "schedule.no_such_code"),
+    ("<!-- tickwork:no-such-list -->", "no-such-list"),
+], ids=["link", "anchor", "marker"])
+def test_a_broken_reference_fails_the_build(tmp_path, broken, said):
+    copy = a_copy(tmp_path)
+    page = copy / "docs" / "reference" / "index.md"
+    page.write_text(page.read_text() + f"\n{broken}\n")
+
+    built = mkdocs_build(copy / "mkdocs.yml", tmp_path / "site")
+
+    assert built.returncode != 0
+    assert any(said in warning for warning in warnings_of(built)), built.stdout + built.stderr
+
+
+def missing_of(make) -> list[str]:
+    said: list[str] = []
+    make(said.append)
+    return said
+
+
+def test_the_reference_describes_everything_the_code_has():
+    assert {name: missing_of(make) for name, make in generate.GENERATORS.items()} == {
+        name: [] for name in generate.GENERATORS}
+
+
+def test_an_item_the_build_reads_and_the_reference_does_not_describe_is_said(monkeypatch):
+    from tickwork_build import schedules
+
+    monkeypatch.setitem(schedules.ITEMS, "pulse", {**schedules.ITEMS["pulse"], "phase": None})
+
+    assert missing_of(generate.declarations) == [
+        "the pulse's item `phase:` is not described in tickwork_build/keys.py ITEMS"]
+
+
+def test_a_setting_the_build_reads_and_the_reference_does_not_describe_is_said(monkeypatch):
+    from tickwork_build import console
+
+    monkeypatch.setattr(console, "KEYS", (*console.KEYS, "console_theme"))
+
+    assert missing_of(generate.settings_page) == [
+        "the setting `console_theme` of [tool.tickwork] is not described in tickwork_build/keys.py SETTINGS"]
+
+
+def test_a_console_page_without_a_description_is_said(monkeypatch):
+    from tickwork.console import routes
+
+    async def _undescribed(db, app, frame, query):
+        return 200, ""
+
+    monkeypatch.setitem(routes.PAGES, "/undescribed", _undescribed)
+
+    assert missing_of(generate.console) == [
+        "the console's page `/undescribed` is described neither by its handler's docstring nor in "
+        "generate.PAGE_WORDS"]
+
+
+def test_a_flag_without_help_is_said(monkeypatch):
+    from tickwork_tool import init
+
+    made = init.parser
+
+    def parser():
+        parser = made()
+        parser.add_argument("--quietly", action="store_true")
+        return parser
+
+    monkeypatch.setattr(init, "parser", parser)
+
+    assert missing_of(generate.commands) == ["`tickwork init`'s `--quietly` has no help"]
+
+
+def test_every_problem_code_has_its_anchor_on_the_problems_page():
+    from tickwork.codes import CODES
+
+    made = generate.problems(lambda what: None)
+
+    assert all(f'<a id="{code}"></a>' in made for code in CODES)
