@@ -58,3 +58,12 @@ def test_each_code_says_what_it_means_and_how_to_mend_it():
     for code, entry in CODES.items():
         assert entry.means and entry.mend, code
         assert CODE.fullmatch(code), code
+
+
+def test_the_build_reports_no_problem_under_a_code_the_registry_lacks():
+    import pytest
+    from tickwork_build.problems import Problem
+
+    assert Problem("schedule.every_invalid", "`every: 0m` ...", "write e.g. `every: 15m`", "a.jadpo", 3).code
+    with pytest.raises(ValueError, match="schedule.evry_invalid is no code of tickwork.codes.CODES"):
+        Problem("schedule.evry_invalid", "`every: 0m` ...", "write e.g. `every: 15m`", "a.jadpo", 3)
