@@ -284,11 +284,27 @@ def console(missing: Missing) -> str:
 
 # -- the Python API -----------------------------------------------------------------------------
 
-def _member(title: str, obj: Any) -> str:
+def _signature(title: str, obj: Any) -> str:
+    """`title(...)`, a parameter a line where it would not fit a line of the page."""
     try:
-        signature = f"{title}{inspect.signature(obj)}"
+        signature = inspect.signature(obj)
     except (TypeError, ValueError):
-        signature = title
+        return title
+    if len(title + str(signature)) <= 88:
+        return title + str(signature)
+    returns = "" if signature.return_annotation is inspect.Signature.empty else \
+        f" -> {inspect.formatannotation(signature.return_annotation)}"
+    lines, star = [], False
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.KEYWORD_ONLY and not star:
+            lines.append("*")
+        star = star or parameter.kind in (parameter.KEYWORD_ONLY, parameter.VAR_POSITIONAL)
+        lines.append(str(parameter))
+    return title + "(\n" + "".join(f"    {line},\n" for line in lines) + ")" + returns
+
+
+def _member(title: str, obj: Any) -> str:
+    signature = _signature(title, obj)
     doc = inspect.getdoc(obj) or ""
     return f"### `{title}`\n\n```python\n{signature}\n```\n\n{doc}\n"
 

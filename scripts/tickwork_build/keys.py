@@ -68,8 +68,8 @@ SETTINGS = (
             "settings.source_invalid"),
     Setting(PYPROJECT, "app", "string: a directory under `source`", "", "the app package: its domains are "
             "`<app>/domains/<domain>/`", "settings.app_invalid"),
-    Setting(PYPROJECT, "store", "string", "the one D1 binding", "the D1 binding (or `database_name`) that keeps "
-            "schedule state; needed only when several D1 databases are bound", "settings.store_invalid"),
+    Setting(PYPROJECT, "store", "string", "", "the D1 binding (or `database_name`) that keeps schedule state; "
+            "unset, the one D1 database bound: needed only when several are", "settings.store_invalid"),
     Setting(PYPROJECT, "d1_statements_per_tick", "integer, 10 to 1000", "", "the statements a tick may make "
             "(D1 allows 1,000 queries an invocation, 50 on the Free plan)", "settings.statements_per_tick_invalid"),
     Setting(PYPROJECT, "retention", "duration, a day to a century", "30d", "how long run records, ended "
