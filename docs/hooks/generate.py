@@ -243,15 +243,30 @@ def _query_of(handler: Any, namespace: dict) -> list[tuple[object, ...]]:
     return rows
 
 
-def _act_routes(routes: Any) -> list[tuple[str, str]]:
-    """The actions: `/schedule/<verb>` and `/delivery/<verb>`, and the routes `_act` names."""
-    found = [(f"/schedule/{verb}", "name") for verb in routes.SCHEDULE_VERBS]
-    found += [(f"/delivery/{verb}", "id") for verb in routes.DELIVERY_VERBS]
-    for node in ast.walk(ast.parse(inspect.getsource(routes._act))):
-        if (isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id == "route"
-                and isinstance(node.comparators[0], ast.Constant)):
-            found.append((node.comparators[0].value, ""))
+def _act_routes(routes: Any) -> list[tuple[str, str, str | None]]:
+    """The actions: `/schedule/<verb>` and `/delivery/<verb>`, and the routes `_act` names in an
+    `if route == "...":`, each with the docstring of the function that branch returns the answer of."""
+    found: list[tuple[str, str, str | None]] = [(f"/schedule/{verb}", "name", None) for verb in routes.SCHEDULE_VERBS]
+    found += [(f"/delivery/{verb}", "id", None) for verb in routes.DELIVERY_VERBS]
+    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(routes._act)))):
+        test = node.test if isinstance(node, ast.If) else None
+        if (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "route"
+                and isinstance(test.comparators[0], ast.Constant)):
+            called = [call.func.id for call in ast.walk(node.body[0])
+                      if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)]
+            answering = getattr(routes, called[0]) if called and hasattr(routes, called[0]) else None
+            fields = _form_fields(node) + (_form_fields(ast.parse(textwrap.dedent(inspect.getsource(answering))))
+                                           if answering else [])
+            found.append((test.comparators[0].value, ", ".join(dict.fromkeys(fields)), inspect.getdoc(answering)
+                          if answering else None))
     return found
+
+
+def _form_fields(tree: ast.AST) -> list[str]:
+    """The fields a form posts, as `form.get("...")` reads them."""
+    return [node.args[0].value for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "form.get" and node.args
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value != "back"]
 
 
 def console(missing: Missing) -> str:
@@ -273,11 +288,13 @@ def console(missing: Missing) -> str:
     out.append("Each is a `POST` of a form carrying the page's form token (`csrf`) and `back`, the page to "
                "return to; each change is logged with who made it.\n")
     rows = []
-    for route, field in _act_routes(routes):
-        said = ACTION_WORDS.get(route)
+    for route, field, doc in _act_routes(routes):
+        said = doc or ACTION_WORDS.get(route)
         if said is None:
-            missing(f"the console's action `{route}` is not described in generate.ACTION_WORDS")
-        rows.append((f"`POST {route}`", f"`{field}`" if field else "", said or ""))
+            missing(f"the console's action `{route}` is described neither by the docstring of the function "
+                    "answering it nor in generate.ACTION_WORDS")
+        rows.append((f"`POST {route}`", ", ".join(f"`{name}`" for name in field.split(", ")) if field else "",
+                     said or ""))
     out.append(table(("action", "names", "what it does"), rows))
     return "\n".join(out)
 
