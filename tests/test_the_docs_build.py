@@ -4,6 +4,7 @@ code has. And the check can fail: a broken link, a missing anchor, a marker nami
 a declaration item, setting, code, flag or console page the reference cannot describe."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -128,3 +129,10 @@ def test_every_problem_code_has_its_anchor_on_the_problems_page():
     made = generate.problems(lambda what: None)
 
     assert all(f'<a id="{code}"></a>' in made for code in CODES)
+
+
+def test_make_docs_builds_the_site_strictly():
+    makefile = (ROOT / "Makefile").read_text()
+
+    assert re.search(r"^\.PHONY:.* docs\b", makefile, re.MULTILINE)
+    assert re.search(r"^docs:.*\n\t.*mkdocs build --strict --site-dir site$", makefile, re.MULTILINE)
