@@ -72,8 +72,9 @@ SETTINGS = (
             "unset, the one D1 database bound: needed only when several are", "settings.store_invalid"),
     Setting(PYPROJECT, "d1_statements_per_tick", "integer, 10 to 1000", "", "the statements a tick may make "
             "(D1 allows 1,000 queries an invocation, 50 on the Free plan)", "settings.statements_per_tick_invalid"),
-    Setting(PYPROJECT, "retention", "duration, a day to a century", "30d", "how long run records, ended "
-            "schedules and the operator log are kept before housekeeping deletes them", "settings.retention_invalid"),
+    Setting(PYPROJECT, "retention", "duration, a day to a century", "30d", "how long run records, the operator "
+            "log and handed-over schedules that ended are kept before housekeeping deletes them",
+            "settings.retention_invalid"),
     Setting(PYPROJECT, "alerts", "string: a producer binding", "", "the queue that is told of schedules failing "
             "or recovering and of ticks stopped", "settings.alerts_invalid"),
     Setting(PYPROJECT, "console", "string: a path prefix", "", "serve the operator's console under this path of "
