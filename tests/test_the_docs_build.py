@@ -37,6 +37,15 @@ def test_the_site_builds_strictly_without_a_warning(tmp_path):
     for page in ("reference/problems", "reference/declarations", "reference/settings", "reference/commands",
                  "reference/console", "reference/python-api", "reference/versions", "changelog"):
         assert (tmp_path / "site" / page / "index.html").is_file(), page
+    from tickwork.codes import CODES
+    from tickwork_cli import cli
+
+    problems = (tmp_path / "site" / "reference" / "problems" / "index.html").read_text()
+    assert [code for code in CODES if f'id="{code}"' not in problems] == []
+    commands = (tmp_path / "site" / "reference" / "commands" / "index.html").read_text()
+    verbs = next(action for action in cli.parser()._actions if hasattr(action, "choices") and action.choices)
+    assert [verb for verb in ("init", "build", "dev", "tick", *verbs.choices)
+            if f'id="tickwork-{verb}"' not in commands] == []
 
 
 def a_copy(tmp_path: Path) -> Path:
