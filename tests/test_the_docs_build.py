@@ -150,3 +150,17 @@ def test_make_docs_builds_the_site_strictly():
 
     assert re.search(r"^\.PHONY:.* docs\b", makefile, re.MULTILINE)
     assert re.search(r"^docs:.*\n\t.*mkdocs build --strict --site-dir site$", makefile, re.MULTILINE)
+
+
+def test_the_settings_defaults_are_the_ones_the_build_takes(monkeypatch):
+    from tickwork_build import migrations, output, project
+
+    monkeypatch.setattr(project.Project.__dataclass_fields__["retention"], "default", "7d")
+    monkeypatch.setattr(migrations, "DEFAULT_DIRECTORY", "db/migrations")
+    monkeypatch.setattr(output, "MINUTE_CRON", "*/1 * * * *")
+
+    rows = [line for line in generate.settings_page(lambda what: None).splitlines() if line.startswith("| `")]
+
+    assert [row.split(" | ")[1] for row in rows if row.startswith(
+        ("| `retention`", "| `d1_databases[].migrations_dir`", "| `triggers.crons`"))] == [
+        "`7d`", "`db/migrations`", '`["*/1 * * * *"]`']

@@ -69,10 +69,13 @@ def read_in_project() -> set[str]:
 
 
 def settings_page(missing: Missing) -> str:
-    from tickwork_build import keys, project, settings
+    from tickwork_build import keys, migrations, output, project, settings
 
     defaults = {key: default for key, (default, _) in settings._DIRECTORIES.items()}
     defaults["d1_statements_per_tick"] = str(project.DEFAULT_STATEMENTS_PER_TICK)
+    defaults["retention"] = str(project.Project.__dataclass_fields__["retention"].default)
+    defaults["d1_databases[].migrations_dir"] = migrations.DEFAULT_DIRECTORY
+    defaults["triggers.crons"] = f'["{output.MINUTE_CRON}"]'
     described = {setting.key for setting in keys.SETTINGS if setting.file == keys.PYPROJECT}
     for key in sorted(read_in_project() - described):
         missing(f"the setting `{key}` of [tool.tickwork] is not described in tickwork_build/keys.py SETTINGS")

@@ -61,8 +61,8 @@ PYPROJECT = "pyproject.toml `[tool.tickwork]`"
 WRANGLER = "wrangler.toml"
 
 # The defaults the build takes are read from the build itself where it keeps them (the docs hook
-# fills `source`, `app` and `d1_statements_per_tick` from settings._DIRECTORIES and
-# project.DEFAULT_STATEMENTS_PER_TICK); the others are said here.
+# fills `source`, `app`, `d1_statements_per_tick`, `retention`, `migrations_dir` and the cron the
+# build adds from settings._DIRECTORIES, project, migrations and output); the others are said here.
 SETTINGS = (
     Setting(PYPROJECT, "source", "string: a directory", "", "the Worker's code: `entry.py`, `tickwork/`, the app",
             "settings.source_invalid"),
@@ -72,7 +72,7 @@ SETTINGS = (
             "unset, the one D1 database bound: needed only when several are", "settings.store_invalid"),
     Setting(PYPROJECT, "d1_statements_per_tick", "integer, 10 to 1000", "", "the statements a tick may make "
             "(D1 allows 1,000 queries an invocation, 50 on the Free plan)", "settings.statements_per_tick_invalid"),
-    Setting(PYPROJECT, "retention", "duration, a day to a century", "30d", "how long run records, the operator "
+    Setting(PYPROJECT, "retention", "duration, a day to a century", "", "how long run records, the operator "
             "log and handed-over schedules that ended are kept before housekeeping deletes them",
             "settings.retention_invalid"),
     Setting(PYPROJECT, "alerts", "string: a producer binding", "", "the queue that is told of schedules failing "
@@ -89,7 +89,7 @@ SETTINGS = (
             "settings.d1_databases_invalid"),
     Setting(WRANGLER, "d1_databases[].database_name", "string", "", "the database's name",
             "settings.d1_databases_invalid"),
-    Setting(WRANGLER, "d1_databases[].migrations_dir", "string", "migrations", "where the store's migrations "
+    Setting(WRANGLER, "d1_databases[].migrations_dir", "string", "", "where the store's migrations "
             "are; `tickwork build` copies tickwork's own there", "settings.d1_databases_invalid"),
     Setting(WRANGLER, "queues.producers[].binding", "string", "", "a queue an event or an alert is sent "
             "through, by binding", "settings.queues_invalid"),
@@ -98,6 +98,6 @@ SETTINGS = (
             "settings.queues_invalid"),
     Setting(WRANGLER, "queues.consumers[].max_retries", "integer, 0 to 100", "3", "how many times a message is "
             "retried", "settings.max_retries_invalid"),
-    Setting(WRANGLER, "triggers.crons", "array of strings", '["* * * * *"]', "the Worker's cron triggers; the "
+    Setting(WRANGLER, "triggers.crons", "array of strings", "", "the Worker's cron triggers; the "
             "build adds the minute cron", "deployable.trigger_missing"),
 )
