@@ -21,8 +21,10 @@ SLOW = pytest.mark.faulthandler_timeout(600)
 
 
 def mkdocs_build(config: Path, site: Path) -> subprocess.CompletedProcess:
+    """Run from outside the repository: the build reads nothing relative to where it is run."""
     return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(config), "-d", str(site)],
-                          capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+                          cwd=site.parent)
 
 
 def warnings_of(built: subprocess.CompletedProcess) -> list[str]:

@@ -34,6 +34,8 @@ def on_config(config):
     for path in (root / "src", root / "scripts", Path(__file__).resolve().parent):
         if str(path) not in sys.path:
             sys.path.insert(0, str(path))
+    # The changelog's snippet is read from the repository's root wherever mkdocs is run from.
+    config.mdx_configs.setdefault("pymdownx.snippets", {})["base_path"] = [str(root)]
     docs = Path(config.docs_dir)
     config.nav = _present(config.nav or [], docs)
     return config
