@@ -166,3 +166,21 @@ def test_the_settings_defaults_are_the_ones_the_build_takes(monkeypatch):
     assert [row.split(" | ")[1] for row in rows if row.startswith(
         ("| `retention`", "| `d1_databases[].migrations_dir`", "| `triggers.crons`"))] == [
         "`7d`", "`db/migrations`", '`["*/1 * * * *"]`']
+
+
+def test_a_bad_value_of_each_item_is_refused_under_the_code_the_reference_names():
+    from tickwork import ScheduleError
+    from tickwork_build import keys, purges, schedules
+
+    checks = {**schedules.CHECKS, "retry": lambda text: schedules._retry(text, False), "limit": schedules._limit,
+              "format": purges._format, "after": purges._after}
+    refused = {}
+    for key, check in checks.items():
+        with pytest.raises(ScheduleError) as raised:
+            check("!! not a value")
+        refused[key] = raised.value.code
+    # `run:`, `table:` and `column:` are read against the domain and the app's tables; their code
+    # is the one they are missing under.
+    refused |= {key: code for key, (code, _) in (schedules._MISSING | purges._MISSING).items() if key not in refused}
+
+    assert {key: described.code for key, described in keys.ITEMS.items()} == refused
