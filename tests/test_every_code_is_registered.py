@@ -42,6 +42,8 @@ def _codes_of(node: ast.AST) -> list[str]:
         for made, parts in MADE.items():
             if pattern.startswith(made):
                 return [made.split("{")[0] + part + made.split("}")[1] for part in parts]
+        if re.match(rf"({FAMILIES})\.[a-z0-9_]*\{{", pattern):
+            return [pattern]  # a code made from a part MADE does not list: unregistered until it does
     return []
 
 
