@@ -23,9 +23,10 @@ PENDING = frozenset({
                                           "console")),
     *(f"how-to/{page}.md" for page in ("deploy", "upgrade", "from-cron-triggers", "from-celery-beat",
                                         "from-apscheduler", "from-agents-sdk", "uptime-monitor",
-                                        "test-your-schedules", "operate")),
-    *(f"explanation/{page}.md" for page in ("tick", "exactly-once", "dst", "d1-costs", "specification",
-                                             "architecture")),
+                                        "test-your-schedules", "operate", "declare-schedules", "hand-over-items",
+                                        "events", "alerts", "console", "reach-the-worker", "run-locally")),
+    *(f"explanation/{page}.md" for page in ("tick", "exactly-once", "dst", "d1-costs", "housekeeping",
+                                             "specification", "architecture")),
 })
 
 
