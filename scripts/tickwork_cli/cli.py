@@ -138,13 +138,14 @@ def _schedule_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.A
     across_.add_argument("--before", metavar="CURSOR", help="the page after the one that said `--before CURSOR`")
 
     one = verbs_.add_parser("why", parents=[common], help="where a schedule is declared, when it runs and why")
-    one.add_argument("name")
+    one.add_argument("name", help="the schedule's name, or the id of an item handed over")
     one.add_argument("--input", action="store_true", help="show the input it was handed over with")
 
     for verb, words in (("pause", "skip a schedule's due times from the next tick, keeping its timing"),
                         ("resume", "let a paused schedule run again from the next tick"),
                         ("run", "ask the next tick for a run of a schedule now, moving no due time")):
-        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("name")
+        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument(
+            "name", help="the schedule's name, or the id of an item handed over")
 
 
 
@@ -156,7 +157,8 @@ def _delivery_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.A
     for verb, words in (("retry", "send a failed, outcome_unknown or pending delivery again now"),
                         ("dismiss", "set aside a failed or outcome_unknown delivery for good"),
                         ("cancel", "never send a pending, outcome_unknown or failed delivery")):
-        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("id")
+        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument(
+            "id", help="the delivery's id, as `tickwork deliveries` lists it")
 
 
 def _backfill_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.ArgumentParser) -> None:
