@@ -30,9 +30,9 @@ python_modules/.installed: pyproject.toml $(VENV)/.installed
 	$(PY) scripts/vendor.py
 	touch $@
 
-# The `tickwork` command (scripts/tickwork_tool/, README "Add tickwork to your Worker" and "Operating
-# tickwork"), as the wheel installs it: .venv/bin/tickwork runs it with this checkout's scripts/
-# and src/ on the path, from wherever it is called.
+# The `tickwork` command (scripts/tickwork_tool/, docs/tutorial/add-to-a-worker.md and
+# docs/how-to/operate.md), as the wheel installs it: .venv/bin/tickwork runs it with this
+# checkout's scripts/ and src/ on the path, from wherever it is called.
 $(VENV)/bin/tickwork: $(VENV)/.installed Makefile
 	printf '%s\n' '#!/bin/sh' '# tickwork: the tickwork command, written by make (scripts/tickwork_tool/).' \
 		'export PYTHONPATH="$(CURDIR)/scripts:$(CURDIR)/src$${PYTHONPATH:+:$$PYTHONPATH}"' \
@@ -44,8 +44,9 @@ setup: $(VENV)/.installed $(VENV)/bin/tickwork node_modules/.installed python_mo
 
 vendor: python_modules/.installed
 
-# Validates the app's declarations and lays out the Worker in build/app (see README), with its
-# packages vendored: wrangler.toml's [build] command, so `wrangler deploy` uploads them too.
+# Validates the app's declarations and lays out the Worker in build/app (see
+# docs/how-to/declare-schedules.md, "The build"), with its packages vendored: wrangler.toml's
+# [build] command, so `wrangler deploy` uploads them too.
 build: $(VENV)/.installed $(VENV)/bin/tickwork python_modules/.installed
 	$(VENV)/bin/tickwork build
 

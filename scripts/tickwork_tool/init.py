@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     if not changes:
         print("tickwork init: nothing to change, tickwork is already in this Worker")
     else:
-        print("tickwork init: done; declare schedules in the app's domains (README \"Declaring schedules\"), "
+        print("tickwork init: done; declare schedules in the app's domains (tickwork's docs: \"Declare schedules\"), "
               "then run tickwork dev")
     return 0
 

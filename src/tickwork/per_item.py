@@ -233,7 +233,7 @@ def _used_up(why: str) -> ScheduleError:
     return ScheduleError("items.statements_used_up",
                          f"{why} (D1 takes {PAID_QUERIES:,} calls an invocation, {FREE_QUERIES} on Free)",
                          "hand many over in one call, many to a statement: items.calendar_many, every_many, "
-                         "once_many or hand_over, and cancel_many (README: Schedules handed over at run time, In bulk)")
+                         "once_many or hand_over, and cancel_many (docs: how-to/hand-over-items.md, In bulk)")
 
 
 def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, int]]:

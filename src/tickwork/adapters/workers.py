@@ -19,8 +19,8 @@ from ..database import PAID_QUERIES, Database
 from ..context import in_worker, new_trace, running
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
-# them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (README, "Cold
-# start"). On Cloudflare that import is paid once an isolate, at its first such event.
+# them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (docs/explanation/tick.md,
+# "Cold start"). On Cloudflare that import is paid once an isolate, at its first such event.
 if TYPE_CHECKING:
     from ..app import App
     from ..outbox import Outbox
