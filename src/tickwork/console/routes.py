@@ -14,7 +14,7 @@ from ..database import Database, one_invocation
 from ..model import Outcome
 from ..store.operator import OperatorStore
 from ..times import DAY, HOUR, NEVER, instant
-from . import csrf, pages
+from . import csrf, deliveries_page, pages, runs_page
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
@@ -165,14 +165,14 @@ async def _runs(db, app, frame, query):
     rows = await ConsoleStore(db).runs(_keys(query, "before", int, str), since, outcome,
                                        _glob(name) if name else None, PAGE)
     shown = {key: value for key, value in query.items() if key in ("since", "outcome", "name")}
-    return 200, pages.runs(frame, rows[:PAGE], len(rows) > PAGE, shown)
+    return 200, runs_page.runs(frame, rows[:PAGE], len(rows) > PAGE, shown)
 
 
 async def _deliveries(db, app, frame, query):
     every_state = query.get("all") == "1"
     rows, log = await OperatorStore(db).deliveries(every_state, 200)
     back = frame.href("/deliveries", all="1" if every_state else None)
-    return 200, pages.deliveries(frame, rows, log, every_state, back)
+    return 200, deliveries_page.deliveries(frame, rows, log, every_state, back)
 
 
 async def _log(db, app, frame, query):
