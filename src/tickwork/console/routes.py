@@ -11,15 +11,17 @@ from ..operating import words
 from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
-from ..model import Outcome
 from ..store.operator import OperatorStore
 from ..times import DAY, HOUR, NEVER, instant
-from . import csrf, deliveries_page, pages, runs_page
+from ..store.delivery_filters import filtered_deliveries
+from ..store.run_filters import LATEST, filtered_runs
+from . import bulk_actions, csrf, deliveries_page, filters, pages, runs_page
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
 
 PAGE = 50  # rows a page of schedules, runs or log
+DELIVERIES = 200  # rows a page of deliveries
 NEXT_DUE = 5  # due times shown ahead
 DEFAULT_PREFIX = "/tickwork"  # where the local host serves it for an app that sets none
 
@@ -95,7 +97,7 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
         return respond(404, pages.answer(frame, "Not found", "The console has no such page.", frame.href(""), True))
     try:
         status, body = await handler(db, app, frame, request.query)
-    except Unwritten as why:
+    except (Unwritten, filters.Refused) as why:
         return respond(400, pages.answer(frame, "Bad request", str(why), frame.href(route), True))
     return respond(status, body)
 
@@ -158,21 +160,31 @@ def _next_due(state: dict | None, declared) -> list[int]:
 
 
 async def _runs(db, app, frame, query):
-    since_key = _one_of(query, "since", (*SINCE, "all"), "24h")
-    since = 0 if since_key == "all" else frame.now - SINCE[since_key]
-    outcome = _one_of(query, "outcome", tuple(Outcome), None)
-    name = _text(query, "name")
-    rows = await ConsoleStore(db).runs(_keys(query, "before", int, str), since, outcome,
-                                       _glob(name) if name else None, PAGE)
-    shown = {key: value for key, value in query.items() if key in ("since", "outcome", "name")}
-    return 200, runs_page.runs(frame, rows[:PAGE], len(rows) > PAGE, shown)
+    runs = filters.run_filter(query, frame.now)
+    found = await filtered_runs(db, runs, _keys(query, "before", int, str) or LATEST, PAGE + 1)
+    shown = filters.shown(query, filters.RUN_KEYS)
+    return 200, runs_page.runs(frame, found.rows[:PAGE], len(found.rows) > PAGE, shown, found.stop,
+                               _done(query, "retried", runs_page.RETRIED))
 
 
 async def _deliveries(db, app, frame, query):
-    every_state = query.get("all") == "1"
-    rows, log = await OperatorStore(db).deliveries(every_state, 200)
-    back = frame.href("/deliveries", all="1" if every_state else None)
-    return 200, deliveries_page.deliveries(frame, rows, log, every_state, back)
+    deliveries = filters.delivery_filter(query, frame.now)
+    found = await filtered_deliveries(db, deliveries, _keys(query, "after", int, str) or (-1.0, ""), DELIVERIES + 1)
+    shown = filters.shown(query, filters.DELIVERY_KEYS)
+    back = frame.href("/deliveries", **{**shown, "after": query.get("after") or None})
+    notice = _done(query, "dismissed", deliveries_page.DONE) or _done(query, "cancelled", deliveries_page.DONE)
+    return 200, deliveries_page.deliveries(frame, found.rows[:DELIVERIES], found.log, shown, back,
+                                           len(found.rows) > DELIVERIES, found.stop, notice)
+
+
+def _done(query: dict, name: str, said: str) -> str:
+    """What the bulk change the page was redirected from did, as the redirect's count says."""
+    count = query.get(name)
+    if count is None:
+        return ""
+    if not CURSOR_TIME.fullmatch(count):
+        raise Unwritten(name, count, "a count")
+    return said.format(n=int(count), done=name)
 
 
 async def _log(db, app, frame, query):
@@ -222,6 +234,12 @@ async def _act(db, frame, route, form) -> Response:
     if not back.startswith(frame.prefix + "/") and back != frame.prefix:
         back = frame.href("")
     kind, _, verb = route.lstrip("/").partition("/")
+    if route in bulk_actions.ROUTES:
+        try:
+            bulk = await bulk_actions.act(db, frame, route, form, back)
+        except filters.Refused as refused:
+            return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
+        return respond(bulk.status, bulk.body, **({"location": bulk.location} if bulk.location else {}))
     if route == "/schedule/backfill":
         return await _backfill(db, frame, form, back)
     if route == "/backfill/cancel":

@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_runs WHERE id = ''

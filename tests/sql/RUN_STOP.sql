@@ -1,0 +1,2 @@
+{windows}
+SELECT tick_at, id FROM stop
