@@ -301,3 +301,29 @@ def test_a_bulk_change_of_deliveries_racing_itself_changes_and_logs_each_once():
     assert sorted(sum(changed, [])) == sorted(f"d{k}" for k in range(1, 31))
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 30
 
+
+
+def test_every_delivery_kept_is_looked_through_a_window_of_events_a_page_each_shown_once():
+    db = open_store()
+    n = delivery_filters.SEARCHED + 700
+    fill(db, failed_deliveries=n)
+    db._conn.execute("UPDATE tickwork_events SET emitted_at = emitted_at + CAST(substr(id, 2) AS INTEGER) / 21")
+    db._conn.execute("UPDATE tickwork_deliveries SET state = 'delivered'")
+    db._conn.execute("UPDATE tickwork_deliveries SET queue = 'AUDIT' WHERE CAST(substr(id, 2) AS INTEGER) % 7 = 0")
+    filtered = delivery_filters.DeliveryFilter(True, "delivered", "AUDIT")
+    seen: list[str] = []
+    after, pages = delivery_filters.EARLIEST, 0
+    while True:
+        pages += 1
+        page = run(delivery_filters.filtered_deliveries(db, filtered, after, 2000))
+        seen += [row["id"] for row in page.rows]
+        if len(page.rows) == 2000:
+            after = (page.rows[-1]["emitted_at"], page.rows[-1]["id"])
+        elif page.stop is not None:
+            after = (page.stop, "")
+        else:
+            break
+    assert pages == 2 and len(seen) == len(set(seen)) == n // 7
+    first = deliveries_page(db, all="1", state="delivered", queue="NOWHERE")
+    assert "no deliveries" in first and "look further" in first
+    assert f"looks through the deliveries of {delivery_filters.SEARCHED:,} events at most" in first
