@@ -89,7 +89,7 @@ def test_failed_runs_are_read_through_their_own_index_and_no_filter_reads_a_tabl
     plans = [run_filters.SELECT_FILTERED_FAILED, run_filters.SELECT_FILTERED_RUNS, run_filters.SELECT_RUNS_STOP,
              run_filters.SELECT_FAILED_STOP, bulk_verbs.CANDIDATES, bulk_verbs.REQUEST_RETRIES,
              delivery_filters.SELECT_OPEN_PAGE, delivery_filters.SELECT_EVERY_PAGE, delivery_filters.EVERY_STOP,
-             *bulk_verbs.SET_ASIDE_STATEMENTS[("dismiss", True)], *bulk_verbs.SET_ASIDE_STATEMENTS[("cancel", False)]]
+             delivery_filters.SELECT_EVERY_PLAIN, *sum(bulk_verbs.SET_ASIDE_STATEMENTS.values(), ())]
     assert [scans(db, sql) for sql in plans] == [[]] * len(plans)
     plan = " ".join(row[3] for row in db._conn.execute("EXPLAIN QUERY PLAN " + run_filters.SELECT_FILTERED_FAILED,
                                                        (None,) * 12))

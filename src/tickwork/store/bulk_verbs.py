@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..database import Database, Row
 from .alerts import iso_sql
 from .delivery_filters import SEARCHED as EVENTS_SEARCHED
-from .delivery_filters import EARLIEST, SELECT_EVERY_PAGE, SELECT_OPEN_PAGE, DeliveryFilter
+from .delivery_filters import EARLIEST, SELECT_EVERY_PAGE, SELECT_EVERY_PLAIN, SELECT_OPEN_PAGE, DeliveryFilter
 from .operator import DISMISSIBLE, RUNNABLE
 from .run_filters import FAILED, LATEST, SEARCHED, SELECT_FILTERED_FAILED, RunFilter
 
@@ -73,8 +73,8 @@ def _set_aside(verb: str, page: str) -> tuple[str, str, str]:
             SET_ASIDE_ALL.format(state=SET_ASIDE_AS[verb], shown=shown, when=SET_ASIDE_FROM[verb]))
 
 
-SET_ASIDE_STATEMENTS = {(verb, along): _set_aside(verb, SELECT_EVERY_PAGE if along else SELECT_OPEN_PAGE)
-                        for verb in SET_ASIDE_AS for along in (False, True)}
+PAGES = {"open": SELECT_OPEN_PAGE, "every": SELECT_EVERY_PLAIN, "window": SELECT_EVERY_PAGE}
+SET_ASIDE_STATEMENTS = {(verb, kind): _set_aside(verb, page) for verb in SET_ASIDE_AS for kind, page in PAGES.items()}
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,8 @@ class BulkVerbs:
                         most: int = MOST) -> Bulk:
         """The deliveries `deliveries` shows that `verb` (dismiss, cancel) starts from, `most` at
         most, set aside; a dry run only reads them."""
-        read, log, change = SET_ASIDE_STATEMENTS[(verb, deliveries.along_events)]
+        kind = ("window" if deliveries.windowed else "every") if deliveries.along_events else "open"
+        read, log, change = SET_ASIDE_STATEMENTS[(verb, kind)]
         bound = deliveries.parameters(EARLIEST, EVENTS_SEARCHED)
         if dry:
             return Bulk(await self.db.all(read, (*bound, now, who, most)), [], most)

@@ -39,9 +39,15 @@ WHERE e.emitted_at >= ?1 AND e.emitted_at < ?2 AND e.emitted_at >= ?3
 ORDER BY e.emitted_at, e.id LIMIT CAST(?10 AS INTEGER)"""
 SELECT_EVERY_PAGE = f"""WITH w AS MATERIALIZED ({EVENT_WINDOW}),
 stop AS MATERIALIZED (SELECT emitted_at FROM w ORDER BY emitted_at, id LIMIT 1 OFFSET CAST(?10 AS INTEGER) - 1)
-SELECT {PAGE_COLUMNS} FROM {EVERY_ROW}
-WHERE e.id IN (SELECT id FROM w) AND {DELIVERY_MATCHED}
+SELECT {PAGE_COLUMNS}
+FROM w CROSS JOIN tickwork_events AS e ON e.id = w.id CROSS JOIN tickwork_deliveries AS d ON d.event = e.id
+WHERE {DELIVERY_MATCHED}
   AND NOT EXISTS (SELECT 1 FROM stop WHERE e.emitted_at >= stop.emitted_at AND stop.emitted_at > ?3)
+ORDER BY e.emitted_at, d.id LIMIT CAST(?9 AS INTEGER)"""
+# With no filter but the range, a page is read along the events' index from the cursor and
+# stops when it is full: no window.
+SELECT_EVERY_PLAIN = f"""SELECT {PAGE_COLUMNS} FROM {EVERY_ROW}
+WHERE {DELIVERY_MATCHED} AND ?10 IS NOT NULL
 ORDER BY e.emitted_at, d.id LIMIT CAST(?9 AS INTEGER)"""
 # The window's end alone (?1 to ?3 as above, ?4 the window): the next page looks on from it.
 EVERY_STOP = f"""WITH w AS ({EVENT_WINDOW.replace('?10', '?4')})
@@ -52,6 +58,7 @@ SELECT emitted_at FROM w ORDER BY emitted_at, id LIMIT 1 OFFSET CAST(?4 AS INTEG
 PAGE_LOG = "SELECT * FROM tickwork_operator_log WHERE delivery IN (SELECT id FROM ({page})) ORDER BY at DESC"
 SELECT_OPEN_PAGE_LOG = PAGE_LOG.format(page=SELECT_OPEN_PAGE)
 SELECT_EVERY_PAGE_LOG = PAGE_LOG.format(page=SELECT_EVERY_PAGE)
+SELECT_EVERY_PLAIN_LOG = PAGE_LOG.format(page=SELECT_EVERY_PLAIN)
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,11 @@ class DeliveryFilter:
     def along_events(self) -> bool:
         return self.every and self.state not in OPEN_STATES
 
+    @property
+    def windowed(self) -> bool:
+        """Whether a filter past the range is in it: a page along the events looks through a window."""
+        return any(value is not None for value in (self.state, self.queue, self.event, self.schedule))
+
     def parameters(self, after: tuple[float, str], most: int) -> tuple[object, ...]:
         return (self.start, float(self.end), after[0], after[1], self.state, self.queue, self.event, self.schedule,
                 most, SEARCHED)
@@ -89,6 +101,9 @@ async def filtered_deliveries(db: Database, deliveries: DeliveryFilter, after: t
     bound = deliveries.parameters(after, most)
     if not deliveries.along_events:
         rows, log = await db.batch([(SELECT_OPEN_PAGE, bound[:9]), (SELECT_OPEN_PAGE_LOG, bound[:9])])
+        return FilteredDeliveries(rows, log, None)
+    if not deliveries.windowed:
+        rows, log = await db.batch([(SELECT_EVERY_PLAIN, bound), (SELECT_EVERY_PLAIN_LOG, bound)])
         return FilteredDeliveries(rows, log, None)
     rows, log, stop = await db.batch([(SELECT_EVERY_PAGE, bound), (SELECT_EVERY_PAGE_LOG, bound),
                                       (EVERY_STOP, (*bound[:3], SEARCHED))])
