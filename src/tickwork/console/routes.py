@@ -12,7 +12,7 @@ from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..store.operator import OperatorStore
-from ..times import DAY, HOUR, NEVER, instant
+from ..times import DAY, NEVER, instant
 from ..store.delivery_filters import filtered_deliveries
 from ..store.run_filters import LATEST, filtered_runs
 from . import bulk_actions, csrf, deliveries_page, filters, pages, runs_page
@@ -39,7 +39,6 @@ HTML = "text/html; charset=utf-8"
 
 SCHEDULE_VERBS = {"pause": "pause", "resume": "resume", "run": "run", "cancel": "cancel_item"}
 DELIVERY_VERBS = ("retry", "dismiss", "cancel")
-SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
 SEARCHED_IN = ("name", "action", "label", "input")
 STATES = tuple(state for state, _ in pages.STATES)  # the filter the page offers: a row's state, or all
 CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
