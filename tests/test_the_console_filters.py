@@ -136,6 +136,45 @@ def test_a_filter_no_index_serves_pages_on_from_where_it_stopped_without_showing
     assert len(seen) == len(set(seen)) == failed > (run_filters.SEARCHED + 500) // 10
 
 
+def steps(db, sql: str, bound: tuple) -> int:
+    """What a statement costs SQLite, in virtual-machine steps (hundreds a count): the reads follow it."""
+    counted = [0]
+
+    def step() -> int:
+        counted[0] += 1
+        return 0
+
+    db._conn.set_progress_handler(step, 100)
+    try:
+        db._conn.execute(sql, bound).fetchall()
+    finally:
+        db._conn.set_progress_handler(None, 100)
+    return counted[0]
+
+
+def test_a_filter_many_runs_pass_reads_about_a_page_not_its_window():
+    db = open_store()
+    fill(db, runs=3 * run_filters.SEARCHED, start=NINE)
+    page = RunFilter(0, NEVER, name="cen*").parameters(run_filters.LATEST, 51)  # every run passes
+    none_pass = RunFilter(0, NEVER, error="nobody").parameters(run_filters.LATEST, 51)
+    assert 10 * steps(db, run_filters.SELECT_FILTERED_RUNS, page) < steps(db, run_filters.SELECT_FILTERED_RUNS,
+                                                                            none_pass)
+
+
+def test_a_filtered_page_of_deliveries_stops_when_full_and_reads_no_further_than_its_window():
+    db = open_store()
+    fill(db, failed_deliveries=3 * delivery_filters.SEARCHED)
+    db._conn.execute("UPDATE tickwork_events SET emitted_at = emitted_at + CAST(substr(id, 2) AS INTEGER)")
+    page = delivery_filters.DeliveryFilter(True, queue="EV*").parameters(delivery_filters.EARLIEST, 201)
+    none_pass = delivery_filters.DeliveryFilter(True, queue="NOWHERE").parameters(delivery_filters.EARLIEST, 201)
+    window = steps(db, delivery_filters.SELECT_EVERY_PAGE, none_pass)
+    # A page that fills reads its events and the window's end (along the events' index alone).
+    assert steps(db, delivery_filters.SELECT_EVERY_PAGE, page) < 0.7 * window
+    db._conn.execute("DELETE FROM tickwork_events WHERE CAST(substr(id, 2) AS INTEGER) > 2 * ?",
+                     (delivery_filters.SEARCHED,))
+    assert steps(db, delivery_filters.SELECT_EVERY_PAGE, none_pass) > 0.8 * window  # what lies past it is not read
+
+
 # -- the bulk retry --------------------------------------------------------------------------------
 
 async def failing():

@@ -1,4 +1,3 @@
-WITH w AS (SELECT e.id, e.emitted_at FROM tickwork_events AS e INDEXED BY tickwork_events_by_emitted
+SELECT e.emitted_at FROM tickwork_events AS e INDEXED BY tickwork_events_by_emitted
 WHERE e.emitted_at >= ?1 AND e.emitted_at < ?2 AND e.emitted_at >= ?3
-ORDER BY e.emitted_at, e.id LIMIT CAST(?4 AS INTEGER))
-SELECT emitted_at FROM w ORDER BY emitted_at, id LIMIT 1 OFFSET CAST(?4 AS INTEGER) - 1
+ORDER BY e.emitted_at LIMIT 1 OFFSET CAST(?4 AS INTEGER) - 1

@@ -1,9 +1,3 @@
-WITH new AS MATERIALIZED (SELECT * FROM tickwork_runs AS r INDEXED BY tickwork_runs_failed
+SELECT tick_at, id FROM (SELECT * FROM tickwork_runs AS r INDEXED BY tickwork_runs_failed
 WHERE r.outcome = 'failed' AND r.tick_at >= ?1 AND (r.tick_at, r.id) < (?2, ?3) AND r.tick_at < ?4
-ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?5 AS INTEGER)), old AS MATERIALIZED (SELECT * FROM tickwork_runs WHERE id = ''),
-stop AS MATERIALIZED (SELECT tick_at, id FROM (
-    SELECT * FROM (SELECT tick_at, id FROM new ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1)
-    UNION ALL
-    SELECT * FROM (SELECT tick_at, id FROM old ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1))
-  ORDER BY tick_at DESC, id DESC LIMIT 1)
-SELECT tick_at, id FROM stop
+ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?5 AS INTEGER)) LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1

@@ -21,10 +21,10 @@ from .alerts import iso_sql
 from .delivery_filters import SEARCHED as EVENTS_SEARCHED
 from .delivery_filters import EARLIEST, SELECT_EVERY_PAGE, SELECT_EVERY_PLAIN, SELECT_OPEN_PAGE, DeliveryFilter
 from .operator import DISMISSIBLE, RUNNABLE
-from .run_filters import FAILED, LATEST, SEARCHED, SELECT_FILTERED_FAILED, RunFilter
+from .run_filters import FAILED, LATEST, SELECT_FILTERED_FAILED, RunFilter
 
 MOST = 100  # rows a bulk change takes at most a post, as the page says
-FAILED_SEEN = SEARCHED  # failed runs a bulk retry looks through at most (the filter's window)
+FAILED_SEEN = 10_000  # failed runs a bulk retry looks through at most, through their own index
 
 # The failed runs the filter shows (its ?1 to ?12, outcome failed), the latest of each schedule,
 # with the schedule as it stands, ?13 schedules at most, latest failure first.
@@ -95,7 +95,7 @@ class BulkVerbs:
         made again by hand where it may be (live, not paused, none asked for already); a dry run
         only reads them."""
         shown = RunFilter(runs.start, runs.end, FAILED, runs.name, runs.label, runs.action, runs.trace, runs.error)
-        bound = (*shown.parameters(LATEST, FAILED_SEEN), most)
+        bound = (*shown.parameters(LATEST, FAILED_SEEN, FAILED_SEEN), most)
         if dry:
             return Bulk(await self.db.all(CANDIDATES, bound), [], most)
         rows, _, changed = await self.db.batch([(CANDIDATES, bound), (LOG_RETRIES, (*bound, now, who)),

@@ -8,13 +8,14 @@ index by emission from the cursor, a window of SEARCHED events at most a page wh
 passes few, and the page says how far it looked.
 """
 
+import json
 from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..times import NEVER
 from .operator import EVERY_ROW, OPEN_DELIVERIES, OPEN_ROWS
 
-SEARCHED = 10_000  # events a page of every delivery kept looks through at most
+SEARCHED = 2_000  # events a page of every delivery kept, filtered, looks through at most
 EARLIEST = (-1.0, "")  # a cursor before every delivery
 OPEN_STATES = ("pending", "outcome_unknown", "failed")
 
@@ -31,18 +32,18 @@ SELECT_OPEN_PAGE = f"""SELECT {PAGE_COLUMNS} FROM {OPEN_ROWS}
 WHERE {OPEN_DELIVERIES} AND {DELIVERY_MATCHED}
 ORDER BY e.emitted_at, d.id LIMIT CAST(?9 AS INTEGER)"""
 # The window: the events after the cursor in the range, SEARCHED at most (?10), whose deliveries
-# the filters then pick from; `stop`, the last of them where it filled: the page shows those
-# emitted before it, and the next page looks on from it (unless the whole window shares the
-# cursor's millisecond, which it then shows whole).
-EVENT_WINDOW = """SELECT e.id, e.emitted_at FROM tickwork_events AS e INDEXED BY tickwork_events_by_emitted
+# the filters then pick from; `stop`, the emission of the last of them where it filled (read along
+# the events' index alone, once a statement): the page shows those emitted before it, read in
+# emission order and stopping when the page is full, and the next page looks on from it (unless
+# the whole window shares the cursor's millisecond, which it then shows whole).
+EVENTS_WINDOW_END = """SELECT e.emitted_at FROM tickwork_events AS e INDEXED BY tickwork_events_by_emitted
 WHERE e.emitted_at >= ?1 AND e.emitted_at < ?2 AND e.emitted_at >= ?3
-ORDER BY e.emitted_at, e.id LIMIT CAST(?10 AS INTEGER)"""
-SELECT_EVERY_PAGE = f"""WITH w AS MATERIALIZED ({EVENT_WINDOW}),
-stop AS MATERIALIZED (SELECT emitted_at FROM w ORDER BY emitted_at, id LIMIT 1 OFFSET CAST(?10 AS INTEGER) - 1)
-SELECT {PAGE_COLUMNS}
-FROM w CROSS JOIN tickwork_events AS e ON e.id = w.id CROSS JOIN tickwork_deliveries AS d ON d.event = e.id
-WHERE {DELIVERY_MATCHED}
-  AND NOT EXISTS (SELECT 1 FROM stop WHERE e.emitted_at >= stop.emitted_at AND stop.emitted_at > ?3)
+ORDER BY e.emitted_at LIMIT 1 OFFSET CAST(?10 AS INTEGER) - 1"""
+# (The range's end and the window's are one bound, so that the index's range stops at the window.)
+WINDOW_BOUND = f"""min(?2, IFNULL((SELECT CASE WHEN emitted_at > ?3 THEN emitted_at ELSE emitted_at + 1 END
+                                  FROM ({EVENTS_WINDOW_END})), ?2))"""
+SELECT_EVERY_PAGE = f"""SELECT {PAGE_COLUMNS} FROM {EVERY_ROW}
+WHERE {DELIVERY_MATCHED.replace("e.emitted_at < ?2", "e.emitted_at < " + WINDOW_BOUND)}
 ORDER BY e.emitted_at, d.id LIMIT CAST(?9 AS INTEGER)"""
 # With no filter but the range, a page is read along the events' index from the cursor and
 # stops when it is full: no window.
@@ -50,14 +51,16 @@ SELECT_EVERY_PLAIN = f"""SELECT {PAGE_COLUMNS} FROM {EVERY_ROW}
 WHERE {DELIVERY_MATCHED} AND ?10 IS NOT NULL
 ORDER BY e.emitted_at, d.id LIMIT CAST(?9 AS INTEGER)"""
 # The window's end alone (?1 to ?3 as above, ?4 the window): the next page looks on from it.
-EVERY_STOP = f"""WITH w AS ({EVENT_WINDOW.replace('?10', '?4')})
-SELECT emitted_at FROM w ORDER BY emitted_at, id LIMIT 1 OFFSET CAST(?4 AS INTEGER) - 1"""
+EVERY_STOP = EVENTS_WINDOW_END.replace("?10", "?4")
 
 # What operators did to the deliveries of the page, newest first, through the log's index on
 # (delivery, at): the page's statement again, in the same batch.
 PAGE_LOG = "SELECT * FROM tickwork_operator_log WHERE delivery IN (SELECT id FROM ({page})) ORDER BY at DESC"
 SELECT_OPEN_PAGE_LOG = PAGE_LOG.format(page=SELECT_OPEN_PAGE)
-SELECT_EVERY_PAGE_LOG = PAGE_LOG.format(page=SELECT_EVERY_PAGE)
+# A filtered page's log is read after it, of the ids it shows, only where it shows any: the page's
+# statement again would read its window twice.
+LOG_OF_SHOWN = """SELECT * FROM tickwork_operator_log WHERE delivery IN (SELECT value FROM json_each(?1))
+ORDER BY at DESC"""
 SELECT_EVERY_PLAIN_LOG = PAGE_LOG.format(page=SELECT_EVERY_PLAIN)
 
 
@@ -97,7 +100,8 @@ class FilteredDeliveries:
 
 async def filtered_deliveries(db: Database, deliveries: DeliveryFilter, after: tuple[float, str],
                               most: int) -> FilteredDeliveries:
-    """The deliveries `deliveries` shows after the cursor `after`, `most` at most, and their log, in one batch."""
+    """The deliveries `deliveries` shows after the cursor `after`, `most` at most, and their log: in
+    one batch, or where a filter looks through a window, the log of those shown after it."""
     bound = deliveries.parameters(after, most)
     if not deliveries.along_events:
         rows, log = await db.batch([(SELECT_OPEN_PAGE, bound[:9]), (SELECT_OPEN_PAGE_LOG, bound[:9])])
@@ -105,7 +109,7 @@ async def filtered_deliveries(db: Database, deliveries: DeliveryFilter, after: t
     if not deliveries.windowed:
         rows, log = await db.batch([(SELECT_EVERY_PLAIN, bound), (SELECT_EVERY_PLAIN_LOG, bound)])
         return FilteredDeliveries(rows, log, None)
-    rows, log, stop = await db.batch([(SELECT_EVERY_PAGE, bound), (SELECT_EVERY_PAGE_LOG, bound),
-                                      (EVERY_STOP, (*bound[:3], SEARCHED))])
+    rows, stop = await db.batch([(SELECT_EVERY_PAGE, bound), (EVERY_STOP, (*bound[:3], SEARCHED))])
+    log = await db.all(LOG_OF_SHOWN, (json.dumps([row["id"] for row in rows]),)) if rows else []
     reached = int(stop[0]["emitted_at"]) if stop else None
     return FilteredDeliveries(rows, log, reached if reached is not None and reached > after[0] else None)

@@ -15,7 +15,7 @@ from ..database import Database, Row
 from ..times import NEVER
 from .operator import NEW_SINCE, OLD_BY_TICK, OLD_SINCE
 
-SEARCHED = 10_000  # runs a page with a filter no index serves looks through at most
+SEARCHED = 2_000  # runs a page with a filter no index serves looks through at most
 FAILED = "failed"
 LATEST = (float(NEVER), "\uffff")  # a cursor past every run: bound as a float, as D1 takes no BigInt
 
@@ -34,36 +34,36 @@ ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?5 AS INTEGER)"""
 FAILED_WINDOW = f"""SELECT * FROM tickwork_runs AS r INDEXED BY tickwork_runs_failed
 WHERE r.outcome = 'failed' AND r.tick_at >= ?1 AND {BEFORE}
 ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?5 AS INTEGER)"""
-NOTHING = "SELECT * FROM tickwork_runs WHERE id = ''"  # no run: the failed runs' index holds every id
 
-# Where each window stopped, if it was full: its last run; the page looked at every run after the
-# later of those, and shows none before it (the other window's older runs are the next page's).
-RUN_WINDOWS = """WITH new AS MATERIALIZED ({new}), old AS MATERIALIZED ({old}),
-stop AS MATERIALIZED (SELECT tick_at, id FROM (
-    SELECT * FROM (SELECT tick_at, id FROM new ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1)
-    UNION ALL
-    SELECT * FROM (SELECT tick_at, id FROM old ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1))
-  ORDER BY tick_at DESC, id DESC LIMIT 1)"""
 RUN_MATCHED = """
-  (?7 IS NULL OR r.outcome = ?7) AND (?8 IS NULL OR r.schedule GLOB ?8) AND (?9 IS NULL OR s.label GLOB ?9)
-  AND (?10 IS NULL OR IFNULL(s.action, r.schedule) GLOB ?10) AND (?11 IS NULL OR r.trace = ?11)
-  AND (?12 IS NULL OR instr(lower(IFNULL(r.code, '') || ' ' || IFNULL(r.detail, '')), ?12) > 0)"""
-RUN_PAGE = """{windows}
-SELECT r.*, s.form AS form, s.label AS label, s.action AS action
-FROM (SELECT * FROM new UNION ALL SELECT * FROM old) AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
-LEFT JOIN stop ON (r.tick_at, r.id) < (stop.tick_at, stop.id)
-WHERE stop.id IS NULL AND {matched}
-ORDER BY r.tick_at DESC, r.id DESC LIMIT CAST(?6 AS INTEGER)
-"""
-# The window's end alone, in the page's batch: only where a filter no index serves looks.
-RUN_STOP = "{windows}\nSELECT tick_at, id FROM stop"
+  (?7 IS NULL OR w.outcome = ?7) AND (?8 IS NULL OR w.schedule GLOB ?8) AND (?9 IS NULL OR s.label GLOB ?9)
+  AND (?10 IS NULL OR IFNULL(s.action, w.schedule) GLOB ?10) AND (?11 IS NULL OR w.trace = ?11)
+  AND (?12 IS NULL OR instr(lower(IFNULL(w.code, '') || ' ' || IFNULL(w.detail, '')), ?12) > 0)"""
+# A page: each kind of id's window read in its own order, the runs the filters pass picked from it
+# as it is read, stopping at ?6 (so a filter many runs pass reads about a page), the two merged.
+RUN_ARM = """SELECT * FROM (SELECT w.*, s.form AS form, s.label AS label, s.action AS action
+FROM ({window}) AS w LEFT JOIN tickwork_schedules AS s ON s.name = w.schedule
+WHERE {matched} LIMIT CAST(?6 AS INTEGER))"""
+RUN_PAGE = """{new}
+UNION ALL
+{old}
+ORDER BY tick_at DESC, id DESC LIMIT CAST(?6 AS INTEGER)"""
+# Where the windows stopped, where one filled: the later of their last runs. The page shows none
+# before it (the other window's older runs are the next look's), and the next look starts there,
+# so each run is looked at once across pages. In the page's batch, only where a filter no index
+# serves looks.
+RUN_STOP = """SELECT tick_at, id FROM (
+    SELECT * FROM (SELECT tick_at, id FROM ({new}) LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1)
+    UNION ALL
+    SELECT * FROM (SELECT tick_at, id FROM ({old}) LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1))
+ORDER BY tick_at DESC, id DESC LIMIT 1"""
 
-EVERY_ID = RUN_WINDOWS.format(new=NEW_WINDOW, old=OLD_WINDOW)
-FAILED_ONLY = RUN_WINDOWS.format(new=FAILED_WINDOW, old=NOTHING)
-SELECT_FILTERED_RUNS = RUN_PAGE.format(windows=EVERY_ID, matched=RUN_MATCHED)
-SELECT_FILTERED_FAILED = RUN_PAGE.format(windows=FAILED_ONLY, matched=RUN_MATCHED)
-SELECT_RUNS_STOP = RUN_STOP.format(windows=EVERY_ID)
-SELECT_FAILED_STOP = RUN_STOP.format(windows=FAILED_ONLY)
+SELECT_FILTERED_RUNS = RUN_PAGE.format(new=RUN_ARM.format(window=NEW_WINDOW, matched=RUN_MATCHED),
+                                       old=RUN_ARM.format(window=OLD_WINDOW, matched=RUN_MATCHED))
+SELECT_FILTERED_FAILED = (f"SELECT * FROM ({RUN_ARM.format(window=FAILED_WINDOW, matched=RUN_MATCHED)})\n"
+                          "ORDER BY tick_at DESC, id DESC")
+SELECT_RUNS_STOP = RUN_STOP.format(new=NEW_WINDOW, old=OLD_WINDOW)
+SELECT_FAILED_STOP = f"SELECT tick_at, id FROM ({FAILED_WINDOW}) LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1"
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ class RunFilter:
         return any(value is not None for value in (self.name, self.label, self.action, self.trace, self.error)) or (
             self.outcome not in (None, FAILED))
 
-    def parameters(self, before: tuple[float, str], most: int) -> tuple[object, ...]:
-        window = SEARCHED if self.windowed else most
+    def parameters(self, before: tuple[float, str], most: int, window: int | None = None) -> tuple[object, ...]:
+        window = window or (SEARCHED if self.windowed else most)
         return (self.start, before[0], before[1], float(self.end), window, most, self.outcome, self.name, self.label,
                 self.action, self.trace, self.error.lower() if self.error is not None else None)
 
@@ -100,9 +100,12 @@ class FilteredRuns:
 async def filtered_runs(db: Database, runs: RunFilter, before: tuple[float, str], most: int) -> FilteredRuns:
     """The runs `runs` shows after the cursor `before` (tick_at, id), `most` at most, in one batch."""
     failed = runs.outcome == FAILED
-    statements = [(SELECT_FILTERED_FAILED if failed else SELECT_FILTERED_RUNS, runs.parameters(before, most))]
+    bound = runs.parameters(before, most)
+    statements = [(SELECT_FILTERED_FAILED if failed else SELECT_FILTERED_RUNS, bound)]
     if runs.windowed:
-        statements.append((SELECT_FAILED_STOP if failed else SELECT_RUNS_STOP, runs.parameters(before, most)[:5]))
+        statements.append((SELECT_FAILED_STOP if failed else SELECT_RUNS_STOP, bound[:5]))
     found = await db.batch(statements)
-    stop = found[1][0] if runs.windowed and found[1] else None
-    return FilteredRuns(found[0], (int(stop["tick_at"]), str(stop["id"])) if stop is not None else None)
+    if not runs.windowed or not found[1]:
+        return FilteredRuns(found[0], None)
+    stop = (int(found[1][0]["tick_at"]), str(found[1][0]["id"]))
+    return FilteredRuns([row for row in found[0] if (row["tick_at"], row["id"]) > stop], stop)

@@ -1,1 +1,0 @@
-SELECT * FROM tickwork_runs WHERE id = ''

@@ -1,6 +1,0 @@
-WITH new AS MATERIALIZED ({new}), old AS MATERIALIZED ({old}),
-stop AS MATERIALIZED (SELECT tick_at, id FROM (
-    SELECT * FROM (SELECT tick_at, id FROM new ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1)
-    UNION ALL
-    SELECT * FROM (SELECT tick_at, id FROM old ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1))
-  ORDER BY tick_at DESC, id DESC LIMIT 1)
