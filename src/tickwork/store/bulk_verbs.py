@@ -20,7 +20,7 @@ from ..database import Database, Row
 from .alerts import iso_sql
 from .delivery_filters import SEARCHED as EVENTS_SEARCHED
 from .delivery_filters import EARLIEST, SELECT_EVERY_PAGE, SELECT_EVERY_PLAIN, SELECT_OPEN_PAGE, DeliveryFilter
-from .operator import DISMISSIBLE, RUNNABLE
+from .operator import CANCELLABLE, DISMISSIBLE, RUNNABLE
 from .run_filters import FAILED, LATEST, SELECT_FILTERED_FAILED, RunFilter
 
 MOST = 100  # rows a bulk change takes at most a post, as the page says
@@ -52,7 +52,7 @@ WHERE name IN (SELECT schedule FROM ({TAKEN_RUNS})) AND {RUNNABLE} RETURNING nam
 
 # The deliveries the filter shows (its ?1 to ?10), in the states `verb` starts from, ?13 at most.
 # ?11 now, ?12 who.
-SET_ASIDE_FROM = {"dismiss": DISMISSIBLE, "cancel": "state IN ('pending', 'outcome_unknown', 'failed')"}
+SET_ASIDE_FROM = {"dismiss": DISMISSIBLE, "cancel": CANCELLABLE}
 SET_ASIDE_AS = {"dismiss": "dismissed", "cancel": "cancelled"}
 SHOWN_DELIVERIES = "SELECT id, state FROM ({page}) WHERE {when} ORDER BY emitted_at, id LIMIT CAST(?13 AS INTEGER)"
 LOG_SET_ASIDE = """
