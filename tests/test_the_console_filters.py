@@ -366,3 +366,35 @@ def test_every_delivery_kept_is_looked_through_a_window_of_events_a_page_each_sh
     first = deliveries_page(db, all="1", state="delivered", queue="NOWHERE")
     assert "no deliveries" in first and "look further" in first
     assert f"looks through the deliveries of {delivery_filters.SEARCHED:,} events at most" in first
+
+
+def hidden_fields(html: str, action: str) -> dict:
+    """The fields the form posting to `action` carries (its first such form)."""
+    form = re.search(r'<form[^>]*action="[^"]*' + re.escape(action) + r'"[^>]*>(.*?)</form>', html, re.S)
+    assert form is not None, action
+    return dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', form[1]))
+
+
+def test_a_bulk_dismiss_from_a_page_looked_further_takes_the_deliveries_that_page_shows():
+    db = open_store()
+    n = delivery_filters.SEARCHED + 300
+    fill(db, failed_deliveries=n)
+    db._conn.execute("UPDATE tickwork_events SET emitted_at = emitted_at + CAST(substr(id, 2) AS INTEGER)")
+    db._conn.execute("UPDATE tickwork_deliveries SET queue = 'AUDIT' WHERE CAST(substr(id, 2) AS INTEGER) > ?",
+                     (delivery_filters.SEARCHED,))  # none of the first window's
+    now = NINE + HOUR
+    first = ask(db, "GET", f"{PREFIX}/deliveries?all=1&queue=AUDIT", now=now).body
+    [further] = re.findall(r'href="([^"]*)">look further', first)
+    later = ask(db, "GET", further.replace("&amp;", "&"), now=now).body
+    fields = {key: value.replace("&amp;", "&") for key, value in hidden_fields(later, "/deliveries/dismiss").items()}
+    dry = shown(ask(db, "POST", f"{PREFIX}/deliveries/dismiss", now=now, headers={"origin": "https://app.example"},
+                    form=fields))
+    assert "Dismiss would take these 100 deliveries, at most 100 a post" in dry
+    confirm = {key: value.replace("&amp;", "&") for key, value in
+               hidden_fields(ask(db, "POST", f"{PREFIX}/deliveries/dismiss", now=now,
+                                 headers={"origin": "https://app.example"}, form=fields).body,
+                             "/deliveries/dismiss").items()}
+    done = ask(db, "POST", f"{PREFIX}/deliveries/dismiss", now=now, headers={"origin": "https://app.example"},
+               form=confirm)
+    assert done.status == 303 and "dismissed=100" in done.headers["location"]
+    assert rows_of(db, "SELECT count(*) AS n FROM tickwork_deliveries WHERE state = 'dismissed'")[0]["n"] == 100

@@ -33,9 +33,9 @@ async def act(db: Database, frame: Frame, route: str, form: dict, back: str) -> 
         return Answer(303, location=_noted(back, retried=str(len(bulk.changed))))
     verb = route.rpartition("/")[2]
     deliveries = filters.delivery_filter(form, frame.now)
-    bulk = await BulkVerbs(db).set_aside(verb, deliveries, frame.who, frame.now, dry)
+    bulk = await BulkVerbs(db).set_aside(verb, deliveries, frame.who, frame.now, dry, filters.after(form))
     if dry:
-        shown = filters.shown(form, filters.DELIVERY_KEYS)
+        shown = filters.shown(form, (*filters.DELIVERY_KEYS, "after"))
         return Answer(200, deliveries_page.set_aside_listed(frame, verb, bulk, shown, back))
     return Answer(303, location=_noted(back, **{DONE[verb]: str(len(bulk.changed))}))
 

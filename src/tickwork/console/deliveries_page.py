@@ -12,7 +12,7 @@ from .html import Html, join, link, table, tag
 from .parts import Frame, button, choice, field, hidden, moment, page, said, search_form
 
 STATES = [("", "those an operator may act on"), *((state, state) for state in DELIVERY_STATES)]
-FILTERS = ("all", "state", "queue", "event", "schedule", "from", "to")
+FILTERS = ("all", "state", "queue", "event", "schedule", "from", "to", "after")  # what a bulk form carries
 DONE = "{n} deliveries {done} (one operator-log row each): they are not sent again."
 BULK = {"dismiss": "Dismiss", "cancel": "Cancel"}
 

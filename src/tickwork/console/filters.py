@@ -4,7 +4,7 @@ value none of the pages' forms writes is a 400 naming it (`Refused`), before any
 import re
 
 from ..model import Outcome
-from ..store.delivery_filters import DeliveryFilter
+from ..store.delivery_filters import EARLIEST, DeliveryFilter
 from ..store.run_filters import RunFilter
 from ..times import DAY, HOUR, NEVER, instant
 
@@ -14,6 +14,7 @@ RUN_KEYS = ("since", "from", "to", "outcome", "name", "label", "action", "trace"
 DELIVERY_KEYS = ("all", "state", "queue", "event", "schedule", "from", "to")
 DELIVERY_STATES = ("pending", "failed", "outcome_unknown", "delivered", "dismissed", "cancelled")
 TRACE = re.compile(r"[0-9A-Za-z_.:-]{1,200}")
+AFTER = re.compile(r"([0-9]{1,15}):(.*)", re.S)  # a deliveries page's cursor, as its links write it
 
 
 class Refused(ValueError):
@@ -84,6 +85,17 @@ def delivery_filter(query: dict, now: int) -> DeliveryFilter:
     start, end = time_range(query, now, "all")
     return DeliveryFilter(query.get("all") == "1" or state is not None, state, glob(query, "queue"),
                           glob(query, "schedule"), start, end, glob(query, "event"))
+
+
+def after(query: dict) -> tuple[float, str]:
+    """Where the deliveries page a bulk form came from starts (its `after`), so that it takes what that page shows."""
+    value = query.get("after")
+    if not value:
+        return EARLIEST
+    found = AFTER.fullmatch(value)
+    if found is None:
+        raise Refused("after", value, "a page's bound as the console writes it (<epoch ms>:<id>)")
+    return float(found[1]), found[2]
 
 
 def shown(query: dict, keys: tuple[str, ...]) -> dict:

@@ -172,7 +172,8 @@ async def _deliveries(db, app, frame, query):
     shown = filters.shown(query, filters.DELIVERY_KEYS)
     back = frame.href("/deliveries", **{**shown, "after": query.get("after") or None})
     notice = _done(query, "dismissed", deliveries_page.DONE) or _done(query, "cancelled", deliveries_page.DONE)
-    return 200, deliveries_page.deliveries(frame, found.rows[:DELIVERIES], found.log, shown, back,
+    on = {**shown, "after": query["after"]} if query.get("after") else shown  # the page a bulk form takes from
+    return 200, deliveries_page.deliveries(frame, found.rows[:DELIVERIES], found.log, on, back,
                                            len(found.rows) > DELIVERIES, found.stop, notice)
 
 

@@ -103,12 +103,12 @@ class BulkVerbs:
         return Bulk(rows, [row["name"] for row in changed], most)
 
     async def set_aside(self, verb: str, deliveries: DeliveryFilter, who: str, now: int, dry: bool,
-                        most: int = MOST) -> Bulk:
-        """The deliveries `deliveries` shows that `verb` (dismiss, cancel) starts from, `most` at
-        most, set aside; a dry run only reads them."""
+                        after: tuple[float, str] = EARLIEST, most: int = MOST) -> Bulk:
+        """The deliveries `deliveries` shows after the cursor `after` (the page's) that `verb`
+        (dismiss, cancel) starts from, `most` at most, set aside; a dry run only reads them."""
         kind = ("window" if deliveries.windowed else "every") if deliveries.along_events else "open"
         read, log, change = SET_ASIDE_STATEMENTS[(verb, kind)]
-        bound = deliveries.parameters(EARLIEST, EVENTS_SEARCHED)
+        bound = deliveries.parameters(after, EVENTS_SEARCHED)
         if dry:
             return Bulk(await self.db.all(read, (*bound, now, who, most)), [], most)
         rows, _, changed = await self.db.batch([(read, (*bound, now, who, most)), (log, (*bound, now, who, most)),
