@@ -18,7 +18,8 @@ AFTER = re.compile(r"([0-9]{1,15}):(.*)", re.S)  # a deliveries page's cursor, a
 
 
 class Refused(ValueError):
-    """A query value none of the console's forms writes: a 400 naming it."""
+    """A query value none of the console's pages or forms writes: a 400 naming it, before anything
+    is read (routes.Unwritten, for every page)."""
 
     def __init__(self, name: str, value: str, what: str):
         super().__init__(f"`{name}={value}` is not {what}. Nothing was read: follow the console's own links, "
@@ -35,8 +36,10 @@ def text(query: dict, name: str) -> str | None:
 def glob(query: dict, name: str) -> str | None:
     """What a person types as a GLOB: itself where it has wildcards, else a prefix."""
     value = text(query, name)
-    if value is None:
-        return None
+    return None if value is None else as_glob(value)
+
+
+def as_glob(value: str) -> str:
     return value if re.search(r"[*?\[]", value) else value + "*"
 
 

@@ -42,15 +42,10 @@ DELIVERY_VERBS = ("retry", "dismiss", "cancel")
 SEARCHED_IN = ("name", "action", "label", "input")
 STATES = tuple(state for state, _ in pages.STATES)  # the filter the page offers: a row's state, or all
 CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
-LONGEST_TEXT = 1000  # characters of a search, a name or a page's bound; SQLite refuses a GLOB past 50,000
+LONGEST_TEXT = filters.LONGEST  # characters of a search, a name or a page's bound; SQLite refuses a GLOB past 50,000
 
 
-class Unwritten(ValueError):
-    """A query value none of the console's pages writes: a 400 naming it, before anything is read."""
-
-    def __init__(self, name: str, value: str, what: str):
-        super().__init__(f"`{name}={value}` is not {what}. Nothing was read: follow the console's own links, "
-                         "or use its forms")
+Unwritten = filters.Refused  # a query value none of the console's pages writes: a 400 naming it
 
 
 def prefix_of(app: App) -> str:
@@ -96,7 +91,7 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
         return respond(404, pages.answer(frame, "Not found", "The console has no such page.", frame.href(""), True))
     try:
         status, body = await handler(db, app, frame, request.query)
-    except (Unwritten, filters.Refused) as why:
+    except Unwritten as why:
         return respond(400, pages.answer(frame, "Bad request", str(why), frame.href(route), True))
     return respond(status, body)
 
@@ -121,9 +116,7 @@ async def _schedules(db, app, frame, query):
                                 entries=entries)
 
 
-def _glob(text: str) -> str:
-    """What a person types as a GLOB: itself where it has wildcards, else a prefix."""
-    return text if re.search(r"[*?\[]", text) else text + "*"
+_glob = filters.as_glob  # what a person types as a GLOB: itself where it has wildcards, else a prefix
 
 
 async def _schedule(db, app, frame, query):
