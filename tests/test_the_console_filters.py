@@ -398,3 +398,14 @@ def test_a_bulk_dismiss_from_a_page_looked_further_takes_the_deliveries_that_pag
                form=confirm)
     assert done.status == 303 and "dismissed=100" in done.headers["location"]
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_deliveries WHERE state = 'dismissed'")[0]["n"] == 100
+
+
+def test_the_run_a_window_ends_at_is_looked_at_once_across_looks():
+    db = open_store()
+    fill(db, runs=run_filters.SEARCHED + 500, start=NINE)
+    db._conn.execute("UPDATE tickwork_runs SET detail = 'boom' WHERE id IN (SELECT id FROM tickwork_runs"
+                     " ORDER BY tick_at DESC, id DESC LIMIT 1 OFFSET ?)", (run_filters.SEARCHED - 1,))
+    first = run(run_filters.filtered_runs(db, RunFilter(0, NEVER, error="boom"), run_filters.LATEST, 51))
+    assert first.stop is not None
+    further = run(run_filters.filtered_runs(db, RunFilter(0, NEVER, error="boom"), first.stop, 51))
+    assert len(first.rows) + len(further.rows) == 1

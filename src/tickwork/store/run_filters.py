@@ -108,4 +108,4 @@ async def filtered_runs(db: Database, runs: RunFilter, before: tuple[float, str]
     if not runs.windowed or not found[1]:
         return FilteredRuns(found[0], None)
     stop = (int(found[1][0]["tick_at"]), str(found[1][0]["id"]))
-    return FilteredRuns([row for row in found[0] if (row["tick_at"], row["id"]) > stop], stop)
+    return FilteredRuns([row for row in found[0] if (row["tick_at"], row["id"]) >= stop], stop)
