@@ -14,10 +14,11 @@ from ..database import Database, Row
 from ..operating.views import first as _first
 from ..store.operator import (
     FAILING, IN_RANGE, NEW_SINCE, OLD_BY_TICK, OLD_SINCE, SCHEDULES_WINDOW, SCHEDULES_WITH_RUNS, SEARCH_WINDOW,
-    SEARCHED, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_RECENT_RUNS, SELECT_SCHEDULE,
+    SEARCHED, SELECT_APP, SELECT_BACKFILLS, SELECT_GAPS, SELECT_LAST_RUN, SELECT_SCHEDULE,
     SELECT_SCHEDULE_LOG, TO_SEND, WINDOW, glob_is_its_range, glob_range,
 )
 from ..store.app_row import HEALTH
+from ..store.run_filters import LATEST, RunFilter, filtered_runs
 from ..times import HOUR, NEVER
 
 # Where a first page starts: bound as a float, since Pyodide hands D1 an int this large as a BigInt,
@@ -268,9 +269,9 @@ class ConsoleStore:
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:
         """Runs across schedules, newest tick first, a page after `before` (tick_at, id), each with
-        its schedule's form and label: the command's statement (operator_store.SELECT_RECENT_RUNS)."""
-        tick, id = before or (NEWEST, "\uffff")
-        return await self.db.all(SELECT_RECENT_RUNS, (since, tick, id, outcome, name_glob, page + 1))
+        its schedule's form and label, as the runs page reads them (store.run_filters)."""
+        found = await filtered_runs(self.db, RunFilter(since, NEVER, outcome, name_glob), before or LATEST, page + 1)
+        return found.rows
 
     async def log(self, before: tuple[int, str] | None, page: int) -> list[Row]:
         at, id = before or (NEWEST, "\uffff")

@@ -4,7 +4,7 @@ and, for a calendar, in its zone too. No script; one stylesheet from the console
 from ..backfill import backfilled_once_ended
 from ..operating import words
 from ..operating.views import (
-    LIFE, Entry, LeaseView, ScheduleView, delivery_view, run_view, schedule_view, zone_of,
+    LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
 from ..operating.words import when
 from . import charts
@@ -286,54 +286,7 @@ def backfill_listed(frame: Frame, plan, start: str, end: str, back: str) -> str:
     return page(frame, "/schedules", f"Backfill {plan.name}", *body)
 
 
-# -- runs across schedules --------------------------------------------------------------------
-
-OUTCOMES = [("", "any"), ("succeeded", "succeeded"), ("failed", "failed"), ("skipped", "skipped"),
-            ("running", "running")]
-SINCE = [("1h", "the last hour"), ("24h", "the last day"), ("7d", "the last week"), ("all", "all kept")]
-
-
-def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
-    form = search_form(frame, "/runs", [
-        ("since", choice("since", query.get("since") or "24h", SINCE)),
-        ("outcome", choice("outcome", query.get("outcome"), OUTCOMES)),
-        ("name", field("name", query.get("name"), "a name or GLOB: send_*")),
-    ])
-    listed = table(
-        ["TICK (UTC, ITS ZONE)", "SCHEDULE", "DUE", "TOOK", "OUTCOME", "CALL", "DID", "TRACE", "DETAIL"],
-        [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
-          join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
-                tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
-          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome_noted(run),
-          words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
-          words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
-    body = [form, listed]
-    if more:
-        before = f"{int(rows[-1]['tick_at'])}:{rows[-1]['id']}"
-        body.append(tag("p", link(frame.href("/runs", **{**query, "before": before}),
-                                  "older runs")))
-    return page(frame, "/runs", "Runs across schedules", *body)
-
-
-# -- deliveries and the operator log ----------------------------------------------------------
-
-def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: bool, back: str) -> str:
-    listed = []
-    for row in rows:
-        view = delivery_view(row)
-        buttons = [button(frame, f"/delivery/{verb}", verb.capitalize(), back, id=view.id) for verb in view.verbs]
-        logged = [f"{when(int(e['at']))} {e['who']} {e['verb']} ({e['detail']})"
-                  for e in log if e["delivery"] == view.id]
-        listed.append([tag("span", view.id, class_="id"), view.event_name, view.queue, view.state,
-                       view.sends, moment(view.next_send, frame.now),
-                       words.clip(view.last_error, 160), tag("code", words.clip(row.get("body"), 120)),
-                       join([tag("div", line) for line in logged]), join(buttons)])
-    switch = (link(frame.href("/deliveries"), "only those an operator may act on") if every_state
-              else link(frame.href("/deliveries", all="1"), "every delivery kept"))
-    return page(frame, "/deliveries", "Deliveries", tag("p", switch),
-                table(["DELIVERY", "EVENT", "QUEUE", "STATE", "SENDS", "NEXT SEND", "LAST ERROR", "BODY",
-                       "OPERATOR LOG", ""], listed, "no deliveries"))
-
+# -- the operator log ------------------------------------------------------------------------
 
 def log_table(frame: Frame, rows: list[dict]) -> Html:
     return table(["WHEN", "WHO", "VERB", "OF", "DETAIL"],

@@ -30,6 +30,7 @@ CSS = (
     "} button { font: inherit; padding: .1em .7em; cursor: pointer; }\n"
     ".said { padding: .6em 1em; background: #eef6ff; border: 1px solid #b6d4fe; }\n"
     ".said.refused { background: #fdeceb; border-color: #f5c2bf; }\n"
+    "form label { display: inline-block; margin: 0 1.2em .4em 0; white-space: nowrap; }\n"
     "dl { display: grid; grid-template-columns: max-content 1fr; gap: .3em 1.2em; }\n"
     "dt { font-weight: 600; } dd { margin: 0; }\n"
     "code, .id { font-family: ui-monospace, monospace; font-size: .92em; word-break: break-all; }\n"

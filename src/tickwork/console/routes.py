@@ -11,15 +11,17 @@ from ..operating import words
 from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
-from ..model import Outcome
 from ..store.operator import OperatorStore
 from ..times import DAY, HOUR, NEVER, instant
-from . import csrf, pages
+from ..store.delivery_filters import filtered_deliveries
+from ..store.run_filters import LATEST, filtered_runs
+from . import bulk_actions, csrf, deliveries_page, filters, pages, runs_page
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
 
 PAGE = 50  # rows a page of schedules, runs or log
+DELIVERIES = 200  # rows a page of deliveries
 NEXT_DUE = 5  # due times shown ahead
 DEFAULT_PREFIX = "/tickwork"  # where the local host serves it for an app that sets none
 
@@ -37,19 +39,13 @@ HTML = "text/html; charset=utf-8"
 
 SCHEDULE_VERBS = {"pause": "pause", "resume": "resume", "run": "run", "cancel": "cancel_item"}
 DELIVERY_VERBS = ("retry", "dismiss", "cancel")
-SINCE = {"1h": HOUR, "24h": DAY, "7d": 7 * DAY}
 SEARCHED_IN = ("name", "action", "label", "input")
 STATES = tuple(state for state, _ in pages.STATES)  # the filter the page offers: a row's state, or all
 CURSOR_TIME = re.compile(r"[0-9]{1,15}")  # epoch ms as the pages write them: far below 2**53, bound as a number
-LONGEST_TEXT = 1000  # characters of a search, a name or a page's bound; SQLite refuses a GLOB past 50,000
+LONGEST_TEXT = filters.LONGEST  # characters of a search, a name or a page's bound; SQLite refuses a GLOB past 50,000
 
 
-class Unwritten(ValueError):
-    """A query value none of the console's pages writes: a 400 naming it, before anything is read."""
-
-    def __init__(self, name: str, value: str, what: str):
-        super().__init__(f"`{name}={value}` is not {what}. Nothing was read: follow the console's own links, "
-                         "or use its forms")
+Unwritten = filters.Refused  # a query value none of the console's pages writes: a 400 naming it
 
 
 def prefix_of(app: App) -> str:
@@ -124,9 +120,7 @@ async def _schedules(db, app, frame, query):
                                 entries=entries)
 
 
-def _glob(text: str) -> str:
-    """What a person types as a GLOB: itself where it has wildcards, else a prefix."""
-    return text if re.search(r"[*?\[]", text) else text + "*"
+_glob = filters.as_glob  # what a person types as a GLOB: itself where it has wildcards, else a prefix
 
 
 async def _schedule(db, app, frame, query):
@@ -162,21 +156,32 @@ def _next_due(state: dict | None, declared) -> list[int]:
 
 
 async def _runs(db, app, frame, query):
-    since_key = _one_of(query, "since", (*SINCE, "all"), "24h")
-    since = 0 if since_key == "all" else frame.now - SINCE[since_key]
-    outcome = _one_of(query, "outcome", tuple(Outcome), None)
-    name = _text(query, "name")
-    rows = await ConsoleStore(db).runs(_keys(query, "before", int, str), since, outcome,
-                                       _glob(name) if name else None, PAGE)
-    shown = {key: value for key, value in query.items() if key in ("since", "outcome", "name")}
-    return 200, pages.runs(frame, rows[:PAGE], len(rows) > PAGE, shown)
+    runs = filters.run_filter(query, frame.now)
+    found = await filtered_runs(db, runs, _keys(query, "before", int, str) or LATEST, PAGE + 1)
+    shown = filters.shown(query, filters.RUN_KEYS)
+    return 200, runs_page.runs(frame, found.rows[:PAGE], len(found.rows) > PAGE, shown, found.stop,
+                               _done(query, "retried", runs_page.RETRIED))
 
 
 async def _deliveries(db, app, frame, query):
-    every_state = query.get("all") == "1"
-    rows, log = await OperatorStore(db).deliveries(every_state, 200)
-    back = frame.href("/deliveries", all="1" if every_state else None)
-    return 200, pages.deliveries(frame, rows, log, every_state, back)
+    deliveries = filters.delivery_filter(query, frame.now)
+    found = await filtered_deliveries(db, deliveries, _keys(query, "after", int, str) or (-1.0, ""), DELIVERIES + 1)
+    shown = filters.shown(query, filters.DELIVERY_KEYS)
+    back = frame.href("/deliveries", **{**shown, "after": query.get("after") or None})
+    notice = _done(query, "dismissed", deliveries_page.DONE) or _done(query, "cancelled", deliveries_page.DONE)
+    on = {**shown, "after": query["after"]} if query.get("after") else shown  # the page a bulk form takes from
+    return 200, deliveries_page.deliveries(frame, found.rows[:DELIVERIES], found.log, on, back,
+                                           len(found.rows) > DELIVERIES, found.stop, notice)
+
+
+def _done(query: dict, name: str, said: str) -> str:
+    """What the bulk change the page was redirected from did, as the redirect's count says."""
+    count = query.get(name)
+    if count is None:
+        return ""
+    if not CURSOR_TIME.fullmatch(count):
+        raise Unwritten(name, count, "a count")
+    return said.format(n=int(count), done=name)
 
 
 async def _log(db, app, frame, query):
@@ -226,6 +231,12 @@ async def _act(db, frame, route, form) -> Response:
     if not back.startswith(frame.prefix + "/") and back != frame.prefix:
         back = frame.href("")
     kind, _, verb = route.lstrip("/").partition("/")
+    if route in bulk_actions.ROUTES:
+        try:
+            bulk = await bulk_actions.act(db, frame, route, form, back)
+        except filters.Refused as refused:
+            return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
+        return respond(bulk.status, bulk.body, **({"location": bulk.location} if bulk.location else {}))
     if route == "/schedule/backfill":
         return await _backfill(db, frame, form, back)
     if route == "/backfill/cancel":
