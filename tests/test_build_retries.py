@@ -89,7 +89,8 @@ def test_decorators_take_the_whole_retry_rule(tmp_path):
         '@calendar("0 9 1 * *", retry="3 after 1h up to 2h except invalid_input")\nasync def monthly_statement():\n'
         '    pass\n'
         '@pulse(cycle="1h", retry="2 after 5m jitter 1m")\nasync def sweep():\n    pass\n')
-    specs = {s.name: retry_of_entry(s.manifest_entry()) for s in build(project(tmp_path, {}, actions=decorated)).schedules}
+    built = build(project(tmp_path, {}, actions=decorated)).schedules
+    specs = {s.name: retry_of_entry(s.manifest_entry()) for s in built}
     assert (specs["monthly_statement"].ceiling, specs["monthly_statement"].never) == (7_200_000, ("invalid_input",))
     assert specs["sweep"].jitter == 60_000
 

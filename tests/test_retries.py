@@ -240,7 +240,7 @@ def test_why_says_a_schedule_s_retry_and_limit_in_its_rule(app):
     _, answer, _ = app.run("why", "statement", now=utc("2026-03-01 12:01"))
     assert answer["rule"].endswith(
         "; a failed run is tried again for its due time up to 3 times more, 1 minute after the first failure and "
-        "each pause twice the one before (`retry`); a run is stopped after 2 minutes (`limit`)")
+        "each pause twice the one before (`retry: 3 after 1m`); a run is stopped after 2 minutes (`limit`)")
 
 
 def test_history_shows_each_attempt_in_a_column_of_its_own(app):

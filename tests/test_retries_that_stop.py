@@ -235,3 +235,82 @@ def test_a_lapsed_runs_retry_takes_a_handed_over_rules_ceiling_and_jitter(db):
     ticks(db, [], due + 3 * MINUTE)
     assert state(db, id).retry_attempt == 2
     assert state(db, id).due_at == due + 3 * MINUTE + 5 * MINUTE + jitter_of(seed_of(id), due, 1, 40 * SECOND)
+
+
+# -- shown in words ------------------------------------------------------------------------------
+
+ENTRY = {"kind": "calendar", "name": "statement", "source": "src/app/x.py:3", "cron": "0 9 * * *", "zone": "UTC"}
+
+
+def test_why_and_history_say_a_code_the_rule_names_is_never_retried(app):
+    rule = retry_of("3 after 1m except invalid_input", False)
+    app.tick([daily(Refusing(), retry=rule)], utc("2026-03-01 12:00"), NINE)
+    app.manifest({**ENTRY, **rule.settings()})
+    said = "not retried: invalid_input is never retried (retry 3 after 1m except invalid_input)"
+    _, why, _ = app.run("why", "statement", now=NINE + MINUTE)
+    assert said in why["last_due_what"]
+    assert why["rule"].endswith("invalid_input is never retried (`retry: 3 after 1m except invalid_input`)")
+    _, history, _ = app.run("history", "statement", now=NINE + MINUTE)
+    assert [r["not_retried"] for r in history["runs"]] == [said]
+    _, text, _ = app.run("history", "statement", now=NINE + MINUTE, json_=False)
+    assert f"2026-03-02 09:00 UTC: {said}" in text
+
+
+def test_why_says_an_action_error_raised_with_retry_false_was_not_retried(app):
+    app.tick([daily(Refusing(retry=False))], utc("2026-03-01 12:00"), NINE)
+    app.manifest({**ENTRY, **Retry(3, MINUTE).settings()})
+    _, why, _ = app.run("why", "statement", now=NINE + MINUTE)
+    assert "not retried: the action raised invalid_input with retry=False" in why["last_due_what"]
+
+
+def test_why_says_a_pending_retrys_place_and_its_pause_at_the_ceiling(app):
+    rule = retry_of("8 after 1m up to 2m", False)
+    action = Refusing("unavailable")
+    app.tick([daily(action, retry=rule)], utc("2026-03-01 12:00"), NINE, NINE + MINUTE, NINE + 3 * MINUTE)
+    app.manifest({**ENTRY, **rule.settings()})
+    _, why, _ = app.run("why", "statement", now=NINE + 4 * MINUTE)
+    assert ("attempt 4 of 9 for 2026-03-02 09:00 UTC (retry 3 of 8 after 2m (the ceiling))"
+            in why["next_due_why"])
+    _, history, _ = app.run("history", "statement", now=NINE + 4 * MINUTE)
+    assert [r["retry"] for r in history["runs"]] == [
+        "retry 2 of 8 after 2m (the ceiling)", "retry 1 of 8 after 1m", None]
+    _, text, _ = app.run("history", "statement", now=NINE + 4 * MINUTE, json_=False)
+    assert "3: retry 2 of 8 after 2m " in text
+
+
+def test_schedules_show_the_retry_rule_whole(app):
+    rule = retry_of("8 after 1m up to 30m jitter 30s except invalid_input, not_found", False)
+    app.tick([daily(Refusing(), retry=rule)], utc("2026-03-01 12:00"))
+    app.manifest({**ENTRY, **rule.settings()})
+    _, listed, _ = app.run("schedules", now=NINE)
+    whole = "8 after 1m up to 30m jitter 30s except invalid_input, not_found"
+    assert [s["retry"] for s in listed["schedules"]] == [whole]
+    _, text, _ = app.run("schedules", now=NINE, json_=False)
+    assert "RETRY" in text and whole in text
+
+
+def page(db, path, now, schedules):
+    from console_fixtures import PREFIX, ask
+    from test_the_console_pages import shown
+
+    from tickwork.app import App
+
+    return shown(ask(db, "GET", PREFIX + path, now=now, app=App("DB", tuple(schedules), console={"prefix": PREFIX})))
+
+
+def test_the_console_says_a_run_was_not_retried_and_shows_the_rule_whole(db):
+    rule = retry_of("3 after 1m up to 2m except invalid_input", False)
+    statement = daily(Refusing(), retry=rule)
+    ticks(db, [statement], utc("2026-03-01 12:00"), NINE)
+    schedule = page(db, "/schedule?name=statement", NINE + MINUTE, [statement])
+    assert "not retried: invalid_input is never retried (retry 3 after 1m up to 2m except invalid_input)" in schedule
+    assert "(`retry: 3 after 1m up to 2m except invalid_input`)" in schedule
+    assert "not retried: invalid_input is never retried" in page(db, "/runs", NINE + MINUTE, [statement])
+
+
+def test_the_console_says_each_retrys_place_and_a_pause_at_the_ceiling(db):
+    statement = daily(Refusing("unavailable"), retry=retry_of("8 after 1m up to 2m", False))
+    ticks(db, [statement], utc("2026-03-01 12:00"), NINE, NINE + MINUTE, NINE + 3 * MINUTE)
+    schedule = page(db, "/schedule?name=statement", NINE + 4 * MINUTE, [statement])
+    assert "attempt 3 of 9 retry 2 of 8 after 2m" in schedule
+    assert "(retry 3 of 8 after 2m (the ceiling))" in schedule
