@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from faults import at
 from harness import FakeQueue
-from helpers import lose_a_run, run, runs, state, ticks
+from helpers import lose_a_run, open_store, run, runs, state, ticks
 from test_failures_announced import alerting
 from test_retries import attempts, daily
 from test_retries_backfill_and_alerts_together import connections, race
@@ -314,3 +314,24 @@ def test_the_console_says_each_retrys_place_and_a_pause_at_the_ceiling(db):
     schedule = page(db, "/schedule?name=statement", NINE + 4 * MINUTE, [statement])
     assert "attempt 3 of 9 retry 2 of 8 after 2m" in schedule
     assert "(retry 3 of 8 after 2m (the ceiling))" in schedule
+
+
+# -- what it costs -------------------------------------------------------------------------------
+
+def test_with_the_whole_rule_a_nothing_due_tick_stays_two_statements_one_round_trip_one_row(db):
+    from test_failures_announced import cost
+
+    rule = retry_of("8 after 1m up to 30m jitter 30s except invalid_input, not_found", False)
+    schedules = [daily(Refusing(), retry=rule)]
+    ticks(db, schedules, utc("2026-03-01 12:00"), NINE)  # its run failed: never retried, nothing pending
+    assert cost(db, schedules, NINE + 10 * MINUTE) == (2, 1, 1)
+
+
+def test_an_unretried_failure_costs_no_statement_more_than_a_failure_without_retries(db):
+    from test_statements_per_tick import cost
+
+    ticks(db, [daily(Refusing(retry=False))], utc("2026-03-01 12:00"))
+    unretried = cost(db, NINE, [daily(Refusing(retry=False))])
+    other = open_store()
+    ticks(other, [daily(Refusing(), retry=None)], utc("2026-03-01 12:00"))
+    assert unretried == cost(other, NINE, [daily(Refusing(), retry=None)])
