@@ -335,3 +335,13 @@ def test_an_unretried_failure_costs_no_statement_more_than_a_failure_without_ret
     other = open_store()
     ticks(other, [daily(Refusing(), retry=None)], utc("2026-03-01 12:00"))
     assert unretried == cost(other, NINE, [daily(Refusing(), retry=None)])
+
+
+def test_the_workers_run_line_says_a_failure_was_not_retried(db):
+    from tickwork.adapters.workers import describe
+
+    ticks(db, [daily(Refusing(retry=False))], utc("2026-03-01 12:00"))
+    [report] = ticks(db, [daily(Refusing(retry=False))], NINE)
+    assert describe(report.runs[0]).startswith(
+        "tickwork: statement due 2026-03-02T09:00:00.000Z: failed (invalid_input) in 0 ms; not retried: its code is "
+        "never retried")
