@@ -46,7 +46,7 @@ class Retry:
 
     def settings(self) -> dict[str, object]:
         """The rule as a manifest entry and a handed-over schedule's JSON keep it (kinds.forms
-        .retry_of_entry reads it back): a rule of attempts and pause alone as before 0.2."""
+        .retry_of_entry reads it back): a rule of attempts and pause alone is kept as 0.1.0 kept it."""
         kept: dict[str, object] = {"retry_attempts": self.attempts, "retry_pause_ms": self.pause}
         if self.ceiling is not None:
             kept["retry_ceiling_ms"] = self.ceiling
