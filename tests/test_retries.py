@@ -338,7 +338,7 @@ def test_a_lapsed_runs_retry_is_timed_in_sql_by_the_rule_a_failed_ends_retry_is(
     from tickwork.model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, Retry
 
     sql = (f"SELECT CASE WHEN {ATTEMPT_LEFT_SQL.format(attempt='?1', attempts='?2')} "
-           f"THEN {PAUSE_AFTER_SQL.format(pause='?3', attempt='?1', ceiling='NULL', jitter='NULL', name="''", due='0')} END")
+           f"THEN {PAUSE_AFTER_SQL.format(pause='?3', attempt='?1', ceiling='NULL', jitter='NULL', seed='0', due='0')} END")
     db = sqlite3.connect(":memory:")
     in_sql = [db.execute(sql, (float(a), float(attempts), float(pause))).fetchone()[0] for a in range(1, 11)]
     assert in_sql == [Retry(attempts, pause).pause_after(a) for a in range(1, 11)]

@@ -3,6 +3,7 @@ with retry=False, a rule's `except invalid_input`) ends the due time's attempts 
 attempts used up do; `up to 30m` stops the pauses growing; `jitter 30s` adds to each pause an
 offset in [0, 30s) drawn from (schedule, due time, attempt), the same for every racing tick."""
 
+import json
 import sqlite3
 
 import pytest
@@ -18,7 +19,7 @@ from tickwork.errors import ScheduleError
 from tickwork.health import health
 from tickwork.kinds.forms import retry_of_entry
 from tickwork.kinds.rules import retry_of
-from tickwork.model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, Code, Kind, Outcome, Retry, jitter_of, seed_of
+from tickwork.model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, SEEDS_SQL, Code, Kind, Outcome, Retry, jitter_of, seed_of
 from tickwork.per_item import Items
 from tickwork.times import MINUTE, SECOND, utc
 
@@ -127,19 +128,41 @@ def test_a_jittered_retry_comes_after_its_pause_and_its_offset(db):
 
 # -- the rule in SQL and in Python ---------------------------------------------------------------
 
-NAMES = ["statement", "a", "", "billing.nightly_statements", "ad3f09c2b7e1", "Zürich-täglich", "日次の請求"]
+NAMES = ["statement", "a", "", "billing.nightly_statements", "ad3f09c2b7e1", "Zürich-täglich", "日次の請求",
+         "report_eu_daily_x", "report_us_daily_x", "emoji_😀_nightly"]
+
+
+def seeds_in_sql(names: list[str]) -> dict[str, int]:
+    """SEEDS_SQL's seed of each of `names`, as a statement of the store computes it."""
+    db = sqlite3.connect(":memory:")
+    sql = f"WITH RECURSIVE given(name) AS (SELECT value FROM json_each(?1)), {SEEDS_SQL.format(names='given')} " \
+          "SELECT name, seed FROM seeds"
+    return dict(db.execute(sql, (json.dumps(names),)).fetchall())
+
+
+def test_a_names_seed_is_hashed_alike_in_sql_and_in_python_from_every_character():
+    assert seeds_in_sql(NAMES) == {name: seed_of(name) for name in NAMES}
+
+
+def test_names_sharing_their_length_and_both_ends_draw_different_offsets():
+    eu, us = "report_eu_daily_x", "report_us_daily_x"  # the same length, first and last six characters
+    assert seed_of(eu) != seed_of(us)
+    drawn = [(jitter_of(seed_of(eu), NINE + d * 86_400_000, 1, 3_600_000),
+              jitter_of(seed_of(us), NINE + d * 86_400_000, 1, 3_600_000)) for d in range(30)]
+    assert sum(a != b for a, b in drawn) >= 28
 
 
 @pytest.mark.parametrize("rule", [Retry(8, MINUTE, 30 * MINUTE), Retry(5, 10 * SECOND, 20 * SECOND, 30 * SECOND),
                                   Retry(3, MINUTE, jitter=7 * SECOND), Retry(10, MINUTE, jitter=3_600_000)])
 def test_a_lapsed_runs_retry_is_timed_in_sql_as_in_python_with_a_ceiling_and_a_jitter(rule):
     sql = (f"SELECT CASE WHEN {ATTEMPT_LEFT_SQL.format(attempt='?1', attempts='?2')} THEN "
-           f"{PAUSE_AFTER_SQL.format(pause='?3', attempt='?1', ceiling='?4', jitter='?5', name='?6', due='?7')} END")
+           f"{PAUSE_AFTER_SQL.format(pause='?3', attempt='?1', ceiling='?4', jitter='?5', seed='?6', due='?7')} END")
     db = sqlite3.connect(":memory:")
+    seeds = seeds_in_sql(NAMES)
     for name in NAMES:
         for due in (NINE, NINE + 86_400_000, utc("2031-07-19 23:59:50")):
             in_sql = [db.execute(sql, (a, float(rule.attempts), float(rule.pause), rule.ceiling, float(rule.jitter),
-                                       name, float(due))).fetchone()[0] for a in range(1, 12)]
+                                       seeds[name], float(due))).fetchone()[0] for a in range(1, 12)]
             assert in_sql == [rule.pause_after(a, name, due) for a in range(1, 12)], (name, due)
 
 

@@ -60,16 +60,15 @@ class Retry:
 # A jitter offset is drawn from the schedule's name, the due time and the attempt, by arithmetic
 # SQLite does alike (a lapsed run's retry is scheduled in SQL): every racing tick draws the same.
 _MIX = 1_000_003  # a prime; every product stays far inside SQLite's 64-bit integers
-_ENDS = 6  # characters read from each end of a name
+_BASE = 65_599
 
 
 def seed_of(name: str) -> int:
-    """A name's seed: a polynomial hash of its length and its first and last characters."""
-    points = [ord(name[k]) if k < len(name) else 0 for k in range(_ENDS)]
-    points += [ord(name[-k]) if k <= len(name) else 0 for k in range(1, _ENDS + 1)]
-    seed = len(name)
-    for point in points:
-        seed = (seed * 65_599 + point) % _MIX
+    """A name's seed: a polynomial hash of every character of it (SEEDS_SQL computes the same),
+    so two names differing in one character anywhere never share it."""
+    seed = 0
+    for char in name:
+        seed = (seed * _BASE + ord(char)) % _MIX
     return seed
 
 
@@ -80,22 +79,23 @@ def jitter_of(seed: int, due: int, attempt: int, jitter: int) -> int:
     return mixed * mixed % _MIX * (jitter // 1000) // _MIX * 1000
 
 
-def _seed_sql() -> str:
-    seed = "length({name})"
-    points = [f"IFNULL(unicode(substr({{name}}, {k}, 1)), 0)" for k in range(1, _ENDS + 1)]
-    points += [f"IFNULL(unicode(substr({{name}}, -{k}, 1)), 0)" for k in range(1, _ENDS + 1)]
-    for point in points:
-        seed = f"({seed} * 65599 + {point}) % {_MIX}"
-    return seed
+# seed_of in SQL, for the names of {names} (a CTE with a column `name`): CTEs `seeds(name, seed)`
+# and its steps, one character a row; the statement's WITH must be RECURSIVE. A name's row of
+# `seeds` is read once its last character is in.
+SEEDS_SQL = f"""seed_steps(name, k, seed) AS (
+    SELECT DISTINCT name, 0, 0 FROM {{names}}
+    UNION ALL
+    SELECT name, k + 1, (seed * {_BASE} + unicode(substr(name, k + 1, 1))) % {_MIX} FROM seed_steps
+    WHERE k < length(name)),
+  seeds(name, seed) AS (SELECT name, seed FROM seed_steps WHERE k = length(name))"""
 
 
 # Retry.pause_after in SQL, for the runs whose lease lapsed (store.leases.SCHEDULE_LAPSED_RETRIES),
 # which a statement must retry as a failed end would: {pause}, {attempt}, {ceiling}, {jitter},
-# {name} and {due} are SQL expressions, {attempts} the attempts declared (a NULL ceiling or jitter
-# is none; integers, as D1 may bind a float). tests/test_retries.py and test_retries_that_stop.py
-# hold the two to one rule.
-SEED_SQL = _seed_sql()
-_MIXED = f"(({SEED_SQL}) + CAST({{due}} AS INTEGER) / 1000 % {_MIX} * 7919 + {{attempt}} * 104729) % {_MIX}"
+# {seed} (seed_of the schedule's name, from SEEDS_SQL) and {due} are SQL expressions, {attempts}
+# the attempts declared (a NULL ceiling or jitter is none; integers, as D1 may bind a float).
+# tests/test_retries.py and test_retries_that_stop.py hold the two to one rule.
+_MIXED = f"({{seed}} + CAST({{due}} AS INTEGER) / 1000 % {_MIX} * 7919 + {{attempt}} * 104729) % {_MIX}"
 PAUSE_AFTER_SQL = ("MIN({pause} * (1 << ({attempt} - 1)), IFNULL({ceiling}, {pause} * (1 << ({attempt} - 1))))"
                    f"\n                               + {_MIXED} * {_MIXED} % {_MIX}"
                    f" * (CAST(IFNULL({{jitter}}, 0) AS INTEGER) / 1000) / {_MIX} * 1000")
