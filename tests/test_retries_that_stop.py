@@ -175,7 +175,9 @@ def test_a_lapsed_runs_retry_is_timed_in_sql_as_in_python_with_a_ceiling_and_a_j
     ("3 after 1m except", "`except` names 'nothing', not a code"),
     ("3 after 1m except invalid input", "`except` names 'invalid input', not a code"),
     ("3 after 1m except lease_expired", "is always retried"),
-    ("3 after 1m jitter 30s up to 5m", "is not a number of attempts more and the first pause"),
+    ("3 after 1m jitter 30s up to 5m", "`jitter 30s up to 5m` is not `up to C`, then `jitter J`, then `except`"),
+    ("3 after 1m upto 5m", "`upto 5m` is not `up to C`"),
+    ("three after 1m", "is not a number of attempts more and the first pause"),
 ])
 def test_a_rule_wrong_in_one_part_is_refused_naming_that_part(text, part):
     with pytest.raises(ScheduleError) as refused:

@@ -30,6 +30,7 @@ MOST_ATTEMPTS = 10
 SHORTEST_PAUSE = 10 * SECOND  # a Worker with queues bound ticks again at each 10-second mark
 
 _RETRY = re.compile(r"\s*([0-9]+)\s+after\s+(\S+)(?:\s+up\s+to\s+(\S+))?(?:\s+jitter\s+(\S+))?\s*")
+_RETRY_HEAD = re.compile(r"\s*[0-9]+\s+after\s+\S+")
 _EXCEPT = re.compile(r"\s+except(?:\s+|$)")
 _CODE = re.compile(r"[A-Za-z0-9_.:-]+")
 RETRY_SYNTAX = "`retry: 8 after 1m up to 30m jitter 30s except invalid_input, not_found`"
@@ -110,6 +111,10 @@ def retry_of(text: str, queues: bool) -> Retry:
     head, *tail = _EXCEPT.split(text, maxsplit=1)
     match = _RETRY.fullmatch(head)
     attempts = whole(match.group(1)) if match else None
+    started = _RETRY_HEAD.match(head)
+    if match is None and started is not None:  # `N after D` read, the rest not
+        raise Invalid(code, f"{said}: `{head[started.end():].strip()}` is not `up to C`, then `jitter J`, "
+                      "then `except` codes, in that order", f"write the parts in that order: {RETRY_SYNTAX}")
     if match is None or attempts is None:
         raise Invalid(code, f"{said} is not a number of attempts more and the first pause",
                       "write e.g. `retry: 3 after 1m`: three attempts more, after 1m, 2m and 4m; "
