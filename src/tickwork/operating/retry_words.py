@@ -8,9 +8,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..model import Kind, Retry, jitter_of, seed_of
-from ..times import DAY, HOUR, MINUTE, SECOND
-
-_WRITTEN = ((DAY, "d"), (HOUR, "h"), (MINUTE, "m"), (SECOND, "s"))
+from ..times import written
 
 
 def retry_of_settings(settings: Mapping[str, Any]) -> Retry | None:
@@ -22,14 +20,6 @@ def retry_of_settings(settings: Mapping[str, Any]) -> Retry | None:
         return retry_of_entry(dict(settings))
     except (KeyError, TypeError, ValueError):
         return None
-
-
-def written(ms: int) -> str:
-    """A duration as `retry:` is written: `30m`, `90s`, `1d`."""
-    for unit, name in _WRITTEN:
-        if ms % unit == 0:
-            return f"{ms // unit}{name}"
-    return f"{ms}ms"
 
 
 def rule_text(retry: Retry) -> str:
