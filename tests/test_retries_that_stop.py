@@ -330,7 +330,15 @@ def test_the_console_says_a_run_was_not_retried_and_shows_the_rule_whole(db):
     schedule = page(db, "/schedule?name=statement", NINE + MINUTE, [statement])
     assert "not retried: invalid_input is never retried (retry 3 after 1m up to 2m except invalid_input)" in schedule
     assert "(`retry: 3 after 1m up to 2m except invalid_input`)" in schedule
-    assert "not retried: invalid_input is never retried" in page(db, "/runs", NINE + MINUTE, [statement])
+    assert "not retried: invalid_input ended its due time's attempts" in page(db, "/runs", NINE + MINUTE, [statement])
+
+
+def test_the_runs_across_schedules_never_say_a_code_raised_with_retry_false_is_never_retried(db):
+    statement = daily(Refusing(retry=False), retry=retry_of("3 after 1m", False))
+    ticks(db, [statement], utc("2026-03-01 12:00"), NINE)
+    runs_page = page(db, "/runs", NINE + MINUTE, [statement])
+    assert "not retried: invalid_input ended its due time's attempts" in runs_page
+    assert "is never retried" not in runs_page  # its next failure under the code may well be retried
 
 
 def test_the_console_says_each_retrys_place_and_a_pause_at_the_ceiling(db):

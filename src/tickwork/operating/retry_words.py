@@ -72,8 +72,8 @@ def unretried_words(run: Mapping[str, Any], retry: Retry | None) -> str:
     if run.get("kind") != Kind.UNRETRIED:
         return ""
     code = run.get("code")
-    if retry is None:  # a page that does not read the schedule's rule
-        return f"not retried: {code} is never retried"
+    if retry is None:  # a page across schedules, which does not read each one's rule
+        return f"not retried: {code} ended its due time's attempts"
     if code in retry.never:
         return f"not retried: {code} is never retried (retry {rule_text(retry)})"
     return f"not retried: the action raised {code} with retry=False"
