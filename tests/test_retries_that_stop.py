@@ -262,6 +262,25 @@ def test_a_lapsed_runs_retry_takes_a_handed_over_rules_ceiling_and_jitter(db):
     assert state(db, id).due_at == due + 3 * MINUTE + 5 * MINUTE + jitter_of(seed_of(id), due, 1, 40 * SECOND)
 
 
+async def unavailable():
+    raise ActionError("unavailable", "the ledger is down")
+
+
+def test_a_lapsed_retrys_pause_stops_at_a_handed_over_rules_ceiling(tmp_path):
+    dbs = connections(tmp_path / "d1.sqlite")
+    hand = Items(dbs[0], lambda: utc("2026-03-01 12:00"))
+    id = run(hand.every(unavailable, {"c": 5}, "1d", retry="3 after 5m up to 6m jitter 40s"))
+    ticks(dbs[0], [], utc("2026-03-01 12:01"))
+    due = state(dbs[0], id).due_at
+    race(dbs, [], due)  # attempt 1 fails: attempt 2 after 5m and its offset
+    second = state(dbs[0], id).due_at
+    race(dbs[:1], [], second, killed_after=at("claim"))  # attempt 2, lost with its lease (no other ticker)
+    lapsed = second + 16 * MINUTE
+    race(dbs, [], lapsed)  # attempt 3 scheduled in SQL: 6m (not 10m) and its offset
+    assert state(dbs[0], id).retry_attempt == 3
+    assert state(dbs[0], id).due_at == lapsed + 6 * MINUTE + jitter_of(seed_of(id), due, 2, 40 * SECOND)
+
+
 # -- shown in words ------------------------------------------------------------------------------
 
 ENTRY = {"kind": "calendar", "name": "statement", "source": "src/app/x.py:3", "cron": "0 9 * * *", "zone": "UTC"}
