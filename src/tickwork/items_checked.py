@@ -53,7 +53,8 @@ def _described(item: object) -> tuple:
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
-    runs = _runs(item.get("retry"), item.get("limit")) if timings != ["at"] else {}
+    runs = _runs(item.get("retry"), item.get("limit")) | _span(item.get("starts"), item.get("times")) \
+        if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
                                                  repeated="first")) | runs, item.get("expires"), label
@@ -62,7 +63,7 @@ def _described(item: object) -> tuple:
     return action, input, _once(**_taken(item, "at")), None, label
 
 
-RUN_OPTIONS = ("expires", "retry", "limit")  # beside a repeating timing's own arguments
+RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times")  # beside a repeating timing's own arguments
 
 
 def _taken(item: dict, timing: str, **defaults) -> dict:
@@ -217,3 +218,18 @@ def _moment(item: str, value: object) -> int:
         raise ScheduleError(f"schedule.{item}_invalid", f"`{item}` of {value!r} is not a moment in epoch milliseconds",
                             f"give `{item}` as an int of milliseconds since the epoch, e.g. clock.now_ms + 3600000")
     return value
+
+
+def _span(starts: object, times: object) -> dict:
+    """What the entry keeps of `starts` (no call before it) and `times` (ended after that many
+    calls made) where given: an entry without them, and so its id, is as before."""
+    kept = {} if starts is None else {"starts_ms": _moment("starts", starts)}
+    if times is None:
+        return kept
+    if type(times) is not int or not 1 <= times <= MOST_TIMES:
+        raise ScheduleError("schedule.times_invalid", f"`times` of {reprlib.repr(times)} is not a whole number "
+                            f"of calls from 1 to {MOST_TIMES:,}", "give `times` as an int, e.g. times=12")
+    return kept | {"times": times}
+
+
+MOST_TIMES = 1_000_000  # calls: more is no count, leave `times` out

@@ -30,7 +30,7 @@ not fit is handed back as `left_over`, unwritten, rather than failing the run.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FunctionType
 from typing import Awaitable, Callable, Iterable
 
@@ -38,7 +38,7 @@ from .database import FREE_QUERIES, PAID_QUERIES, Database, operation, past_the_
 from .errors import ScheduleError
 from .items_checked import (  # noqa: F401  (the checks' names stay importable from here)
     LONGEST_LABEL, RUN_OPTIONS, _action, _at_item, _calendar, _described, _every_entry, _id, _input, _label,
-    _moment, _once, _runs, _taken,
+    _moment, _once, _runs, _span, _taken,
 )
 from .items_checked import _checked_cron, _choice, _cron, _every, _ms, _text, _zone  # noqa: F401
 from .json_values import ascii_json
@@ -46,6 +46,7 @@ from .kinds.forms import timing_of
 from .kinds.rules import comes_due
 from .model import Action
 from .store.facade import ScheduleStore
+from .store.replaces import Replaces
 from .store.schedules import Handed
 from .store.sql import digest, json_lists
 
@@ -59,8 +60,9 @@ class Bulk:
     the items after them, as given, that the statements left to the caller did not reach; none
     of them was written. Hand them over again, say from the next run."""
 
-    ids: list[str]
+    ids: list
     left_over: list
+    not_live: list[str] = field(default_factory=list)  # of replace_many: the ids it found not going on
 
 
 class Items:
@@ -70,6 +72,7 @@ class Items:
         inside a run, what the tick's cap leaves beside the run's end; in a handler, the
         invocation's."""
         self.store = ScheduleStore(db)
+        self.replaces = Replaces(db)
         self.now = now
         self.room = room or (lambda: None)
 
@@ -87,18 +90,24 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        starts: int | None = None,
+        times: int | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
         `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
-        `label`, on every call here: whom or what it is for, shown to operators, no part of the id."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated)
+        `label`, on every call here: whom or what it is for, shown to operators, no part of the id.
+        `starts` (epoch ms): no call before it; `times`: it ends after that many calls made."""
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _span(starts, times)
         return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
-                    retry: str | None = None, limit: str | None = None, label: str | None = None) -> str:
-        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit), expires, label)
+                    retry: str | None = None, limit: str | None = None, label: str | None = None,
+                    starts: int | None = None, times: int | None = None) -> str:
+        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now
+        (or at `starts`, where given)."""
+        entry = _every_entry(every) | _runs(retry, limit) | _span(starts, times)
+        return await self._hand_over(action, input, entry, expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
@@ -113,16 +122,18 @@ class Items:
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
-                            label: Labels = None) -> Bulk:
+                            label: Labels = None, starts: int | None = None, times: int | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit)
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit) | _span(starts, times)
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
-                         retry: str | None = None, limit: str | None = None, label: Labels = None) -> Bulk:
+                         retry: str | None = None, limit: str | None = None, label: Labels = None,
+                         starts: int | None = None, times: int | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit), expires, label)
+        entry = _every_entry(every) | _runs(retry, limit) | _span(starts, times)
+        return await self._each(action, inputs, entry, expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
@@ -131,7 +142,8 @@ class Items:
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
-        `every` or `at`; `expires`, `retry` and `limit` for `cron` and `every`; `label` for any.
+        `every` or `at`; `expires`, `retry`, `limit`, `starts` and `times` for `cron` and `every`;
+        `label` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []
@@ -153,6 +165,60 @@ class Items:
         reached = sum(count for _, count in chunks)
         return Bulk([id for id in ids[:reached] if id in ended], ids[reached:])
 
+    @operation("replace")
+    async def replace(self, old_id: str, action: Action, input: object, **timing: object) -> str:
+        """Ends the schedule handed over under `old_id` and hands `action` over in its place, in
+        one batch: never both, never neither. `timing` as an item of `hand_over` names it (`cron=`
+        with its options, `every=` or `at=`; `expires`, `retry`, `limit`, `starts`, `times`,
+        `label`). The new id, from its content as ever; the old label carries over unless one is
+        given. Where `old_id` is going on no more: ScheduleError `item.not_live`, nothing changed."""
+        [(id, row)] = self._replacing([{"replaces": old_id, "action": action, "input": input, **timing}])
+        chunk = json.dumps([row])
+        ended = await self._single("replace", lambda: self.replaces.replace_many([chunk], self.now()), cost=2)
+        if old_id not in ended:
+            raise _not_live(old_id)
+        return id
+
+    @operation("replace")
+    async def replace_many(self, many: Iterable[dict]) -> Bulk:
+        """`replace` for each of `many`, items of `hand_over` that each name the id they
+        `replaces`, two statements a chunk, in one batch. `ids[k]`: the new id of the k-th item,
+        None where its old one was going on no more (then listed in `not_live`, nothing changed
+        for it); `left_over` holds the dicts the statements left did not reach."""
+        many = list(many)
+        rows = self._replacing(many)
+        room = self.room()
+        chunks = _within(json_lists([row for _, row in rows]), None if room is None else room // 2)
+        ended = await self.replaces.replace_many([text for text, _ in chunks], self.now())
+        reached = sum(count for _, count in chunks)
+        made = [(id, row[-1]) for id, row in rows[:reached]]
+        return Bulk([id if old in ended else None for id, old in made], many[reached:],
+                    [old for _, old in made if old not in ended])
+
+    def _replacing(self, many: list) -> list[tuple[str, list]]:
+        """Each item's new id and its row with the id it replaces last; checked first, all of them."""
+        now, rows = self.now(), []
+        shared: dict[object, object] = {}
+        for k, item in enumerate(many):
+            with _at_item(k, len(many)):
+                if not isinstance(item, dict) or "replaces" not in item:
+                    raise TypeError("each item of items.replace_many is a dict of items.hand_over that names the "
+                                    "id it `replaces`")
+                item = dict(item)
+                old = _id(item.pop("replaces"))
+                action, input, entry, expires, label = _described(item)
+                id, row = _row(action, input, entry, expires, now, shared, label)
+                if id == old:
+                    raise ScheduleError("item.replace_unchanged", f"the schedule replacing {old} is the same one",
+                                        "change its action, input or timing; a label alone cannot change an id")
+                rows.append((id, [*row, old]))
+        olds, news = [row[-1] for _, row in rows], {id for id, _ in rows}
+        twice = sorted({old for old in olds if olds.count(old) > 1 or old in news})
+        if twice:
+            raise ScheduleError("item.replaced_twice", f"{twice[0]} is replaced twice, or replaced and made, by one "
+                                "call", "replace each id once a call, and not by another item of the same call")
+        return rows
+
     @operation("hand_over")
     async def _hand_over(self, action: Action, input: object, entry: dict, expires: int | None,
                          label: object) -> str:
@@ -161,18 +227,20 @@ class Items:
         await self._single("hand-over", lambda: self.store.hand_over(*row))
         return id
 
-    async def _single(self, what: str, statement: Callable[[], Awaitable]):
-        """A single call's one statement, refused with the calls in bulk named where the caller
-        has no statement left for it, or D1 none left in the invocation."""
+    async def _single(self, what: str, statement: Callable[[], Awaitable], cost: int = 1):
+        """A single call's statement (`cost` of them, in one batch), refused with the calls in bulk
+        named where the caller has not that many left, or D1 none left in the invocation."""
         room = self.room()
-        if room is not None and room < 1:
-            raise _used_up(f"a single {what} is one D1 statement, and the caller has none left")
+        statements = "one D1 statement" if cost == 1 else f"{cost} D1 statements in one batch"
+        if room is not None and room < cost:
+            raise _used_up(f"a single {what} is {statements}, and the caller has "
+                           f"{'none' if room < 1 else room} left")
         try:
             return await statement()
         except Exception as error:
             if not past_the_cap(error):
                 raise
-            raise _used_up(f"a single {what} is one D1 statement, and D1 refused it: {error}") from error
+            raise _used_up(f"a single {what} is {statements}, and D1 refused it: {error}") from error
 
     async def _each(self, action: Action, inputs: Iterable, entry: dict, expires: int | None,
                     label: Labels) -> Bulk:
@@ -211,7 +279,8 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     if timing is None:
         found = timing_of(entry)
         calendar = entry["kind"] == "calendar"
-        due = comes_due(found, now, f"`{entry['cron']}`") if calendar else found.first_due(now)
+        starts = entry.get("starts_ms")
+        due = comes_due(found, now, f"`{entry['cron']}`", starts) if calendar else found.first_due_from(now, starts)
         timing = shared[entry_text] = (found.form, found.every_ms, due)
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
@@ -225,6 +294,13 @@ def _used_up(why: str) -> ScheduleError:
                          f"{why} (D1 takes {PAID_QUERIES:,} calls an invocation, {FREE_QUERIES} on Free)",
                          "hand many over in one call, many to a statement: items.calendar_many, every_many, "
                          "once_many or hand_over, and cancel_many (README: Schedules handed over at run time, In bulk)")
+
+
+def _not_live(id: str) -> ScheduleError:
+    return ScheduleError("item.not_live", f"{id} is no schedule going on: it was cancelled, replaced or has ended, "
+                         "or was never handed over; nothing changed",
+                         "replace the id of a schedule still going on (`tickwork schedules --state live`), or hand "
+                         "the new one over with items.calendar, items.every or items.once")
 
 
 def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, int]]:

@@ -66,10 +66,10 @@ def share_within_target(cycle: int, intervals: int) -> None:
                             "make `cycle` / `intervals` at least 60 seconds")
 
 
-def comes_due(timing: Timing, tick: int, said: str) -> int:
-    """The due time of a timing first seen at `tick`: a calendar whose cron names no date that
-    exists (the 30th of February) has none, and is refused."""
-    due = timing.first_due(tick)
+def comes_due(timing: Timing, tick: int, said: str, starts: int | None = None) -> int:
+    """The due time of a timing first seen at `tick` (none before `starts`): a calendar whose
+    cron names no date that exists (the 30th of February) has none, and is refused."""
+    due = timing.first_due_from(tick, starts)
     if due >= NEVER:
         raise ScheduleError("schedule.cron_invalid", f"{said} never comes due",
                             "name a date that exists, e.g. not the 30th of February")
