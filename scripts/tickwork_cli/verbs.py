@@ -109,7 +109,7 @@ def _schedule_item(view: ScheduleView, now: int) -> dict:
         "next_due": _instant(view.next_due, now),
         "paused": view.paused,
         "removed": _instant(view.removed_at, now),
-        "ended": view.ended,
+        "ended": view.end,
         "running": running,
         "last_run": last,
         "run_requested": requested,
@@ -276,7 +276,7 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     due = view.due_at
     if view.removed_at is not None:
         if view.ended:
-            return f"none: it ended ({view.ended}) at {when(view.removed_at)}"
+            return f"none: it ended ({view.end}) at {when(view.removed_at)}"
         return (f"none: no longer declared since {when(view.removed_at)} (a deploy removed it); "
                 f"its state and runs are kept")
     if view.next_due is None:
