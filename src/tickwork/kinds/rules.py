@@ -128,3 +128,24 @@ def limit_of(text: str) -> int:
         raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 15m",
                       "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")
     return ms
+
+
+STARTS_MEND = "write the moment with its offset, e.g. `starts: 2027-01-04T09:00:00Z` or `2027-01-04T09:00:00+01:00`"
+
+
+def starts_of(text: str) -> int:
+    """`starts: 2027-01-04T09:00:00Z` in epoch ms: an ISO 8601 moment with its offset, so it
+    names one instant whatever the zone a reader is in."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` is not an ISO 8601 moment", STARTS_MEND) from None
+    if moment.tzinfo is None:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` has no offset: it names no one instant",
+                      STARTS_MEND)
+    ms = int(moment.timestamp() * 1000)
+    if not 0 <= ms < NEVER:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` is before 1970 or past 9999", STARTS_MEND)
+    return ms
