@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 from faults import Faulty, first_with
-from helpers import run, runs, state, ticks
+from helpers import run, runs, ticks
 
 from tickwork import ScheduleError, call, clock, items
 from tickwork.per_item import Items
@@ -74,7 +74,8 @@ def test_the_old_one_ended_replaced_by_the_new_one_and_the_new_one_names_the_one
     new = run(handed(db, SUNDAY + MINUTE).replace(old, send_reminder, {"customer": "c1"}, every="1h"))
     assert (row(db, old)["ended"], row(db, old)["replaced_by"], row(db, old)["removed_at"]) == (
         "replaced", new, SUNDAY + MINUTE)
-    assert (row(db, new)["replaces"], row(db, new)["ended"], row(db, new)["due_at"]) == (old, None, SUNDAY + MINUTE + HOUR)
+    assert (row(db, new)["replaces"], row(db, new)["ended"], row(db, new)["due_at"]) == (
+        old, None, SUNDAY + MINUTE + HOUR)
 
 
 def test_the_label_carries_over_unless_a_new_one_is_given(db):

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 from faults import Faulty, KilledAfter, Killed, at
-from helpers import lose_a_run, run, runs, ticks
+from helpers import lose_a_run, open_store, run, runs, ticks
 
 from tickwork import ScheduleError, call
 from tickwork.kinds import Call
@@ -212,3 +212,31 @@ def test_the_count_is_one_statement_in_the_batch_of_the_ends_only_where_a_count_
     again = Faulty(db, lambda c: False)
     asyncio.run(tick_at([], hours(2)[0], again))
     assert all(COUNT_CALLS not in c.sqls for c in again.made)
+
+
+# -- cost ----------------------------------------------------------------------------------------
+
+def ticked(db, moment):
+    """Statements, round trips and rows written by the tick at `moment`, the hour's housekeeping done."""
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (moment,)))
+    statements, trips, changes = db.statements_run, db.round_trips, db._conn.total_changes
+    ticks(db, [], moment)
+    return db.statements_run - statements, db.round_trips - trips, db._conn.total_changes - changes
+
+
+def test_a_nothing_due_tick_stays_two_statements_one_round_trip_one_row_with_counted_and_replaced_ones(db):
+    counted = hourly(db, times=5, starts=NOON + 2 * HOUR)
+    run(handed(db).replace(counted, send_invoice, {"customer": "c2"}, every="1h", times=3))
+    ticks(db, [], NOON + MINUTE)
+    assert ticked(db, NOON + 2 * MINUTE) == (2, 1, 1)
+
+
+def test_a_counted_call_costs_one_statement_more_than_a_plain_one_in_the_same_round_trips():
+    costs = []
+    for options in ({}, {"times": 5}):
+        db = open_store()
+        run(handed(db).every(send_invoice, {"n": 1}, "1h", **options))
+        ticks(db, [], NOON + MINUTE)
+        costs.append(ticked(db, NOON + HOUR)[:2])
+    (plain, plain_trips), (counted, counted_trips) = costs
+    assert (counted, counted_trips) == (plain + 1, plain_trips)
