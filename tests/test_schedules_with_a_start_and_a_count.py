@@ -6,6 +6,7 @@ on the state row, in the batch that records the call's end, so racing ticks and 
 each call once."""
 
 import asyncio
+import json
 
 import pytest
 from faults import Faulty, KilledAfter, Killed, at
@@ -201,7 +202,7 @@ def test_a_lost_run_counts_nothing(db):
     assert row(db, id)["calls_made"] is None and row(db, id)["ended"] is None
 
 
-def test_the_count_is_one_statement_in_the_batch_of_the_ends_only_where_a_count_is_kept(db):
+def test_the_count_is_in_the_batch_of_the_ends_only_where_a_count_is_kept(db):
     counted, plain = hourly(db, times=5), run(handed(db).every(send_invoice, {"n": 2}, "1h"))
     seen = Faulty(db, lambda c: False)
     asyncio.run(tick_at([], hours(1)[0], seen))
@@ -231,7 +232,7 @@ def test_a_nothing_due_tick_stays_two_statements_one_round_trip_one_row_with_cou
     assert ticked(db, NOON + 2 * MINUTE) == (2, 1, 1)
 
 
-def test_a_counted_call_costs_one_statement_more_than_a_plain_one_in_the_same_round_trips():
+def test_a_counted_call_costs_two_statements_more_than_a_plain_one_in_the_same_round_trips():
     costs = []
     for options in ({}, {"times": 5}):
         db = open_store()
@@ -239,4 +240,18 @@ def test_a_counted_call_costs_one_statement_more_than_a_plain_one_in_the_same_ro
         ticks(db, [], NOON + MINUTE)
         costs.append(ticked(db, NOON + HOUR)[:2])
     (plain, plain_trips), (counted, counted_trips) = costs
-    assert (counted, counted_trips) == (plain + 1, plain_trips)
+    assert (counted, counted_trips) == (plain + 2, plain_trips)
+
+
+def test_counting_a_call_writes_the_state_row_alone_and_only_the_end_of_the_count_writes_its_indexes():
+    from test_rows_written_per_run import written
+
+    from tickwork.store.ends import END_COUNTED
+
+    assert written(open_store(), COUNT_CALLS) == {"tickwork_schedules"}
+    db = open_store()
+    id = hourly(db, times=3)
+    ticks(db, [], *hours(1))
+    changes = db._conn.total_changes
+    run(db.all(END_COUNTED, (json.dumps([[id, "a run", NOON, 3]]),)))
+    assert db._conn.total_changes == changes  # a row still counting is not written
