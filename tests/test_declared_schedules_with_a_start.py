@@ -93,3 +93,25 @@ def test_a_declared_set_without_starts_keeps_its_fingerprint_and_one_with_a_star
     census = every(60)
     assert DeclaredSet([census]).fingerprint == DeclaredSet([with_start(census, None)]).fingerprint
     assert DeclaredSet([with_start(census)]).fingerprint != DeclaredSet([census]).fingerprint
+
+
+def test_why_says_a_declared_start_in_its_rule(app):
+    app.tick([with_start(every(60))], BEFORE)
+    app.manifest({"kind": "schedule", "name": "census", "source": "src/app/x.py:3", "every_ms": HOUR,
+                  "starts_ms": START})
+    _, answer, _ = app.run("why", "census", now=BEFORE + MINUTE)
+    assert answer["rule"].endswith("; no call before 2027-01-04 09:00 UTC (`starts`)")
+    assert answer["next_due_why"].startswith("2027-01-04 09:00 UTC")
+
+
+def test_the_console_says_a_declared_start_in_its_rule(db):
+    from console_fixtures import APP, PREFIX, ask
+    from test_replaces_and_counts_in_words import shown
+
+    from tickwork.app import App
+
+    census = with_start(every(60))
+    ticks(db, [census], BEFORE)
+    declared = App("DB", [census], console=APP.console)
+    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=census", now=BEFORE + MINUTE, app=declared))
+    assert "no call before 2027-01-04 09:00 UTC (`starts`)" in page

@@ -44,7 +44,7 @@ def test_why_says_how_many_calls_were_made_and_that_it_ended_for_it(app):
     _, new = replaced_and_counted(app.db)
     why = said(app, "why", new)
     assert "  calls      2 of 2 calls made (`times`)" in why
-    assert "  starts     no call before 2026-01-04 13:00 UTC (`starts`)" in why
+    assert "; no call before 2026-01-04 13:00 UTC (`starts`)\n" in why
     assert "next due   none: it ended (made its 2 calls) at 2026-01-04 14:00 UTC" in why
 
 
@@ -68,6 +68,6 @@ def test_the_console_schedule_page_links_the_two_and_says_why_it_ended(db):
     assert f"replaced by {new} ended replaced by {new}" in shown(old_page)
     new_page = shown(ask(db, "GET", f"{PREFIX}/schedule?name={new}", now=LATER))
     assert f"replaces {old}" in new_page and "ended made its 2 calls" in new_page
-    assert "calls 2 of 2 calls made" in new_page
+    assert "calls 2 of 2 calls made" in new_page and "no call before 2026-01-04 13:00 UTC (`starts`)" in new_page
     listed = shown(ask(db, "GET", f"{PREFIX}/schedules?state=ended", now=LATER + DAY))
     assert f"ended (replaced by {new})" in listed and "ended (made its 2 calls)" in listed

@@ -1,11 +1,10 @@
 """Why a handed-over schedule ended, and what links it to others, in the words `why`, `history`,
 `tickwork schedules` and the console all say: "replaced by <id>", "replaces <id>", "made its 5
-calls", "2 of 5 calls made", "no call before <moment>"."""
+calls", "2 of 5 calls made"."""
 
 import json
 from typing import Any, Mapping
 
-from .words import when
 
 REPLACED = "replaced"  # store.replaces.REPLACED, kept in words here: the console loads no store
 MADE_ITS_CALLS = "made_its_calls"  # store.ends.MADE_ITS_CALLS
@@ -33,15 +32,13 @@ def _entry(row: Mapping[str, Any]) -> dict:
 
 
 def links(row: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """What the row's schedule replaces and was replaced by, its start and its count, as facts:
-    (what, words)."""
+    """What the row's schedule replaces and was replaced by, and its count, as facts: (what,
+    words). Its start is said in its rule (words.run_settings_words)."""
     entry, said = _entry(row), []
     if row.get("replaces"):
         said.append(("replaces", f"replaces {row['replaces']}"))
     if row.get("ended") == REPLACED and row.get("replaced_by"):
         said.append(("replaced by", f"replaced by {row['replaced_by']}"))
-    if entry.get("starts_ms") is not None:
-        said.append(("starts", f"no call before {when(int(entry['starts_ms']))} (`starts`)"))
     if entry.get("times"):
         made = int(row.get("calls_made") or 0)
         said.append(("calls", f"{made} of {_calls(entry['times'])} made (`times`): a call counts once its last "

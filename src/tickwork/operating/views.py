@@ -90,7 +90,7 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
         return None
     retry = schedule.retry
     settings = {"retry_attempts": retry.attempts if retry else None, "retry_pause_ms": retry.pause if retry else None,
-                "limit_ms": schedule.limit}
+                "limit_ms": schedule.limit, "starts_ms": getattr(schedule, "starts", None)}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 
 

@@ -234,7 +234,7 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 
 def run_settings_words(settings: dict) -> str:
-    """`retry` and `limit` in words, as a rule's tail: '' where the schedule sets neither."""
+    """`retry`, `limit` and `starts` in words, as a rule's tail: '' where the schedule sets none."""
     said = []
     more = settings.get("retry_attempts")
     pause: Any = settings.get("retry_pause_ms")  # given wherever `retry_attempts` is
@@ -243,6 +243,8 @@ def run_settings_words(settings: dict) -> str:
                     f"{span(int(pause))} after the first failure and each pause twice the one before (`retry`)")
     if settings.get("limit_ms"):
         said.append(f"a run is stopped after {span(int(settings['limit_ms']))} (`limit`)")
+    if settings.get("starts_ms") is not None:
+        said.append(f"no call before {when(int(settings['starts_ms']))} (`starts`)")
     return "; ".join(said)
 
 
