@@ -14,6 +14,7 @@ from helpers import lose_a_run, open_store, run, runs, ticks
 
 from tickwork import ScheduleError, call
 from tickwork.kinds import Call
+from tickwork.operator_store import OperatorStore
 from tickwork.per_item import Items
 from tickwork.store.ends import COUNT_CALLS
 from tickwork.testing import tick_at
@@ -255,3 +256,19 @@ def test_counting_a_call_writes_the_state_row_alone_and_only_the_end_of_the_coun
     changes = db._conn.total_changes
     run(db.all(END_COUNTED, (json.dumps([[id, "a run", NOON, 3]]),)))
     assert db._conn.total_changes == changes  # a row still counting is not written
+
+
+def test_a_backfilled_call_counts_as_a_call_made(db, made):
+    id = hourly(db, times=3)
+    ticks(db, [], *hours(1, 3))  # ticks stopped: 14:00 was missed
+    run(OperatorStore(db).backfill(id, hours(2)[0], hours(2)[0], "ana", hours(3)[0] + MINUTE))
+    ticks(db, [], hours(3)[0] + 2 * MINUTE)
+    assert sorted(made) == hours(1, 2, 3) and row(db, id)["ended"] == "made_its_calls"
+
+
+def test_a_call_asked_for_by_hand_counts_as_a_call_made(db, made):
+    id = hourly(db, times=2, starts=NOON + 2 * HOUR)
+    run(OperatorStore(db).change("run", id, "ana", NOON + HOUR))
+    ticks(db, [], NOON + HOUR + MINUTE, *hours(2, 3))
+    assert len(made) == 2 and len(runs(db, id)) == 2
+    assert (row(db, id)["ended"], row(db, id)["calls_made"]) == ("made_its_calls", 2)
