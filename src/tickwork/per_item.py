@@ -24,6 +24,11 @@ cancelled, when `expires` passes, or when its action is no longer in the app. Ba
 ScheduleError with the build's codes (kinds.rules checks them for both), nothing written.
 Hand-over and cancel are one statement each. An id reads `send_statement@3f2a...`.
 
+To change one, `items.replace(old_id, action, input, cron=... | every=... | at=...)`: the old one
+ends `replaced` and the new one is handed over in one batch (never both, never neither), its id
+returned and the two linked; `starts=` (no call before it) and `times=` (ended after that many
+calls made) bound `calendar` and `every` schedules in time.
+
 In bulk (`calendar_many`, `every_many`, `once_many`, `hand_over`, `cancel_many`), many items go
 in one statement as a JSON list, within the statements the caller has left (`room`): what does
 not fit is handed back as `left_over`, unwritten, rather than failing the run.
