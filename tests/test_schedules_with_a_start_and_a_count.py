@@ -9,10 +9,11 @@ import asyncio
 import json
 
 import pytest
-from faults import Faulty, KilledAfter, Killed, at
+from faults import Faulty, KilledAfter, Killed, Wrapped, at
 from helpers import lose_a_run, open_store, run, runs, ticks
 
 from tickwork import ScheduleError, call
+from tickwork.database import OPERATION
 from tickwork.kinds import Call
 from tickwork.operator_store import OperatorStore
 from tickwork.per_item import Items
@@ -272,3 +273,67 @@ def test_a_call_asked_for_by_hand_counts_as_a_call_made(db, made):
     ticks(db, [], NOON + HOUR + MINUTE, *hours(2, 3))
     assert len(made) == 2 and len(runs(db, id)) == 2
     assert (row(db, id)["ended"], row(db, id)["calls_made"]) == ("made_its_calls", 2)
+
+
+# -- a D1 fault at each statement of the end's batch, then kills and racing ticks ----------------
+
+class FailsAt(Wrapped):
+    """The first batch of the runs' ends fails at its `k`-th statement, as D1 fails a batch: the
+    statements before it roll back with it (the SQLite store's batch is one transaction, as D1's).
+    With `kill`, the worker dies there: its run's end is never written and its lease lapses."""
+
+    def __init__(self, inner, k, kill=False):
+        super().__init__(inner)
+        self.k, self.kill, self.sent, self.dead = k, kill, None, False
+
+    async def batch(self, statements):
+        if self.dead:
+            raise Killed("the worker was killed")
+        if OPERATION.get() == "ends" and self.sent is None:
+            self.sent = [sql for sql, _ in statements]
+            self.dead = self.kill
+            statements = [*statements[:self.k], ("SELECT no_such_column FROM tickwork_app", ()),
+                          *statements[self.k + 1:]]
+        return await super().batch(statements)
+
+
+async def racing_ticks(db, moment, count=3):
+    return await asyncio.gather(*(tick_at([], moment, db) for _ in range(count)))
+
+
+def counted_calls(db, id):
+    return [r for r in runs(db, id) if r["outcome"] in ("succeeded", "failed") and r["code"] != "lease_expired"]
+
+
+def statements_of_a_counted_end():
+    db = open_store()
+    hourly(db, times=3)
+    seen = FailsAt(db, k=10**6)  # past the batch: nothing fails
+    asyncio.run(tick_at([], hours(1)[0], seen))
+    assert COUNT_CALLS in seen.sent
+    return len(seen.sent)
+
+
+@pytest.mark.parametrize("kill", [False, True], ids=["retried", "killed"])
+def test_a_fault_at_each_statement_of_the_ends_batch_counts_each_call_made_once_across_racing_ticks(kill, made):
+    for k in range(statements_of_a_counted_end()):
+        db = open_store()
+        made.clear()
+        id = hourly(db, times=3)
+        failing = FailsAt(db, k, kill)
+        if kill:
+            with pytest.raises(Killed):
+                asyncio.run(tick_at([], hours(1)[0], failing))
+            # none of the batch landed: no count, and the run's record still running under its lease
+            assert row(db, id)["calls_made"] is None and [r["outcome"] for r in runs(db, id)] == ["running"]
+        else:
+            asyncio.run(tick_at([], hours(1)[0], failing))  # the ends are written again, and land once
+            assert row(db, id)["calls_made"] == 1
+
+        for moment in hours(2, 3, 4, 5, 6):
+            asyncio.run(racing_ticks(db, moment))
+        kept = row(db, id)
+        assert (kept["calls_made"], kept["ended"]) == (3, "made_its_calls"), f"statement {k}"
+        assert len(counted_calls(db, id)) == 3, f"statement {k}"
+        # a killed call's fate is unknown, so it is not counted and the count makes one call more
+        assert len(made) == 3 + kill, f"statement {k}"
