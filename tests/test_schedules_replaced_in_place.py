@@ -207,3 +207,19 @@ def test_a_run_replaces_a_schedule_through_tickwork_items(db, made):
     ticks(db, [], SUNDAY + HOUR, MONDAYNINE, MONDAYNINE + DAY)
     assert made == [("statement", {"customer": "c1"}, MONDAYNINE + DAY)]
     assert row(db, old)["ended"] == "replaced"
+
+
+def test_a_replace_by_a_schedule_that_already_ended_is_refused_and_the_old_one_stays_going(db, made):
+    # never neither: the new id is one whose calls are made (a one-off at a moment already made),
+    # which a hand-over leaves as it is, so the old one must not end either
+    once = run(handed(db).once(send_statement, {"customer": "c1"}, MONDAYNINE))
+    ticks(db, [], MONDAYNINE)
+    old = weekly(db, "c2")
+    with pytest.raises(ScheduleError) as refused:
+        run(handed(db).replace(old, send_statement, {"customer": "c1"}, at=MONDAYNINE))
+    assert refused.value.code == "item.replacement_ended" and once in refused.value.message
+    assert live(db) == [old] and row(db, old)["replaced_by"] is None
+    many = run(handed(db).replace_many([{"replaces": old, "action": send_statement, "input": {"customer": "c1"},
+                                         "at": MONDAYNINE}]))
+    assert (many.ids, many.not_live, many.replacement_ended) == ([None], [], [old])
+    assert live(db) == [old]

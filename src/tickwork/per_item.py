@@ -68,6 +68,8 @@ class Bulk:
     ids: list
     left_over: list
     not_live: list[str] = field(default_factory=list)  # of replace_many: the ids it found not going on
+    # of replace_many: the ids left going on because their new one had already ended
+    replacement_ended: list[str] = field(default_factory=list)
 
 
 class Items:
@@ -176,10 +178,13 @@ class Items:
         one batch: never both, never neither. `timing` as an item of `hand_over` names it (`cron=`
         with its options, `every=` or `at=`; `expires`, `retry`, `limit`, `starts`, `times`,
         `label`). The new id, from its content as ever; the old label carries over unless one is
-        given. Where `old_id` is going on no more: ScheduleError `item.not_live`, nothing changed."""
+        given. Where `old_id` is going on no more: ScheduleError `item.not_live`, nothing changed;
+        where the new one already ended (a one-off made, its `times` made): `item.replacement_ended`."""
         [(id, row)] = self._replacing([{"replaces": old_id, "action": action, "input": input, **timing}])
         chunk = json.dumps([row])
-        ended = await self._single("replace", lambda: self.replaces.replace_many([chunk], self.now()), cost=2)
+        ended, kept = await self._single("replace", lambda: self.replaces.replace_many([chunk], self.now()), cost=2)
+        if old_id in kept:
+            raise _replacement_ended(old_id, id)
         if old_id not in ended:
             raise _not_live(old_id)
         return id
@@ -188,17 +193,19 @@ class Items:
     async def replace_many(self, many: Iterable[dict]) -> Bulk:
         """`replace` for each of `many`, items of `hand_over` that each name the id they
         `replaces`, two statements a chunk, in one batch. `ids[k]`: the new id of the k-th item,
-        None where its old one was going on no more (then listed in `not_live`, nothing changed
-        for it); `left_over` holds the dicts the statements left did not reach."""
+        None where its old one was going on no more (then listed in `not_live`) or its new one had
+        already ended (listed in `replacement_ended`), nothing changed for it; `left_over` holds the
+        dicts the statements left did not reach."""
         many = list(many)
         rows = self._replacing(many)
         room = self.room()
         chunks = _within(json_lists([row for _, row in rows]), None if room is None else room // 2)
-        ended = await self.replaces.replace_many([text for text, _ in chunks], self.now())
+        ended, kept = await self.replaces.replace_many([text for text, _ in chunks], self.now())
         reached = sum(count for _, count in chunks)
         made = [(id, row[-1]) for id, row in rows[:reached]]
         return Bulk([id if old in ended else None for id, old in made], many[reached:],
-                    [old for _, old in made if old not in ended])
+                    [old for _, old in made if old not in ended and old not in kept],
+                    [old for _, old in made if old in kept])
 
     def _replacing(self, many: list) -> list[tuple[str, list]]:
         """Each item's new id and its row with the id it replaces last; checked first, all of them."""
@@ -306,6 +313,12 @@ def _not_live(id: str) -> ScheduleError:
                          "or was never handed over; nothing changed",
                          "replace the id of a schedule still going on (`tickwork schedules --state live`), or hand "
                          "the new one over with items.calendar, items.every or items.once")
+
+
+def _replacement_ended(old: str, new: str) -> ScheduleError:
+    return ScheduleError("item.replacement_ended", f"{old} would be replaced by {new}, which has already ended "
+                         "(a one-off already made, or one that made its `times` calls); nothing changed",
+                         "replace it with a schedule not made before: another `at`, input or timing")
 
 
 def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, int]]:

@@ -26,12 +26,21 @@ WHERE ended IN {ENDED_TO_COME_BACK}
 """
 
 # Then, in the same batch and of the same rows, the old ones end (?2 the moment): only those still
-# going on, the ones the hand-over above read so. The rows it returns are the old ones it ended.
+# going on, the ones the hand-over above read so, and only where their new one is now going on:
+# one the hand-over left ended as it was (a one-off already made, one that made its `times`
+# calls) leaves its old one going on too, never neither. It returns each old one still going on
+# that it read, with `ended` set where it ended it.
 REPLACE_END = f"""
-{REPLACING}
-UPDATE tickwork_schedules AS s SET removed_at = ?2, ended = '{REPLACED}', replaced_by = j.name
-FROM j WHERE s.name = j.replaces AND s.action IS NOT NULL AND s.ended IS NULL
-RETURNING name
+{REPLACING}, k AS (
+    SELECT j.name, j.replaces,
+           EXISTS (SELECT 1 FROM tickwork_schedules AS n WHERE n.name = j.name AND n.ended IS NULL) AS taken
+    FROM j)
+UPDATE tickwork_schedules AS s
+SET removed_at = CASE WHEN k.taken THEN ?2 ELSE s.removed_at END,
+    ended = CASE WHEN k.taken THEN '{REPLACED}' END,
+    replaced_by = CASE WHEN k.taken THEN k.name END
+FROM k WHERE s.name = k.replaces AND s.action IS NOT NULL AND s.ended IS NULL
+RETURNING name, ended
 """
 
 
@@ -48,8 +57,10 @@ class Replaces:
     def __init__(self, db: Database):
         self.db = db
 
-    async def replace_many(self, chunks: list[str], now: int) -> set[str]:
+    async def replace_many(self, chunks: list[str], now: int) -> tuple[set[str], set[str]]:
         """Ends each old id of `chunks` and hands its new schedule over, in one batch, where the
-        old one was still going on; the old ids it ended."""
+        old one was still going on and the new one is then: the old ids it ended, and those it
+        left going on because their new one had already ended."""
         results = await self.db.batch(replace_statements(chunks, now))
-        return {row["name"] for rows in results[1::2] for row in rows}
+        read = [row for rows in results[1::2] for row in rows]
+        return {row["name"] for row in read if row["ended"]}, {row["name"] for row in read if not row["ended"]}
