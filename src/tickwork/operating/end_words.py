@@ -5,9 +5,8 @@ calls", "2 of 5 calls made"."""
 import json
 from typing import Any, Mapping
 
-
-REPLACED = "replaced"  # store.replaces.REPLACED, kept in words here: the console loads no store
-MADE_ITS_CALLS = "made_its_calls"  # store.ends.MADE_ITS_CALLS
+from ..store.ends import MADE_ITS_CALLS
+from ..store.replaces import REPLACED
 
 
 def ended_words(row: Mapping[str, Any]) -> str | None:
