@@ -223,3 +223,9 @@ def test_a_replace_by_a_schedule_that_already_ended_is_refused_and_the_old_one_s
                                          "at": MONDAYNINE}]))
     assert (many.ids, many.not_live, many.replacement_ended) == ([None], [], [old])
     assert live(db) == [old]
+
+
+def test_replacing_a_bad_id_is_refused_schedule_id_invalid_with_a_mend_for_a_replace(db):
+    with pytest.raises(ScheduleError) as refused:
+        run(handed(db).replace(7, send_statement, {"customer": "c1"}, cron="0 9 * * 2"))
+    assert refused.value.code == "schedule.id_invalid" and "items.replace" in refused.value.mend

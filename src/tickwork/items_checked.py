@@ -97,7 +97,7 @@ def _id(id: object) -> str:
         import reprlib
 
         raise ScheduleError("schedule.id_invalid", f"{reprlib.repr(id)} is not an id of a schedule handed over",
-                            "cancel with the string items.calendar, items.every or items.once returned")
+                            "give the string items.calendar, items.every, items.once or items.replace returned")
     return id
 
 
