@@ -71,3 +71,13 @@ def test_the_console_schedule_page_links_the_two_and_says_why_it_ended(db):
     assert "calls 2 of 2 calls made" in new_page and "no call before 2026-01-04 13:00 UTC (`starts`)" in new_page
     listed = shown(ask(db, "GET", f"{PREFIX}/schedules?state=ended", now=LATER + DAY))
     assert f"ended (replaced by {new})" in listed and "ended (made its 2 calls)" in listed
+
+
+def test_an_every_schedule_with_a_start_says_its_grid_is_counted_from_its_start(app):
+    # its calls fall at the start and each `every` after it, not on the grid of the first tick
+    starts = SUNDAY + HOUR // 2
+    id = run(Items(app.db, lambda: SUNDAY).every(send_statement, {"customer": 2}, "1h", starts=starts))
+    ticks(app.db, [], SUNDAY + HOUR // 2)
+    why = said(app, "why", id)
+    assert "runs fall on a grid counted in UTC from its start (2026-01-04 12:30 UTC)" in why
+    assert "first tick that saw it" not in why

@@ -172,7 +172,7 @@ class ScheduleView:
 
     def rule(self, row: Row) -> str:
         """How its timing places its calls, and its `retry` and `limit`, in words."""
-        said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms)}"
+        said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms, self.settings.get('starts_ms'))}"
         run_settings = words.run_settings_words(dict(self.settings))
         return said + (f"; {run_settings}" if run_settings else "")
 

@@ -194,14 +194,17 @@ def did(run: dict) -> str:
     return what_a_run_did(number(run.get("items")), events_of(run))
 
 
-def rule(form: str, state: dict, overdue: int | None) -> str:
-    """How a schedule's timing places its calls, in words."""
+def rule(form: str, state: dict, overdue: int | None, starts: int | None = None) -> str:
+    """How a schedule's timing places its calls, in words; `starts`, its start (`starts`)."""
     read = read_form(form)
     if read is None:
         return form
     if read.kind == "every":
-        return (f"runs fall on a grid counted in UTC from the first tick that saw it "
-                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
+        first_tick = int(state["first_tick"])
+        # a start still to come when it was first seen is where its grid begins (kinds.every)
+        origin = (f"its start ({when(int(starts))})" if starts is not None and int(starts) > first_tick
+                  else f"the first tick that saw it ({when(first_tick)})")
+        return f"runs fall on a grid counted in UTC from {origin}; missed ticks make one run, not a backlog"
     if read.kind == "calendar":
         text = (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
                 f"at the next tick, and only the latest one is owed")
