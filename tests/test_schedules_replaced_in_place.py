@@ -229,3 +229,12 @@ def test_replacing_a_bad_id_is_refused_schedule_id_invalid_with_a_mend_for_a_rep
     with pytest.raises(ScheduleError) as refused:
         run(handed(db).replace(7, send_statement, {"customer": "c1"}, cron="0 9 * * 2"))
     assert refused.value.code == "schedule.id_invalid" and "items.replace" in refused.value.mend
+
+
+def test_the_new_one_counts_its_own_calls_from_nothing_the_old_ones_stay_the_old_ones(db, made):
+    old = run(handed(db).every(send_statement, {"customer": "c1"}, "1h", times=3))
+    ticks(db, [], SUNDAY + HOUR)
+    new = run(handed(db, SUNDAY + HOUR).replace(old, send_statement, {"customer": "c1"}, every="1h", times=2))
+    ticks(db, [], *(SUNDAY + k * HOUR for k in (2, 3, 4, 5)))
+    assert (row(db, old)["calls_made"], row(db, new)["calls_made"], row(db, new)["ended"]) == (1, 2, "made_its_calls")
+    assert len(made) == 3
