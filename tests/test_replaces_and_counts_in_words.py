@@ -81,3 +81,13 @@ def test_an_every_schedule_with_a_start_says_its_grid_is_counted_from_its_start(
     why = said(app, "why", id)
     assert "runs fall on a grid counted in UTC from its start (2026-01-04 12:30 UTC)" in why
     assert "first tick that saw it" not in why
+
+
+def test_the_schedules_json_keeps_the_end_s_code_and_gives_its_words_beside_it(app):
+    # a script reads `ended` as the code it always was ("cancelled", "replaced", "made_its_calls")
+    old, new = replaced_and_counted(app.db)
+    _, data, _ = app.run("schedules", now=LATER)
+    found = {item["name"]: item for group in data.values() if isinstance(group, list) for item in group
+             if isinstance(item, dict) and "name" in item}
+    assert (found[old]["ended"], found[old]["ended_words"]) == ("replaced", f"replaced by {new}")
+    assert (found[new]["ended"], found[new]["ended_words"]) == ("made_its_calls", "made its 2 calls")

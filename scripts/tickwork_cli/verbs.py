@@ -109,7 +109,8 @@ def _schedule_item(view: ScheduleView, now: int) -> dict:
         "next_due": _instant(view.next_due, now),
         "paused": view.paused,
         "removed": _instant(view.removed_at, now),
-        "ended": view.end,
+        "ended": view.ended,  # the code, as ever: `cancelled`, `replaced`, `made_its_calls`, ...
+        "ended_words": view.end,  # and in words: `replaced by <id>`, `made its 5 calls`
         "running": running,
         "last_run": last,
         "run_requested": requested,
@@ -119,7 +120,7 @@ def _schedule_item(view: ScheduleView, now: int) -> dict:
 def _state_words(item: dict) -> str:
     notes = []
     if item["removed"]:
-        what = f"ended ({item['ended']})" if item["ended"] else "removed"
+        what = f"ended ({item['ended_words']})" if item["ended"] else "removed"
         notes.append(f"{what} {item['removed']['relative']}")
     if item["paused"]:
         notes.append("paused")
