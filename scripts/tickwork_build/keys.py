@@ -40,6 +40,8 @@ ITEMS = {
                  "pause twice the one before", "schedule.retry_invalid"),
     "limit": Key("duration: s, m, h or d", "the run is stopped at D and recorded `deadline_exceeded`; at most "
                  "15m", "schedule.limit_invalid"),
+    "starts": Key("an ISO 8601 moment with its offset", "no call before it: the first due time is the first at "
+                  "or after it", "schedule.starts_invalid"),
     "table": Key("a table's name", "the app's table whose old rows the purge deletes", "purge.table_unknown"),
     "column": Key("a column's name", "the column holding each row's time", "purge.column_unknown"),
     "format": Key("`epoch_ms`, `epoch_s` or `iso`", "how the column holds the time", "purge.format_invalid"),
