@@ -11,7 +11,7 @@ from .console_store import COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
-    CSS, Frame, answer, attempt, button, choice, field, hidden, moment, outcome, outcome_noted, page, said,
+    CSS, Frame, answer, attempt, button, choice, field, hidden, moment, outcome, outcome_noted, page, run_link, said,
     search_form, took,
 )
 
@@ -34,11 +34,13 @@ def overview(frame: Frame, found, since: int) -> str:
                      "no declared schedule is failing")
     failed = table(["SCHEDULE", "FAILED RUNS", "LAST FAILED"],
                    [[link(frame.href("/schedule", name=row["schedule"]), row["schedule"]), row["failures"],
-                     moment(row["last_failed"], frame.now)] for row in found.failed_recently],
+                     run_link(frame, {"id": row.get("last_run")}, moment(row["last_failed"], frame.now))]
+                    for row in found.failed_recently],
                    "no failed runs")
-    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED"],
+    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED", "RUN"],
                        [[tag("span", row["id"], class_="id"), row["event_name"], row["state"], row["attempts"],
-                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now)]
+                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now),
+                         run_link(frame, {"id": row.get("run")}, "its run")]
                         for row in found.failing_deliveries], "no failed delivery")
     return page(frame, "", "Overview",
                 tag("h2", "Ticks"), ticks, tag("h2", "Gaps in the ticks"), gaps,
@@ -146,7 +148,8 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
         [[moment(run_view(run).due_at, frame.now, view.zone),
-          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, view.attempts),
+          moment(run.get("started_at"), frame.now), took(run), run_link(frame, run, outcome(run)),
+          attempt(run, view.attempts),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run.get("trace") or "", class_="id"), detail(run)]
          for run in found.runs], "no runs yet")
@@ -285,7 +288,8 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict) -> str:
         [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
           join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
                 tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
-          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome_noted(run),
+          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run),
+          run_link(frame, run, outcome_noted(run)),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
     body = [form, listed]
@@ -308,12 +312,13 @@ def deliveries(frame: Frame, rows: list[dict], log: list[dict], every_state: boo
         listed.append([tag("span", view.id, class_="id"), view.event_name, view.queue, view.state,
                        view.sends, moment(view.next_send, frame.now),
                        words.clip(view.last_error, 160), tag("code", words.clip(row.get("body"), 120)),
-                       join([tag("div", line) for line in logged]), join(buttons)])
+                       join([tag("div", line) for line in logged]), run_link(frame, {"id": row.get("run")}, "its run"),
+                       join(buttons)])
     switch = (link(frame.href("/deliveries"), "only those an operator may act on") if every_state
               else link(frame.href("/deliveries", all="1"), "every delivery kept"))
     return page(frame, "/deliveries", "Deliveries", tag("p", switch),
                 table(["DELIVERY", "EVENT", "QUEUE", "STATE", "SENDS", "NEXT SEND", "LAST ERROR", "BODY",
-                       "OPERATOR LOG", ""], listed, "no deliveries"))
+                       "OPERATOR LOG", "RUN", ""], listed, "no deliveries"))
 
 
 def log_table(frame: Frame, rows: list[dict]) -> Html:

@@ -30,6 +30,8 @@ CSS = (
     "} button { font: inherit; padding: .1em .7em; cursor: pointer; }\n"
     ".said { padding: .6em 1em; background: #eef6ff; border: 1px solid #b6d4fe; }\n"
     ".said.refused { background: #fdeceb; border-color: #f5c2bf; }\n"
+    "pre.whole { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid #e3e6ea; "
+    "padding: .6em; }\n"
     "dl { display: grid; grid-template-columns: max-content 1fr; gap: .3em 1.2em; }\n"
     "dt { font-weight: 600; } dd { margin: 0; }\n"
     "code, .id { font-family: ui-monospace, monospace; font-size: .92em; word-break: break-all; }\n"
@@ -117,6 +119,14 @@ def attempt(run: dict, attempts: int | None) -> str:
     """`attempt 2 of 4` where the schedule retries or the run is a retry; '' otherwise."""
     number = int(run.get("attempt") or 1)
     return words.attempt_words(number, attempts) if attempts or number > 1 else ""
+
+
+def run_link(frame: Frame, run: dict, shown: Html | str | None = None) -> Html:
+    """A link to the run's own page (run_page.py), reading `shown` (by default its id); every
+    table that shows a run links to it so."""
+    if not run.get("id"):
+        return text(shown if shown is not None else "")
+    return link(frame.href("/run", id=run["id"]), shown if shown is not None else run["id"], class_="run")
 
 
 # -- forms ------------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from . import csrf, pages
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
+from .run_page import run_page
+from .run_store import RunStore
 
 PAGE = 50  # rows a page of schedules, runs or log
 NEXT_DUE = 5  # due times shown ahead
@@ -175,13 +177,19 @@ async def _deliveries(db, app, frame, query):
     return 200, pages.deliveries(frame, rows, log, every_state, back)
 
 
+async def _run(db, app, frame, query):
+    id = _text(query, "id") or ""
+    found = await RunStore(db).run(id)
+    return (200 if found.run is not None else 404), run_page(frame, id, found)
+
+
 async def _log(db, app, frame, query):
     rows = await ConsoleStore(db).log(_keys(query, "before", int, str), PAGE)
     return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
 
 
 PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs": _runs,
-         "/deliveries": _deliveries, "/log": _log}
+         "/deliveries": _deliveries, "/log": _log, "/run": _run}
 
 
 def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:

@@ -11,6 +11,9 @@ from .sql import chunks, json_chunks, json_rows
 if TYPE_CHECKING:  # typing only: what loads the ends need not load the outbox's statements
     from .outbox import Emitted
 
+STACK_KEPT = 4000  # characters of a raised run's traceback its record keeps, the end: where it raised
+
+
 @dataclass(frozen=True)
 class End:
     """How a run ended, to record."""
@@ -33,11 +36,12 @@ class End:
     n: int | None = None
     i: int | None = None
     dst: str | None = None
+    stack: str | None = None  # a raised run's traceback, its last STACK_KEPT characters
 
     # The columns of an end's row, by name: every field but its writes, statements of their own.
     COLUMNS: ClassVar[tuple[str, ...]] = (
         "name", "run", "outcome", "code", "kind", "detail", "ended", "items", "batches", "events", "retry",
-        "attempt", "for_due", "at", "n", "i", "dst")
+        "attempt", "for_due", "at", "n", "i", "dst", "stack")
 
     def row(self) -> list[object]:
         """The end as RECORD_ENDS reads it, column by column (COLUMNS)."""
@@ -51,7 +55,7 @@ RECORD_ENDS = f"""
 {ENDS}
 UPDATE tickwork_runs AS r
 SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended,
-    items = j.items, batches = j.batches, events = j.events
+    items = j.items, batches = j.batches, events = j.events, stack = j.stack
 FROM j WHERE r.id = j.run AND r.outcome = 'running'
 """
 

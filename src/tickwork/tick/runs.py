@@ -18,7 +18,7 @@ from ..model import ActionError, Code, Kind, Outcome, Schedule
 from ..store.outbox import Emitted
 from ..per_item import Items
 from ..store.claims import Claim
-from ..store.ends import End
+from ..store.ends import STACK_KEPT, End
 from ..times import iso
 from .budget import Budget, Lease, chunked
 from .ends import Ends, Recorder
@@ -119,10 +119,10 @@ class Runner:
                     await schedule.action()
             except TimeoutError as error:
                 if not deadline.expired():
-                    return _failed(claim, *_raised(error))
+                    return _failed(claim, *_raised(error, counts))
                 return _overran(claim, f"stopped after {limit} ms, the end of its run limit or its tick's budget")
             except Exception as error:
-                return _failed(claim, *_raised(error))
+                return _failed(claim, *_raised(error, counts))
         return Outcome.SUCCEEDED, None, None, None
 
 
@@ -143,9 +143,12 @@ def _counted(emitted: list[Any]) -> dict[str, int]:
     return dict(Counter(e.event for e in emitted))
 
 
-def _raised(error: BaseException) -> tuple[str, str, str]:
+def _raised(error: BaseException, counts: dict[str, Any]) -> tuple[str, str, str]:
+    """The failure's code, detail and traceback; the traceback's end is kept with the run's end
+    (`counts`' `stack`), for its page in the console."""
     code = error.code if isinstance(error, ActionError) else Code.INTERNAL_FAULT
     detail = f"{type(error).__name__}: {error}"
     trace = "".join(traceback.format_exception(error))
+    counts["stack"] = trace[-STACK_KEPT:]
     return code, detail, trace
 

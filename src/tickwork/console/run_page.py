@@ -1,0 +1,94 @@
+"""The console's page of one run (or skip): its record whole, with the end of its traceback where
+it raised; every attempt of its due time; its trace; what it emitted with each delivery's state;
+the occurrences it covered; and who or what asked for it."""
+
+from ..operating import words
+from ..operating.views import run_view, zone_of
+from ..operating.words import when
+from .html import Html, join, link, table, tag
+from .parts import Frame, attempt, moment, outcome, page, run_link, said, took
+from .run_store import OneRun
+
+
+def run_page(frame: Frame, id: str, found: OneRun) -> str:
+    run = found.run
+    if run is None:
+        return page(frame, "/runs", "No such run", said(f"There is no run {id}: its record may have been "
+                                                         "deleted with the others past their retention.", True))
+    body: list[Html | str] = [tag("dl", *(join([tag("dt", key), tag("dd", value)])
+                                         for key, value in facts(frame, run, found)))]
+    if run.get("detail"):
+        body += [tag("h2", "Detail"), tag("pre", run["detail"], class_="whole")]
+    if run.get("stack"):
+        body += [tag("h2", "Traceback (its last lines)"), tag("pre", run["stack"], class_="whole")]
+    body += [tag("h2", "Every attempt of this due time"), attempts_table(frame, run, found.attempts)]
+    body += [tag("h2", "What it emitted"), emitted_table(found.emitted)]
+    if found.remakes:
+        body += [tag("h2", "Remakes of this due time"), remakes_table(frame, found.remakes)]
+    return page(frame, "/runs", f"Run of {run['schedule']}", *body)
+
+
+def facts(frame: Frame, run: dict, found: OneRun) -> list[tuple[str, Html | str]]:
+    zone = zone_of(run.get("form"))
+    view = run_view(run)
+    schedule = link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id")
+    said_: list[tuple[str, Html | str]] = [
+        ("schedule", join([schedule, "" if run.get("schedule_kept") else tag("span", " (gone)", class_="muted")])),
+        ("run", tag("span", run["id"], class_="id")),
+        ("outcome", join([outcome(run), f" ({run['kind']})" if run.get("kind") else ""])),
+        ("due", moment(None if words.ahead_of_due(run) else view.due_at, frame.now, zone)),
+        ("asked for by", asked(frame, run, found.backfill)),
+        ("tick", moment(run["tick_at"], frame.now)),
+        ("started", moment(run.get("started_at"), frame.now)),
+        ("ended", moment(run.get("ended_at"), frame.now)),
+    ]
+    if took(run):
+        said_.append(("took", took(run)))
+    if words.call_words(run):
+        said_.append(("call", words.call_words(run)))
+    if run.get("covers") is not None:
+        said_.append(("covered", words.missed_words(run, run["schedule"], verbose=True)))
+    if words.did(run):
+        said_.append(("did", words.did(run)))
+    if run.get("label"):
+        said_.append(("label", run["label"]))
+    said_.append(("trace", tag("span", run.get("trace") or "none (a skip runs nothing)", class_="id")))
+    return said_
+
+
+def asked(frame: Frame, run: dict, backfill: dict | None) -> Html | str:
+    """Who or what asked for the run: its due time, a retry, an operator by hand, a backfill or a remake."""
+    if run.get("by_hand"):
+        return f"{run['by_hand']}, by hand"
+    if backfill is not None and backfill.get("remake_of"):
+        return join([f"{backfill['who']}, making the due time again (remake of ",
+                     run_link(frame, {"id": backfill["remake_of"]}), f") at {when(int(backfill['requested_at']))}"])
+    if backfill is not None or run.get("backfill"):
+        who = backfill["who"] if backfill is not None else run["backfill"]
+        return f"{who}, by a backfill" + (f" ({backfill['id']})" if backfill is not None else "")
+    if int(run.get("attempt") or 1) > 1:
+        return f"a retry of its due time ({attempt(run, None)})"
+    return "its due time"
+
+
+def attempts_table(frame: Frame, shown: dict, rows: list[dict]) -> Html:
+    return table(["RUN", "TICK", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "ASKED FOR"],
+                 [[run_link(frame, row) if row["id"] != shown["id"] else tag("b", row["id"], class_="id"),
+                   moment(row["tick_at"], frame.now), moment(row.get("started_at"), frame.now), took(row),
+                   outcome(row), attempt(row, None) or "1", words.asked_words(row)] for row in rows],
+                 "no other attempt")
+
+
+def emitted_table(rows: list[dict]) -> Html:
+    return table(["EVENT", "BODY", "DELIVERY", "QUEUE", "STATE", "SENDS", "LAST ERROR"],
+                 [[row["name"], tag("code", words.clip(row.get("body"), 200)), tag("span", row.get("delivery") or "",
+                                                                                   class_="id"),
+                   row.get("queue") or "", row.get("state") or "", row.get("attempts") or 0,
+                   row.get("last_error") or ""] for row in rows],
+                 "nothing emitted (a failed run emits nothing)")
+
+
+def remakes_table(frame: Frame, rows: list[dict]) -> Html:
+    return table(["ASKED", "BY", "OF RUN", "STATE", "MADE"],
+                 [[moment(row["requested_at"], frame.now), row["who"], run_link(frame, {"id": row["remake_of"]}),
+                   words.backfill_state_words(row["state"]), row["made"]] for row in rows], "none")
