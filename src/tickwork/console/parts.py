@@ -52,6 +52,7 @@ class Frame:
     who: str
     csrf: str
     now: int
+    said: str | None = None  # what the change before the redirect here said (`said=`), shown atop the page
 
     def href(self, page: str, **query) -> str:
         return url(self.prefix + page, **query)
@@ -65,7 +66,7 @@ def page(frame: Frame, here: str, title: str, *body) -> str:
             tag("title", f"{title} · tickwork"), void("link", rel="stylesheet", href=frame.href("/console.css"))),
         tag("body",
             tag("header", tag("b", "tickwork"), *nav, tag("span", f"{frame.who} · {when(frame.now)}", class_="who")),
-            tag("main", tag("h1", title), *body)),
+            tag("main", tag("h1", title), said(frame.said) if frame.said else "", *body)),
         lang="en",
     )
 

@@ -5,6 +5,7 @@ one operator change as the command makes it (operator_store.py), logged with who
 import json
 import re
 from dataclasses import replace
+from urllib.parse import urlencode
 
 from .. import backfill
 from ..operating import words
@@ -75,7 +76,8 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     if isinstance(identity, Refused):
         extra = {"www_authenticate": 'Bearer realm="tickwork console"'} if identity.status == 401 else {}
         return respond(identity.status, f"{identity.why}\n", "text/plain; charset=utf-8", **extra)
-    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now)
+    said = (request.query.get("said") or "")[:LONGEST_TEXT] or None if request.method != "POST" else None
+    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now, said)
     route = rest.rstrip("/")
     if request.method == "POST":
         body = await request.body_within(BODY_MOST)
@@ -234,6 +236,7 @@ async def _act(db, frame, route, form) -> Response:
         return await _backfill(db, frame, form, back)
     if route == "/backfill/cancel":
         return await _cancel_backfill(db, frame, form.get("id") or "", back)
+
     if kind == "schedule" and verb in SCHEDULE_VERBS:
         key, what = form.get("name") or "", "schedule"
         change = await OperatorStore(db).change(SCHEDULE_VERBS[verb], key, frame.who, frame.now)
@@ -255,7 +258,14 @@ async def _act(db, frame, route, form) -> Response:
         "dismiss": "dismissed: it is never sent again",
         "cancel": "cancelled" if what == "delivery" else "cancelled: no call is made for it again",
     }[verb]
-    return respond(200, pages.answer(frame, "Done", f"{key} {done} (logged as {frame.who}).", back))
+    return see_other(back, f"{key} {done} (logged as {frame.who}).")
+
+
+def see_other(back: str, said: str) -> Response:
+    """A change made: 303 See Other to the page the form came from, which shows what was said
+    (`said=`), so a reload reads that page again rather than posting the change again."""
+    location = back + ("&" if "?" in back else "?") + urlencode({"said": said[:LONGEST_TEXT]})
+    return respond(303, "", "text/plain; charset=utf-8", location=location)
 
 
 def _why_unchanged(verb: str, row: dict) -> str:
@@ -285,16 +295,14 @@ async def _backfill(db, frame, form, back) -> Response:
     if form.get("dry"):
         return respond(200, pages.backfill_listed(frame, plan, start, end, back))
     if not plan.todo and not plan.more:
-        return respond(200, pages.answer(frame, "Nothing to make", f"{words.backfill_words(plan)}; nothing to make, "
-                                         "so no backfill was asked for.", back))
+        return see_other(back, f"{words.backfill_words(plan)}; nothing to make, so no backfill was asked for.")
     change = await store.backfill(name, plan.start, plan.end, frame.who, frame.now)
     if not change.changed:
         return respond(409, pages.answer(frame, "Nothing changed", f"{name} was removed meanwhile: there is nothing "
                                          "to backfill; nothing changed.", back, True))
     assert change.row is not None  # a backfill asked for returns its row
-    return respond(200, pages.answer(frame, "Done", f"{words.backfill_words(plan)}; "
-                                     f"{words.backfill_asked_words(change.row['backfill'])} (logged as {frame.who}).",
-                                     back))
+    return see_other(back, f"{words.backfill_words(plan)}; {words.backfill_asked_words(change.row['backfill'])} "
+                           f"(logged as {frame.who}).")
 
 
 def _instant(what: str, text: str) -> int | None:
@@ -316,5 +324,4 @@ async def _cancel_backfill(db, frame, id: str, back) -> Response:
         return respond(409, pages.answer(frame, "Nothing changed", f"backfill.not_pending: backfill {id} is "
                                          f"{change.row['state']}: only a pending backfill can be cancelled; "
                                          "nothing changed.", back, True))
-    return respond(200, pages.answer(frame, "Done", f"{words.backfill_cancelled_words(change.row)} "
-                                     f"(logged as {frame.who}).", back))
+    return see_other(back, f"{words.backfill_cancelled_words(change.row)} (logged as {frame.who}).")
