@@ -14,6 +14,8 @@ from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..model import Outcome
 from ..store.operator import OperatorStore
+from ..errors import ScheduleError
+from ..operating.remake import UNKNOWN, remake
 from ..times import DAY, HOUR, NEVER, instant
 from . import csrf, pages
 from .access import Checked, Local, Refused, identify
@@ -236,7 +238,8 @@ async def _act(db, frame, route, form) -> Response:
         return await _backfill(db, frame, form, back)
     if route == "/backfill/cancel":
         return await _cancel_backfill(db, frame, form.get("id") or "", back)
-
+    if route == "/run/remake":
+        return await _remake(db, frame, form.get("id") or "", back)
     if kind == "schedule" and verb in SCHEDULE_VERBS:
         key, what = form.get("name") or "", "schedule"
         change = await OperatorStore(db).change(SCHEDULE_VERBS[verb], key, frame.who, frame.now)
@@ -266,6 +269,17 @@ def see_other(back: str, said: str) -> Response:
     (`said=`), so a reload reads that page again rather than posting the change again."""
     location = back + ("&" if "?" in back else "?") + urlencode({"said": said[:LONGEST_TEXT]})
     return respond(303, "", "text/plain; charset=utf-8", location=location)
+
+
+async def _remake(db, frame, id: str, back) -> Response:
+    """The due time of the failed run `id` made again by the next tick, as the operator's run."""
+    try:
+        asked = await remake(db, id, frame.who, frame.now)
+    except ScheduleError as refused:
+        status, title = (404, "Not found") if refused.code == UNKNOWN else (409, "Nothing changed")
+        return respond(status, pages.answer(frame, title, f"{refused.code}: {refused.message}; nothing changed.",
+                                            back, True))
+    return see_other(back, f"{asked.words(frame.who)} (logged as {frame.who}).")
 
 
 def _why_unchanged(verb: str, row: dict) -> str:

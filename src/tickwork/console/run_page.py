@@ -1,12 +1,14 @@
 """The console's page of one run (or skip): its record whole, with the end of its traceback where
 it raised; every attempt of its due time; its trace; what it emitted with each delivery's state;
-the occurrences it covered; and who or what asked for it."""
+the occurrences it covered; who or what asked for it; and, for a failed one, the button that
+makes its due time again (store/remakes.py)."""
 
 from ..operating import words
 from ..operating.views import run_view, zone_of
 from ..operating.words import when
+from ..store.schedules import ONE_OFF_DONE
 from .html import Html, join, link, table, tag
-from .parts import Frame, attempt, moment, outcome, page, run_link, said, took
+from .parts import Frame, attempt, button, moment, outcome, page, run_link, said, took
 from .run_store import OneRun
 
 
@@ -15,12 +17,14 @@ def run_page(frame: Frame, id: str, found: OneRun) -> str:
     if run is None:
         return page(frame, "/runs", "No such run", said(f"There is no run {id}: its record may have been "
                                                          "deleted with the others past their retention.", True))
+    back = frame.href("/run", id=run["id"])
     body: list[Html | str] = [tag("dl", *(join([tag("dt", key), tag("dd", value)])
                                          for key, value in facts(frame, run, found)))]
     if run.get("detail"):
         body += [tag("h2", "Detail"), tag("pre", run["detail"], class_="whole")]
     if run.get("stack"):
         body += [tag("h2", "Traceback (its last lines)"), tag("pre", run["stack"], class_="whole")]
+    body += [tag("div", *remake_action(frame, run, found, back), class_="actions")]
     body += [tag("h2", "Every attempt of this due time"), attempts_table(frame, run, found.attempts)]
     body += [tag("h2", "What it emitted"), emitted_table(found.emitted)]
     if found.remakes:
@@ -69,6 +73,21 @@ def asked(frame: Frame, run: dict, backfill: dict | None) -> Html | str:
     if int(run.get("attempt") or 1) > 1:
         return f"a retry of its due time ({attempt(run, None)})"
     return "its due time"
+
+
+def remake_action(frame: Frame, run: dict, found: OneRun, back: str) -> list[Html]:
+    """The button that makes a failed run's due time again, where the page finds it may be made."""
+    if run["outcome"] != "failed" or not run.get("schedule_kept"):
+        return []
+    if run.get("removed_at") is not None and run.get("ended") != ONE_OFF_DONE:
+        return [tag("span", f"Its schedule has ended ({run.get('ended') or 'no longer declared'}): "
+                            "its due times are not made again.", class_="muted")]
+    if any(a["outcome"] in ("succeeded", "running") for a in found.attempts):
+        return [tag("span", "A run of this due time succeeded or is running: nothing to make again.",
+                    class_="muted")]
+    if any(r["state"] == "pending" for r in found.remakes):
+        return [tag("span", "A remake of this due time waits for the next tick.", class_="muted")]
+    return [button(frame, "/run/remake", "Make this due time again", back, id=run["id"])]
 
 
 def attempts_table(frame: Frame, shown: dict, rows: list[dict]) -> Html:
