@@ -76,6 +76,7 @@ def test_a_failed_due_time_is_made_again_once_by_the_next_tick_as_the_operator_s
     assert (remade["due_at"], remade["outcome"], remade["backfill"]) == (TEN, "succeeded", "local")
     page = ask(db, "GET", f"{PREFIX}/run?id={remade['id']}", now=LATER + 2 * MINUTE).body
     assert "making the due time again (remake of" in page and f'href="{PREFIX}/run?id={failed["id"]}"' in page
+    assert "remake by local" in page  # in its due time's attempts
 
 
 def test_the_page_it_goes_back_to_shows_what_was_said():

@@ -127,7 +127,8 @@ def run_link(frame: Frame, run: dict, shown: Html | str | None = None) -> Html:
     table that shows a run links to it so."""
     if not run.get("id"):
         return text(shown if shown is not None else "")
-    return link(frame.href("/run", id=run["id"]), shown if shown is not None else run["id"], class_="run")
+    return link(frame.href("/run", id=run["id"]), shown if shown is not None else run["id"],
+                class_="run" if shown is not None else "run id")
 
 
 # -- forms ------------------------------------------------------------------------------------

@@ -94,7 +94,8 @@ def attempts_table(frame: Frame, shown: dict, rows: list[dict]) -> Html:
     return table(["RUN", "TICK", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "ASKED FOR"],
                  [[run_link(frame, row) if row["id"] != shown["id"] else tag("b", row["id"], class_="id"),
                    moment(row["tick_at"], frame.now), moment(row.get("started_at"), frame.now), took(row),
-                   outcome(row), attempt(row, None) or "1", words.asked_words(row)] for row in rows],
+                   outcome(row), attempt(row, None) or "1",
+                   f"remake by {row['backfill']}" if row.get("remake_of") else words.asked_words(row)] for row in rows],
                  "no other attempt")
 
 
