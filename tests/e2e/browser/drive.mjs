@@ -9,6 +9,7 @@
 //   {"do": "text", "selector": "body"}              the element's text as shown
 //   {"do": "screenshot", "path": "....png"}         the whole page, as a PNG
 //   {"do": "eval", "expression": "..."}             a JS expression evaluated in the page
+//   {"do": "viewport", "width": 390, "height": 844} the page's size from then on (a phone's, say)
 // A step that fails answers its error and what the page shows; the browser stays open for the next.
 
 import { createInterface } from 'node:readline';
@@ -64,6 +65,10 @@ const steps = {
   },
   async eval({ expression }) {
     return await page.evaluate(expression);
+  },
+  async viewport({ width, height }) {
+    await page.setViewportSize({ width, height });
+    return { width, height };
   },
   async seen() {
     return seen;
