@@ -91,11 +91,16 @@ def remake_action(frame: Frame, run: dict, found: OneRun, back: str) -> list[Htm
 
 
 def attempts_table(frame: Frame, shown: dict, rows: list[dict]) -> Html:
-    return table(["RUN", "TICK", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "ASKED FOR"],
+    """Each run and skip of the due time: a few columns, so that it reads on a phone too."""
+    def asked_for(row: dict) -> str:
+        said_ = f"remake by {row['backfill']}" if row.get("remake_of") else words.asked_words(row)
+        return ", ".join(part for part in (attempt(row, None), said_) if part) or "its due time"
+
+    return table(["RUN", "STARTED", "OUTCOME", "ASKED FOR"],
                  [[run_link(frame, row) if row["id"] != shown["id"] else tag("b", row["id"], class_="id"),
-                   moment(row["tick_at"], frame.now), moment(row.get("started_at"), frame.now), took(row),
-                   outcome(row), attempt(row, None) or "1",
-                   f"remake by {row['backfill']}" if row.get("remake_of") else words.asked_words(row)] for row in rows],
+                   join([moment(row.get("started_at") or row["tick_at"], frame.now),
+                         tag("span", took(row), class_="zone") if took(row) else ""]),
+                   outcome(row), asked_for(row)] for row in rows],
                  "no other attempt")
 
 
