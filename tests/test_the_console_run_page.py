@@ -121,8 +121,3 @@ def test_the_page_reads_each_of_its_rows_through_an_index(db):
     for sql in (run_store.RUN_RECORD, run_store.RUN_ATTEMPTS, run_store.RUN_EMITTED, run_store.RUN_BACKFILL,
                 run_store.RUN_REMAKES):
         assert not scans(db, sql), sql
-
-
-def test_what_a_change_said_is_shown_atop_the_page_it_went_back_to_escaped(db):
-    body = ask(db, "GET", f"{PREFIX}/schedule?name=census&said=paused+<b>census</b>").body
-    assert '<p class="said">paused &lt;b&gt;census&lt;/b&gt;</p>' in body

@@ -1,6 +1,8 @@
 """What every console page is built of: the frame of a request, the page around a body, times
 in UTC and a calendar's zone, outcomes, and the forms that post an operator's change."""
 
+from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -52,7 +54,9 @@ class Frame:
     who: str
     csrf: str
     now: int
-    said: str | None = None  # what the change before the redirect here said (`said=`), shown atop the page
+    said: str | None = None  # what the change before the redirect here said, its seal checked (csrf.opened)
+    # The query that carries what a change says to the page it goes back to, sealed (csrf.sealed).
+    sealed: Callable[[str], dict[str, str]] = dataclasses.field(default=lambda said: {}, repr=False, compare=False)
 
     def href(self, page: str, **query) -> str:
         return url(self.prefix + page, **query)

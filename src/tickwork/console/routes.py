@@ -78,8 +78,9 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     if isinstance(identity, Refused):
         extra = {"www_authenticate": 'Bearer realm="tickwork console"'} if identity.status == 401 else {}
         return respond(identity.status, f"{identity.why}\n", "text/plain; charset=utf-8", **extra)
-    said = (request.query.get("said") or "")[:LONGEST_TEXT] or None if request.method != "POST" else None
-    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now, said)
+    said = csrf.opened(identity, request.query, now) if request.method != "POST" else None
+    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now, said,
+                        lambda notice: csrf.sealed(identity, notice, now))
     route = rest.rstrip("/")
     if request.method == "POST":
         body = await request.body_within(BODY_MOST)
@@ -261,13 +262,14 @@ async def _act(db, frame, route, form) -> Response:
         "dismiss": "dismissed: it is never sent again",
         "cancel": "cancelled" if what == "delivery" else "cancelled: no call is made for it again",
     }[verb]
-    return see_other(back, f"{key} {done} (logged as {frame.who}).")
+    return see_other(frame, back, f"{key} {done} (logged as {frame.who}).")
 
 
-def see_other(back: str, said: str) -> Response:
+def see_other(frame: pages.Frame, back: str, said: str) -> Response:
     """A change made: 303 See Other to the page the form came from, which shows what was said
-    (`said=`), so a reload reads that page again rather than posting the change again."""
-    location = back + ("&" if "?" in back else "?") + urlencode({"said": said[:LONGEST_TEXT]})
+    (`said=`, sealed: csrf.sealed), so a reload reads that page again rather than posting the
+    change again."""
+    location = back + ("&" if "?" in back else "?") + urlencode(frame.sealed(said[:LONGEST_TEXT]))
     return respond(303, "", "text/plain; charset=utf-8", location=location)
 
 
@@ -279,7 +281,7 @@ async def _remake(db, frame, id: str, back) -> Response:
         status, title = (404, "Not found") if refused.code == UNKNOWN else (409, "Nothing changed")
         return respond(status, pages.answer(frame, title, f"{refused.code}: {refused.message}; nothing changed.",
                                             back, True))
-    return see_other(back, f"{asked.words(frame.who)} (logged as {frame.who}).")
+    return see_other(frame, back, f"{asked.words(frame.who)} (logged as {frame.who}).")
 
 
 def _why_unchanged(verb: str, row: dict) -> str:
@@ -309,13 +311,13 @@ async def _backfill(db, frame, form, back) -> Response:
     if form.get("dry"):
         return respond(200, pages.backfill_listed(frame, plan, start, end, back))
     if not plan.todo and not plan.more:
-        return see_other(back, f"{words.backfill_words(plan)}; nothing to make, so no backfill was asked for.")
+        return see_other(frame, back, f"{words.backfill_words(plan)}; nothing to make, so no backfill was asked for.")
     change = await store.backfill(name, plan.start, plan.end, frame.who, frame.now)
     if not change.changed:
         return respond(409, pages.answer(frame, "Nothing changed", f"{name} was removed meanwhile: there is nothing "
                                          "to backfill; nothing changed.", back, True))
     assert change.row is not None  # a backfill asked for returns its row
-    return see_other(back, f"{words.backfill_words(plan)}; {words.backfill_asked_words(change.row['backfill'])} "
+    return see_other(frame, back, f"{words.backfill_words(plan)}; {words.backfill_asked_words(change.row['backfill'])} "
                            f"(logged as {frame.who}).")
 
 
@@ -338,4 +340,4 @@ async def _cancel_backfill(db, frame, id: str, back) -> Response:
         return respond(409, pages.answer(frame, "Nothing changed", f"backfill.not_pending: backfill {id} is "
                                          f"{change.row['state']}: only a pending backfill can be cancelled; "
                                          "nothing changed.", back, True))
-    return see_other(back, f"{words.backfill_cancelled_words(change.row)} (logged as {frame.who}).")
+    return see_other(frame, back, f"{words.backfill_cancelled_words(change.row)} (logged as {frame.who}).")
