@@ -4,6 +4,7 @@ occurrences it covered; who or what asked for it; linked from every table that s
 read through indexes."""
 
 import re
+from html import escape
 
 import pytest
 from console_fixtures import (
@@ -49,9 +50,11 @@ def test_a_failed_run_s_page_shows_its_detail_whole_and_the_end_of_its_traceback
     ticks(db, [Schedule("long", Every(MINUTE), long_failure)], NINE, NINE + MINUTE)
     [failed] = runs_of(db, "long")
     body = page_of(db, failed["id"], now=NINE + 2 * MINUTE).body
-    assert LONG in body  # not clipped at 160 characters as the tables clip it
-    assert len(failed["stack"]) == STACK_KEPT and failed["stack"].endswith(" and then gave up\n")  # its end
-    assert "Traceback (its last lines)" in body and failed["stack"] in body
+    assert LONG in body  # not clipped at 160 characters as the tables clip it: the detail whole
+    assert len(failed["stack"]) <= STACK_KEPT
+    assert "in deep\n" in failed["stack"] and "raise RuntimeError(LONG)" in failed["stack"]  # where it raised
+    assert "RuntimeError: the upstream answered: xxx" in failed["stack"]  # the error's line, clipped
+    assert "Traceback (its last lines)" in body and escape(failed["stack"]) in body  # escaped, whole
 
 
 def test_the_page_says_the_schedule_the_outcome_the_due_time_the_trace_and_who_asked(db):

@@ -36,7 +36,7 @@ class End:
     n: int | None = None
     i: int | None = None
     dst: str | None = None
-    stack: str | None = None  # a raised run's traceback, its last STACK_KEPT characters
+    stack: str | None = None  # a raised run's traceback, its end: at most STACK_KEPT characters
 
     # The columns of an end's row, by name: every field but its writes, statements of their own.
     COLUMNS: ClassVar[tuple[str, ...]] = (

@@ -149,6 +149,19 @@ def _raised(error: BaseException, counts: dict[str, Any]) -> tuple[str, str, str
     code = error.code if isinstance(error, ActionError) else Code.INTERNAL_FAULT
     detail = f"{type(error).__name__}: {error}"
     trace = "".join(traceback.format_exception(error))
-    counts["stack"] = trace[-STACK_KEPT:]
+    counts["stack"] = _kept_stack(error, trace)
     return code, detail, trace
 
+
+CLIPPED = " ... (clipped: the detail keeps it whole)\n"
+SAID_KEPT = 1000  # characters of the error's own line a kept stack holds, so a long message leaves the frames in
+
+
+def _kept_stack(error: BaseException, trace: str) -> str:
+    """The end of a raised run's traceback, at most STACK_KEPT characters: the frames nearest
+    where it raised, and the error's own line, clipped where it is long (its detail keeps it)."""
+    said = "".join(traceback.format_exception_only(error))
+    if len(trace) <= STACK_KEPT or len(said) <= SAID_KEPT or not trace.endswith(said):
+        return trace[-STACK_KEPT:]
+    clipped = said[:SAID_KEPT] + CLIPPED
+    return trace[: len(trace) - len(said)][-(STACK_KEPT - len(clipped)):] + clipped
