@@ -124,3 +124,23 @@ def test_the_page_reads_each_of_its_rows_through_an_index(db):
     for sql in (run_store.RUN_RECORD, run_store.RUN_ATTEMPTS, run_store.RUN_EMITTED, run_store.RUN_BACKFILL,
                 run_store.RUN_REMAKES):
         assert not scans(db, sql), sql
+
+
+async def raising_euros():
+    raise RuntimeError("€" * 1000)  # 6 bytes a character as JSON writes it
+
+
+def test_two_hundred_runs_raising_at_once_keep_their_ends_and_stacks_within_d1_s_strings():
+    import sqlite3
+
+    db = open_store()
+    db._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 2_000_000)  # D1: 2,000,000 bytes a string or row
+    raising = [Schedule(f"euro{k:03}", Every(MINUTE), raising_euros) for k in range(200)]
+    clock = [0.0]
+
+    async def sleep(seconds):  # a batch D1 refuses is tried again: on a clock of the test's
+        clock[0] += seconds
+
+    ticks(db, raising, NINE, NINE + MINUTE, sleep=sleep, monotonic=lambda: clock[0])
+    ended = run(db.all("SELECT outcome, stack FROM tickwork_runs"))
+    assert len(ended) == 200 and all(r["outcome"] == "failed" and "€" * 1000 in r["stack"] for r in ended)

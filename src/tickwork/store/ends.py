@@ -1,12 +1,11 @@
 """How runs end: the batch that records their ends, which gives their leases back, each run's own
 writes behind the check that its record is still running, and the retries a failed end schedules."""
 
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from ..database import Statement
-from .sql import chunks, json_chunks, json_rows
+from .sql import chunks, json_chunks, json_lists, json_rows
 
 if TYPE_CHECKING:  # typing only: what loads the ends need not load the outbox's statements
     from .outbox import Emitted
@@ -79,13 +78,25 @@ FROM j WHERE s.name = j.name AND s.lease_run = j.run AND j.retry IS NOT NULL AND
 """
 
 
+def end_chunks(ends: list[End]) -> list[tuple[list[End], str]]:
+    """`ends` in chunks of at most ROWS_PER_STATEMENT, each with its rows as one JSON list of at
+    most JSON_BYTES: failed runs' details and stacks make rows large, and D1 takes no string
+    past 2,000,000 bytes."""
+    found: list[tuple[list[End], str]] = []
+    for part in chunks(ends):
+        start = 0
+        for text, count in json_lists([end.row() for end in part]):
+            found.append((part[start : start + count], text))
+            start += count
+    return found
+
+
 def end_statements(ends: list[End]) -> list[Statement]:
     """The statements that record how runs ended, which gives their leases back, for a batch,
     each run's own writes first, behind the check that its record is still running; per chunk of
     ends, the retries they schedule, then the ends."""
     statements: list[Statement] = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
-    for part in chunks(ends):
-        chunk = json.dumps([end.row() for end in part])
+    for part, chunk in end_chunks(ends):
         if any(end.retry is not None for end in part):
             statements.append((SCHEDULE_RETRIES, (chunk,)))
         statements.append((RECORD_ENDS, (chunk,)))
@@ -96,7 +107,7 @@ def ends_cost(ends: list[End], emitted: "list[Emitted]") -> int:
     """The statements end_statements(ends) and OutboxStore.emitting(emitted) make, and one per
     chunk of events for what their sends came to. Counted, not built: the tick asks it whenever
     it weighs what it has left."""
-    parts = chunks(ends)
+    parts = [part for part, _ in end_chunks(ends)]
     retries = sum(1 for part in parts if any(end.retry is not None for end in part))
     writes = sum(1 + len(end.writes) for end in ends if end.writes)  # each behind its check
     events = len(json_chunks([row.row() for row in emitted]))
