@@ -6,7 +6,7 @@ with who asked, with one operator-log row, exactly once however ticks race. The 
 from urllib.parse import unquote
 
 import pytest
-from console_fixtures import NINE, ORIGIN, PREFIX, ask, csrf_of, logged, said_of
+from console_fixtures import NINE, ORIGIN, PREFIX, RETRYING, ask, csrf_of, logged, retrying_store, said_of
 from faults import Meanwhile, first_with
 from helpers import every, open_store, run, tick_at, ticks
 
@@ -153,6 +153,22 @@ def test_a_due_time_that_succeeded_since_is_not_made_again():
                  form={"id": failed["id"], "csrf": token})
     assert answer.status == 409 and "a run of that due time succeeded since" in answer.body
     assert [verb for _, verb, _ in logged(db)] == ["remake"]
+
+
+def test_a_failed_attempt_whose_retry_is_still_to_come_is_not_made_again():
+    """flaky's 10:00 and its 10:01 retry failed, its third attempt waits for 10:03: the retry
+    makes that due time, and a remake beside it would run it twice."""
+    db = retrying_store()
+    first, retried = records(db, "flaky")
+    at = TEN + 2 * MINUTE
+    token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=flaky", now=at, app=RETRYING).body)
+    for failed in (first, retried):
+        page = ask(db, "GET", f"{PREFIX}/run?id={failed['id']}", now=at, app=RETRYING).body
+        assert "Make this due time again" not in page and "retry of this due time" in page
+        answer = ask(db, "POST", f"{PREFIX}/run/remake", now=at, headers={"origin": ORIGIN}, app=RETRYING,
+                     form={"id": failed["id"], "csrf": token})
+        assert answer.status == 409 and "a retry of that due time is pending" in answer.body
+    assert logged(db) == [] and not run(db.all("SELECT * FROM tickwork_backfills"))
 
 
 def test_a_run_that_did_not_fail_has_no_remake_and_no_such_run_is_a_404():

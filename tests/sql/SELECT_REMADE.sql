@@ -1,6 +1,6 @@
 
 SELECT r.id, r.schedule, r.due_at, r.tick_at, r.by_hand, r.outcome, s.removed_at, s.ended, s.paused, s.retry_attempt,
-       s.due_at AS schedule_due,
+       s.due_at AS schedule_due, ((s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next)) AND s.retry_due IS r.due_at) AS retry_pending,
        (SELECT max(o.outcome = 'succeeded') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
         AND o.due_at = r.due_at) AS succeeded,
        (SELECT max(o.outcome = 'running') FROM tickwork_runs AS o WHERE o.schedule = r.schedule

@@ -85,6 +85,9 @@ def remake_action(frame: Frame, run: dict, found: OneRun, back: str) -> list[Htm
     if any(a["outcome"] in ("succeeded", "running") for a in found.attempts):
         return [tag("span", "A run of this due time succeeded or is running: nothing to make again.",
                     class_="muted")]
+    if run.get("retry_pending"):
+        return [tag("span", "A retry of this due time is still to come: it makes the due time again.",
+                    class_="muted")]
     if any(r["state"] == "pending" for r in found.remakes):
         return [tag("span", "A remake of this due time waits for the next tick.", class_="muted")]
     return [button(frame, "/run/remake", "Make this due time again", back, id=run["id"])]

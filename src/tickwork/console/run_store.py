@@ -9,14 +9,15 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from ..operating.views import first
+from ..store.remakes import RETRY_OF_ITS_DUE_TIME
 
 ATTEMPTS_MOST = 50  # attempts of one due time shown: retries are a few, remakes fewer
 EMITTED_MOST = 100  # events of a run shown
 
 # The run ?1 with its schedule's row (LEFT: a schedule deleted keeps its records a while).
-RUN_RECORD = """
+RUN_RECORD = f"""
 SELECT r.*, s.form AS form, s.label AS label, s.action AS action, s.removed_at AS removed_at, s.ended AS ended,
-       s.paused AS paused, s.name IS NOT NULL AS schedule_kept
+       s.paused AS paused, s.name IS NOT NULL AS schedule_kept, {RETRY_OF_ITS_DUE_TIME} AS retry_pending
 FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule WHERE r.id = ?1
 """
 

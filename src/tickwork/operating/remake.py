@@ -35,7 +35,10 @@ async def remake(db: Database, id: str, who: str, now: int) -> Asked:
     run = await store.read(id)
     if run is None:
         raise ScheduleError(UNKNOWN, f"there is no run {id}", "`tickwork history NAME` lists a schedule's runs")
-    if run["outcome"] == "failed" and run.get("schedule_due") is not None:
+    why = why_not_remade(run)
+    if why:
+        raise ScheduleError(NOT_REMAKABLE, f"{run['schedule']} due {when(int(run['due_at']))}: {why}")
+    if run.get("schedule_due") is not None:
         due = int(run["due_at"])
         try:
             plan = await backfill.plan(OperatorStore(db), now, run["schedule"], due, due, ("due", "due"))
@@ -47,5 +50,5 @@ async def remake(db: Database, id: str, who: str, now: int) -> Asked:
     if remade.backfill is None or remade.run is None:
         found = remade.run or run
         raise ScheduleError(NOT_REMAKABLE, f"{found['schedule']} due {when(int(found['due_at']))}: "
-                                           f"{why_not_remade(found)}")
+                                           f"{why_not_remade(found) or 'it changed meanwhile: ask once more'}")
     return Asked(remade.backfill, remade.run)

@@ -15,8 +15,13 @@ from dataclasses import dataclass
 
 from ..database import Database, Row
 from .alerts import iso_sql
+from .app_row import RETRY_PENDING
 from .schedules import ONE_OFF_DONE
 from .sql import first
+
+# A retry still to be made of the due time of the run `r` (`s` its schedule's row): the row's
+# retry is of that due time (retry_due) and not superseded by the next due time (RETRY_PENDING).
+RETRY_OF_ITS_DUE_TIME = f"({RETRY_PENDING} AND s.retry_due IS r.due_at)"
 
 # The failed run ?1 whose due time may be made again: its schedule still there (or a one-off item
 # done with its call), the run for a due time (not one by hand ahead of it), no run of that due
@@ -25,7 +30,7 @@ from .sql import first
 # schedule's other records is read.
 REMAKABLE = f"""r.outcome = 'failed' AND (s.removed_at IS NULL OR s.ended = '{ONE_OFF_DONE}')
   AND NOT (r.by_hand IS NOT NULL AND r.due_at > r.tick_at)
-  AND NOT (s.retry_attempt IS NOT NULL AND s.due_at = r.due_at)
+  AND NOT {RETRY_OF_ITS_DUE_TIME}
   AND NOT EXISTS (SELECT 1 FROM tickwork_runs AS o WHERE o.schedule = r.schedule AND o.due_at = r.due_at
                   AND o.outcome IN ('succeeded', 'running'))
   AND NOT EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.schedule = r.schedule AND b.state = 'pending'
@@ -56,9 +61,9 @@ WHERE (schedule, at) IN (SELECT schedule, from_at FROM tickwork_backfills WHERE 
 """
 
 # The run as the batch left it, with its schedule's row, for the operator's answer.
-SELECT_REMADE = """
+SELECT_REMADE = f"""
 SELECT r.id, r.schedule, r.due_at, r.tick_at, r.by_hand, r.outcome, s.removed_at, s.ended, s.paused, s.retry_attempt,
-       s.due_at AS schedule_due,
+       s.due_at AS schedule_due, {RETRY_OF_ITS_DUE_TIME} AS retry_pending,
        (SELECT max(o.outcome = 'succeeded') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
         AND o.due_at = r.due_at) AS succeeded,
        (SELECT max(o.outcome = 'running') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
@@ -78,8 +83,9 @@ class Remade:
     run: Row | None
 
 
-def why_not_remade(run: Row) -> str:
-    """Why the due time of `run` (SELECT_REMADE's row) is not made again, as the operator reads it."""
+def why_not_remade(run: Row) -> str | None:
+    """Why the due time of `run` (SELECT_REMADE's row) is not made again, as the operator reads
+    it; None where it may be (REMAKABLE)."""
     if run["outcome"] != "failed":
         return f"the run {run['outcome']}: only a failed one's due time is made again"
     if run.get("schedule_due") is None:
@@ -94,7 +100,9 @@ def why_not_remade(run: Row) -> str:
         return "a run of that due time is running"
     if run.get("waiting"):
         return "a remake of that due time already waits for the next tick"
-    return "a retry of that due time is pending"
+    if run.get("retry_pending"):
+        return "a retry of that due time is pending"
+    return None
 
 
 def ahead_of_its_due_time(run: Row) -> bool:
