@@ -100,6 +100,16 @@ def test_a_remake_asked_twice_before_a_tick_is_asked_once():
     assert logged(db) == [("local", "remake", "ledger")]
 
 
+def test_two_requests_racing_past_the_checks_ask_once_the_batch_sees_the_first():
+    db = failed_store()
+    [failed] = records(db)
+    store = remakes.RemakeStore(db)
+    first, again = (run(store.remake(failed["id"], who, LATER)) for who in ("ana", "bo"))
+    assert first.backfill is not None and again.backfill is None
+    assert remakes.why_not_remade(again.run) == "a remake of that due time already waits for the next tick"
+    assert logged(db) == [("ana", "remake", "ledger")]
+
+
 def test_racing_ticks_make_the_remade_due_time_once():
     db = failed_store()
     [failed] = records(db)
