@@ -13,6 +13,7 @@ from helpers import every, open_store, run, tick_at, ticks
 from tickwork import Schedule, call
 from tickwork.grid import Every
 from tickwork.per_item import Items
+from tickwork.operating.remake import why_not_remade
 from tickwork.store import remakes
 from tickwork.store.backfills import TAKE_BACKFILL_LEASES
 from tickwork.times import MINUTE, utc
@@ -85,7 +86,7 @@ def test_the_page_it_goes_back_to_shows_what_was_said():
     location = remake(db, failed["id"], LATER).headers["location"]
     page = ask(db, "GET", location, now=LATER).body
     assert '<p class="said">ledger due 2026-03-02 10:00 UTC: made again by the next tick' in page
-    assert "A remake of this due time waits for the next tick." in page
+    assert "not made again: a remake of that due time already waits for the next tick." in page
 
 
 def test_a_remake_asked_twice_before_a_tick_is_asked_once():
@@ -106,7 +107,7 @@ def test_two_requests_racing_past_the_checks_ask_once_the_batch_sees_the_first()
     store = remakes.RemakeStore(db)
     first, again = (run(store.remake(failed["id"], who, LATER)) for who in ("ana", "bo"))
     assert first.backfill is not None and again.backfill is None
-    assert remakes.why_not_remade(again.run) == "a remake of that due time already waits for the next tick"
+    assert why_not_remade(again.run) == "a remake of that due time already waits for the next tick"
     assert logged(db) == [("ana", "remake", "ledger")]
 
 
@@ -157,7 +158,7 @@ def test_a_due_time_that_succeeded_since_is_not_made_again():
     remake(db, failed["id"], LATER)
     ticks(db, [ledger()], LATER)
     page = ask(db, "GET", f"{PREFIX}/run?id={failed['id']}", now=LATER + MINUTE).body
-    assert "Make this due time again" not in page and "succeeded or is running" in page
+    assert "Make this due time again" not in page and "not made again: a run of that due time succeeded since" in page
     token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=ledger", now=LATER + MINUTE).body)
     answer = ask(db, "POST", f"{PREFIX}/run/remake", now=LATER + MINUTE, headers={"origin": ORIGIN},
                  form={"id": failed["id"], "csrf": token})
@@ -174,7 +175,7 @@ def test_a_failed_attempt_whose_retry_is_still_to_come_is_not_made_again():
     token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=flaky", now=at, app=RETRYING).body)
     for failed in (first, retried):
         page = ask(db, "GET", f"{PREFIX}/run?id={failed['id']}", now=at, app=RETRYING).body
-        assert "Make this due time again" not in page and "retry of this due time" in page
+        assert "Make this due time again" not in page and "not made again: a retry of that due time is pending" in page
         answer = ask(db, "POST", f"{PREFIX}/run/remake", now=at, headers={"origin": ORIGIN}, app=RETRYING,
                      form={"id": failed["id"], "csrf": token})
         assert answer.status == 409 and "a retry of that due time is pending" in answer.body

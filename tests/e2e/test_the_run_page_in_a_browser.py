@@ -65,7 +65,7 @@ def test_a_failed_due_time_found_in_a_table_is_made_again_from_its_run_page(dev,
     said = _read(browser, "main .said")
     assert done["status"] == 200 and "said" in parse_qs(urlsplit(done["url"]).query), done  # after the 303
     assert "made again by the next tick, as local's remake" in said and "(logged as local)" in said, said
-    assert "A remake of this due time waits for the next tick." in _read(browser)
+    assert "not made again: a remake of that due time already waits for the next tick." in _read(browser)
 
     runs = [run for run in host.tick(ticked + 20 * MINUTE)["runs"] if run["schedule"] == failed]
     assert [(run["outcome"], run["attempt"]) for run in runs] == [("succeeded", 1)], runs

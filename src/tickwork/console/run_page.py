@@ -4,9 +4,9 @@ the occurrences it covered; who or what asked for it; and, for a failed one, the
 makes its due time again (store/remakes.py)."""
 
 from ..operating import words
+from ..operating.remake import why_not_remade
 from ..operating.views import run_view, zone_of
 from ..operating.words import when
-from ..store.schedules import ONE_OFF_DONE
 from .html import Html, join, link, table, tag
 from .parts import Frame, attempt, button, moment, outcome, page, run_link, said, took
 from .run_store import OneRun
@@ -76,20 +76,16 @@ def asked(frame: Frame, run: dict, backfill: dict | None) -> Html | str:
 
 
 def remake_action(frame: Frame, run: dict, found: OneRun, back: str) -> list[Html]:
-    """The button that makes a failed run's due time again, where the page finds it may be made."""
+    """The button that makes a failed run's due time again where it may be made, as the action
+    checks it (operating.remake.why_not_remade); where not, why."""
     if run["outcome"] != "failed" or not run.get("schedule_kept"):
         return []
-    if run.get("removed_at") is not None and run.get("ended") != ONE_OFF_DONE:
-        return [tag("span", f"Its schedule has ended ({run.get('ended') or 'no longer declared'}): "
-                            "its due times are not made again.", class_="muted")]
-    if any(a["outcome"] in ("succeeded", "running") for a in found.attempts):
-        return [tag("span", "A run of this due time succeeded or is running: nothing to make again.",
-                    class_="muted")]
-    if run.get("retry_pending"):
-        return [tag("span", "A retry of this due time is still to come: it makes the due time again.",
-                    class_="muted")]
-    if any(r["state"] == "pending" for r in found.remakes):
-        return [tag("span", "A remake of this due time waits for the next tick.", class_="muted")]
+    why = why_not_remade({**run, "schedule_due": run["due_at"],
+                          "succeeded": any(a["outcome"] == "succeeded" for a in found.attempts),
+                          "running": any(a["outcome"] == "running" for a in found.attempts),
+                          "waiting": any(r["state"] == "pending" for r in found.remakes)})
+    if why:
+        return [tag("span", f"Its due time is not made again: {why}.", class_="muted")]
     return [button(frame, "/run/remake", "Make this due time again", back, id=run["id"])]
 
 

@@ -8,7 +8,9 @@ from .. import backfill
 from ..database import Database, Row
 from ..errors import ScheduleError
 from ..store.operator import OperatorStore
-from ..store.remakes import RemakeStore, why_not_remade
+from ..store.remakes import RemakeStore
+from ..store.schedules import ONE_OFF_DONE
+from . import words
 from .words import when
 
 UNKNOWN = "remake.unknown"
@@ -52,3 +54,25 @@ async def remake(db: Database, id: str, who: str, now: int) -> Asked:
         raise ScheduleError(NOT_REMAKABLE, f"{found['schedule']} due {when(int(found['due_at']))}: "
                                            f"{why_not_remade(found) or 'it changed meanwhile: ask once more'}")
     return Asked(remade.backfill, remade.run)
+
+
+def why_not_remade(run: Row) -> str | None:
+    """Why the due time of `run` (SELECT_REMADE's row) is not made again, as the operator reads
+    it; None where it may be (REMAKABLE)."""
+    if run["outcome"] != "failed":
+        return f"the run {run['outcome']}: only a failed one's due time is made again"
+    if run.get("schedule_due") is None:
+        return "its schedule is gone"
+    if run.get("removed_at") is not None and run.get("ended") != ONE_OFF_DONE:
+        return f"its schedule has ended ({run.get('ended') or 'no longer declared'})"
+    if words.ahead_of_due(dict(run)):
+        return "it was a run by hand ahead of the due time: ask for another run by hand"
+    if run.get("succeeded"):
+        return "a run of that due time succeeded since"
+    if run.get("running"):
+        return "a run of that due time is running"
+    if run.get("waiting"):
+        return "a remake of that due time already waits for the next tick"
+    if run.get("retry_pending"):
+        return "a retry of that due time is pending"
+    return None

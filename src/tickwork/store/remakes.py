@@ -83,33 +83,6 @@ class Remade:
     run: Row | None
 
 
-def why_not_remade(run: Row) -> str | None:
-    """Why the due time of `run` (SELECT_REMADE's row) is not made again, as the operator reads
-    it; None where it may be (REMAKABLE)."""
-    if run["outcome"] != "failed":
-        return f"the run {run['outcome']}: only a failed one's due time is made again"
-    if run.get("schedule_due") is None:
-        return "its schedule is gone"
-    if run.get("removed_at") is not None and run.get("ended") != ONE_OFF_DONE:
-        return f"its schedule has ended ({run.get('ended') or 'no longer declared'})"
-    if ahead_of_its_due_time(run):
-        return "it was a run by hand ahead of the due time: ask for another run by hand"
-    if run.get("succeeded"):
-        return "a run of that due time succeeded since"
-    if run.get("running"):
-        return "a run of that due time is running"
-    if run.get("waiting"):
-        return "a remake of that due time already waits for the next tick"
-    if run.get("retry_pending"):
-        return "a retry of that due time is pending"
-    return None
-
-
-def ahead_of_its_due_time(run: Row) -> bool:
-    """A run by hand made before its schedule was due: its record keeps a due time not its own."""
-    return run.get("by_hand") is not None and int(run["due_at"]) > int(run["tick_at"])
-
-
 class RemakeStore:
     def __init__(self, db: Database):
         self.db = db
