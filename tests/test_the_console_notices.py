@@ -64,3 +64,10 @@ def test_a_change_s_303_carries_its_notice_sealed_and_the_page_shows_it(db):
     page = ask(db, "GET", answer.headers["location"]).body
     assert '<p class="said">census paused' in page
     post(db, f"{PREFIX}/schedule/resume", {"name": "census", "back": f"{PREFIX}/schedule?name=census"})
+
+
+def test_a_back_address_with_control_characters_goes_back_to_the_overview(db):
+    back = f"{PREFIX}/schedule?name=census\r\nset-cookie: x=1"
+    answer = post(db, f"{PREFIX}/schedule/pause", {"name": "census", "back": back})
+    assert answer.headers["location"].startswith(f"{PREFIX}?said=") and "\n" not in answer.headers["location"]
+    post(db, f"{PREFIX}/schedule/resume", {"name": "census", "back": f"{PREFIX}/schedule?name=census"})

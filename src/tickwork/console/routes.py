@@ -232,8 +232,8 @@ def _keys(query: dict, name: str, *types) -> tuple | None:
 
 async def _act(db, frame, route, form) -> Response:
     back = form.get("back") or ""
-    if not back.startswith(frame.prefix + "/") and back != frame.prefix:
-        back = frame.href("")
+    if (not back.startswith(frame.prefix + "/") and back != frame.prefix) or not back.isprintable():
+        back = frame.href("")  # a page of the console's own, fit for the 303's Location
     kind, _, verb = route.lstrip("/").partition("/")
     if route == "/schedule/backfill":
         return await _backfill(db, frame, form, back)
