@@ -23,10 +23,6 @@ GONE = replace(CENSUS, action=None)
 RETRIED = replace(CENSUS, retry=Retry(3, MINUTE))
 
 
-class Overdue(Every):
-    overdue = MINUTE
-
-
 def row(due_at=NINE, form="every 900000", paused=False, lease_run=None, lease_until=None, **fields):
     return State("census", 15 * MINUTE, due_at, paused, lease_run, lease_until, NINE - MINUTE, NINE - MINUTE, form,
                  **fields)
@@ -80,7 +76,7 @@ RULES = [
      CENSUS, handed(expires_at=NINE + MINUTE, due_at=NINE), NINE + 20 * MINUTE, False,
      [(None, NINE, NEVER, 1, None, None)]),
     ("a call owed from before the expiry but later than overdue allows ends expired",
-     replace(CENSUS, timing=Overdue(15 * MINUTE)), handed(expires_at=NINE + MINUTE),
+     replace(CENSUS, timing=Every(15 * MINUTE, overdue=MINUTE)), handed(expires_at=NINE + MINUTE),
      NINE + 20 * MINUTE, False, [(Code.EXPIRED, NINE, NEVER, 1, None, None)]),
     ("a run asked for by hand ahead of the due time runs now, moving no grid",
      CENSUS, row(due_at=NINE + 5 * MINUTE, run_requested_at=NINE - MINUTE), NINE, False,

@@ -147,10 +147,10 @@ RUNS = {"retry": None, "limit": None}
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
 ITEMS = {
-    "schedule": {"every": REQUIRED, "run": REQUIRED, **RUNS},
+    "schedule": {"every": REQUIRED, "overdue": None, "run": REQUIRED, **RUNS},
     "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
                  "run": REQUIRED, **RUNS},
-    "pulse": {"cycle": REQUIRED, "intervals": 1, "run": REQUIRED, **RUNS},
+    "pulse": {"cycle": REQUIRED, "intervals": 1, "overdue": None, "run": REQUIRED, **RUNS},
 }
 
 _MISSING = {
@@ -246,12 +246,12 @@ def validate_declaration(
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
-                  limit_ms=values["limit"], **(values["retry"] or {}))
+                  limit_ms=values["limit"], overdue_ms=values["overdue"], **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":
         fields |= dict(cron=values["cron"], zone=values["zone"], nonexistent=values["nonexistent"],
-                       repeated=values["repeated"], overdue_ms=values["overdue"])
+                       repeated=values["repeated"])
     else:
         fields |= dict(cycle_ms=values["cycle"], intervals=values["intervals"])
     return Spec(**fields), []

@@ -68,11 +68,13 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     return declare
 
 
-def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None):
+def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None,
+             overdue: str | int | None = None):
     """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
-    1m, 2m and 4m after each failure; `limit="2m"`: the run is stopped there (at most 15m).
-    The calendar and pulse decorators take both too."""
-    return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit})
+    1m, 2m and 4m after each failure; `limit="2m"`: the run is stopped there (at most 15m);
+    `overdue="5m"`: a run later than that after its grid time is skipped `overdue`.
+    The calendar and pulse decorators take all three too."""
+    return _declare("schedule", name, {"every": every, "overdue": overdue, "retry": retry, "limit": limit})
 
 
 def calendar(
@@ -93,9 +95,12 @@ def calendar(
 
 
 def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None, retry: str | None = None,
-          limit: str | None = None):
-    """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"."""
-    return _declare("pulse", name, {"cycle": cycle, "intervals": intervals, "retry": retry, "limit": limit})
+          limit: str | None = None, overdue: str | int | None = None):
+    """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"; `overdue` as a
+    calendar's, counted from the start of the share called."""
+    items: dict[str, object] = {"cycle": cycle, "intervals": intervals, "overdue": overdue, "retry": retry,
+                                "limit": limit}
+    return _declare("pulse", name, items)
 
 
 def purge(table: str, *, column: str, format: str, after: str) -> None:

@@ -65,7 +65,7 @@ class Outcome(StrEnum):
 class Code(StrEnum):
     PAUSED = "paused"  # skipped: an operator paused the schedule
     RUNNING = "running"  # skipped: the previous run still holds the lease
-    OVERDUE = "overdue"  # skipped: a calendar's call is later than its `overdue:` allows
+    OVERDUE = "overdue"  # skipped: a call (of any repeating kind) is later than its `overdue:` allows
     COALESCED = "coalesced"  # skipped: another calendar of the action makes the call for this moment
     LEASE_EXPIRED = "lease_expired"  # failed: the run's worker was lost while it held the lease
     DEADLINE_EXCEEDED = "deadline_exceeded"  # failed: past the run limit or the tick's budget

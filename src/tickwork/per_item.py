@@ -105,9 +105,12 @@ class Items:
         return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
-                    retry: str | None = None, limit: str | None = None, label: str | None = None) -> str:
-        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit), expires, label)
+                    retry: str | None = None, limit: str | None = None, label: str | None = None,
+                    overdue: int | None = None) -> str:
+        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now;
+        `overdue` (ms) as a calendar's, counted from the grid time."""
+        entry = _every_entry(every, overdue) | _runs(retry, limit)
+        return await self._hand_over(action, input, entry, expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
@@ -129,9 +132,10 @@ class Items:
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
-                         retry: str | None = None, limit: str | None = None, label: Labels = None) -> Bulk:
+                         retry: str | None = None, limit: str | None = None, label: Labels = None,
+                         overdue: int | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit), expires, label)
+        return await self._each(action, inputs, _every_entry(every, overdue) | _runs(retry, limit), expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
@@ -252,10 +256,11 @@ def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, 
     }
 
 
-def _every_entry(every: object) -> dict:
+def _every_entry(every: object, overdue: object = None) -> dict:
     ms = _every(every)
     every_within_target(ms, f"every {ms} ms", "hand over every 60000 ms (1m) or more")
-    return {"kind": "schedule", "every_ms": ms}
+    grace = {} if overdue is None else {"overdue_ms": _ms("overdue", overdue, "schedule.overdue_invalid")}
+    return {"kind": "schedule", "every_ms": ms} | grace  # none kept unless given: an id stays as it was
 
 
 def _once(at: object) -> dict:
@@ -280,7 +285,7 @@ def _described(item: object) -> tuple:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
                                                  repeated="first")) | runs, item.get("expires"), label
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every")) | runs, item.get("expires"), label
+        return action, input, _every_entry(**_taken(item, "every", overdue=None)) | runs, item.get("expires"), label
     return action, input, _once(**_taken(item, "at")), None, label
 
 

@@ -47,6 +47,8 @@ class Kind:
             from .calendar import cron_calendar  # only an app with calendars needs them
 
             made = of(cron_calendar(*(entry[key] for key in self.keys[:4])), entry.get("overdue_ms"))
+        elif self.prefix in GRACED:  # `overdue_ms` absent (an entry from before) reads as no grace
+            made = of(*(entry[key] for key in self.keys), overdue=entry.get("overdue_ms"))
         else:
             made = of(*(entry[key] for key in self.keys))
         return made
@@ -63,6 +65,7 @@ KINDS = {kind.name: kind for kind in (
 # app.KINDS, whose names these are (a test says so).
 
 PREFIXES = ("every", "calendar", "pulse", "once")
+GRACED = ("every", "pulse")  # the kinds besides calendars that take `overdue:`
 
 # Ends the form of a calendar whose days tickwork read otherwise before it followed Vixie cron's
 # rule, so that its state row, stored under the old reading, is rebased.

@@ -126,21 +126,20 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    grace = f", overdue after {span(overdue_ms)}" if overdue_ms else ""
     if read.kind == "every":
         text = span(read.every_ms)
-        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text)
+        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text) + grace
     if read.kind == "calendar":
         said = [f"{read.cron} in {read.zone}"]
         # the defaults go unsaid, and so does the reading of the days every calendar now has
         said += [f"{key}: {value}" for key, value, default in (("nonexistent", read.nonexistent, "shift"),
                                                                 ("repeated", read.repeated, "first"))
                  if value != default]
-        if overdue_ms:
-            said.append(f"overdue after {span(overdue_ms)}")
-        return ", ".join(said)
+        return ", ".join(said) + grace
     if read.kind == "pulse":
         count = read.intervals
-        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}"
+        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}" + grace
     return f"once at {when(read.at)}"
 
 
@@ -149,7 +148,7 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
 SKIPS = {
     "paused": "skipped: the schedule was paused",
     "running": "skipped: the run before it still held the lease",
-    "overdue": "skipped: the call was later than its `overdue:` allows",
+    "overdue": "skipped: the call was later than its `overdue:` allows; its occurrences are counted missed",
     "coalesced": "skipped: another calendar of the same action made the call for this moment",
     "expired": "skipped: its `expires` had passed, so it ended",
     "superseded": "skipped: the next due time came before this attempt, and superseded it",
@@ -199,16 +198,16 @@ def rule(form: str, state: dict, overdue: int | None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    grace = f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else ""
     if read.kind == "every":
         return (f"runs fall on a grid counted in UTC from the first tick that saw it "
-                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
+                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog") + grace
     if read.kind == "calendar":
-        text = (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
-                f"at the next tick, and only the latest one is owed")
-        return text + (f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else "")
+        return (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
+                f"at the next tick, and only the latest one is owed") + grace
     if read.kind == "pulse":
         return (f"the cycle of {span(read.cycle)} counted from the Unix epoch, in {read.intervals} shares; one "
-                f"call a share, while no call runs; a missed share is not made up")
+                f"call a share, while no call runs; a missed share is not made up") + grace
     return f"called once, at {when(read.at)} or at the first tick after it"
 
 

@@ -135,8 +135,9 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
         return (Code.PAUSED, None), call, following
     if held:
         return (Code.RUNNING, None), call, following
-    if timing.overdue is not None and call.at is not None and now - call.at > timing.overdue:
-        return (Code.OVERDUE, f"{now - call.at} ms late; overdue allows {timing.overdue} ms"), call, following
+    late = now - (timing.slot(state.due_at, now) if call.at is None else call.at)
+    if timing.overdue is not None and late > timing.overdue:
+        return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
     return (None, None), call, following
 
 
