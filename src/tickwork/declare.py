@@ -87,10 +87,13 @@ def calendar(
     name: str | None = None,
     retry: str | None = None,
     limit: str | None = None,
+    skip: str | list[str] | None = None,
 ):
-    """`overdue` is seconds, or a duration such as "1h"."""
+    """`overdue` is seconds, or a duration such as "1h"; `skip`, dates (YYYY-MM-DD) and names of
+    the lists of `[tool.tickwork.dates]`, mixed: `skip=["holidays", "2026-07-04"]` or one text."""
     items: dict[str, object] = {"cron": cron, "zone": zone, "overdue": overdue}
     items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit}
+    items["skip"] = ", ".join(map(str, skip)) if isinstance(skip, (list, tuple)) else skip
     return _declare("calendar", name, items)
 
 

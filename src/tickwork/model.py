@@ -72,6 +72,7 @@ class Code(StrEnum):
     INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own
     EXPIRED = "expired"  # skipped: a handed-over schedule's `expires` passed; it has ended
     SUPERSEDED = "superseded"  # skipped: the next due time came before a pending retry
+    SKIP_DATE = "skip_date"  # skipped: a calendar's occurrence falls on one of its `skip:` dates, not missed
     UNDECLARED = "undeclared"  # skipped: a calendar came due while a deploy had removed it
     ACTION_GONE = "action_gone"  # failed: a handed-over schedule's action is no longer in the app; it has ended
 

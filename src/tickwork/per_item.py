@@ -44,7 +44,7 @@ from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
 from .kinds.forms import timing_of
 from .kinds.rules import (
-    choice_checked, comes_due, every_within_target, seconds_within_target, within_bounds, zone_checked,
+    choice_checked, comes_due, every_within_target, seconds_within_target, skip_dates_of, within_bounds, zone_checked,
 )
 from .errors import ScheduleError
 from .model import Action
@@ -96,12 +96,14 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        skip: Iterable | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
-        `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
+        `zone`, but on no date (YYYY-MM-DD in `zone`) of `skip`; `overdue` (ms) bounds how late a
+        call may be; `expires` (epoch ms) ends it.
         `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
         `label`, on every call here: whom or what it is for, shown to operators, no part of the id."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated)
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated, skip)
         return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
@@ -125,10 +127,10 @@ class Items:
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
-                            label: Labels = None) -> Bulk:
+                            label: Labels = None, skip: Iterable | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit)
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated, skip) | _runs(retry, limit)
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
@@ -245,8 +247,10 @@ def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, 
     return chunks if room is None else chunks[:max(0, room)]
 
 
-def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, repeated: object) -> dict:
-    return {
+def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, repeated: object,
+              skip: Iterable | None = None) -> dict:
+    dates = {} if skip is None else {"skip": skip_dates_of([skip] if isinstance(skip, str) else skip, {}, "`skip`")}
+    return dates | {  # no `skip` kept unless given: an id stays as it was
         "kind": "calendar",
         "cron": _cron(cron),
         "zone": _zone(zone),
@@ -283,7 +287,7 @@ def _described(item: object) -> tuple:
     runs = _runs(item.get("retry"), item.get("limit")) if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first")) | runs, item.get("expires"), label
+                                                 repeated="first", skip=None)) | runs, item.get("expires"), label
     if timings == ["every"]:
         return action, input, _every_entry(**_taken(item, "every", overdue=None)) | runs, item.get("expires"), label
     return action, input, _once(**_taken(item, "at")), None, label

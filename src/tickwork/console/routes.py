@@ -85,7 +85,7 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
         if foreign or not csrf.good(identity, form.get("csrf"), now):
             why = foreign or "its form token is missing or stale: reload the page and try again"
             return respond(403, pages.answer(frame, "Refused", f"Nothing changed: {why}.", frame.href(""), True))
-        return await _act(db, frame, route, form)
+        return await _act(db, frame, route, form, app)
     if request.method not in ("GET", "HEAD"):
         return respond(405, "the console takes GET and POST\n", "text/plain; charset=utf-8", allow="GET, HEAD, POST")
     if route == "/console.css":
@@ -150,7 +150,8 @@ def _next_due(state: dict | None, declared) -> list[int]:
             put_aside = int(state["retry_next"])
             due = put_aside if put_aside > due else timing.following(due, due)
         while due < NEVER and len(found) < NEXT_DUE:
-            found.append(due)
+            if timing.skipped_on(due) is None:  # a calendar's skip dates are left out, said beside them
+                found.append(due)
             due = timing.following(due, due)
         return found
     except (KeyError, TypeError, ValueError):
@@ -217,13 +218,13 @@ def _keys(query: dict, name: str, *types) -> tuple | None:
 
 # -- actions ------------------------------------------------------------------------------------
 
-async def _act(db, frame, route, form) -> Response:
+async def _act(db, frame, route, form, app=None) -> Response:
     back = form.get("back") or ""
     if not back.startswith(frame.prefix + "/") and back != frame.prefix:
         back = frame.href("")
     kind, _, verb = route.lstrip("/").partition("/")
     if route == "/schedule/backfill":
-        return await _backfill(db, frame, form, back)
+        return await _backfill(db, frame, form, back, app)
     if route == "/backfill/cancel":
         return await _cancel_backfill(db, frame, form.get("id") or "", back)
     if kind == "schedule" and verb in SCHEDULE_VERBS:
@@ -262,13 +263,16 @@ def _why_unchanged(verb: str, row: dict) -> str:
     return f"it is already {'paused' if row['paused'] else 'running on its timing'}"
 
 
-async def _backfill(db, frame, form, back) -> Response:
+async def _backfill(db, frame, form, back, app=None) -> Response:
     """A backfill as `tickwork backfill NAME --from --to` asks for it, with its checks; `dry`,
     only the listing of what it would make (as --dry-run)."""
     name, start, end = form.get("name") or "", form.get("from") or "", form.get("to") or ""
     store = OperatorStore(db)
     try:
-        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"))
+        declared = next((s for s in (app.schedules if app is not None else ()) if s.name == name), None)
+        skip = dict(getattr(declared.timing, "skip", ())) if declared is not None else None
+        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"),
+                                   skip)
     except backfill.Refused as refused:
         return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
     if plan is None:

@@ -46,7 +46,9 @@ class Kind:
         if self.prefix == "calendar":
             from .calendar import cron_calendar  # only an app with calendars needs them
 
-            made = of(cron_calendar(*(entry[key] for key in self.keys[:4])), entry.get("overdue_ms"))
+            from .skip_dates import dates_of
+
+            made = of(cron_calendar(*(entry[key] for key in self.keys[:4])), entry.get("overdue_ms"), dates_of(entry))
         elif self.prefix in GRACED:  # `overdue_ms` absent (an entry from before) reads as no grace
             made = of(*(entry[key] for key in self.keys), overdue=entry.get("overdue_ms"))
         else:

@@ -152,6 +152,7 @@ SKIPS = {
     "coalesced": "skipped: another calendar of the same action made the call for this moment",
     "expired": "skipped: its `expires` had passed, so it ended",
     "superseded": "skipped: the next due time came before this attempt, and superseded it",
+    "skip_date": "skipped: the date is one of the calendar's skip dates; not counted missed",
     "undeclared": "skipped: a deploy had removed the calendar when it came due; declared again, it owed nothing",
 }
 
@@ -365,8 +366,9 @@ def backfill_words(plan) -> str:
     """`statement: 2 occurrences from <from> to <to> without a succeeded run (0 made already)`."""
     todo = len(plan.todo)
     counted = f"{todo}{' or more' if plan.more else ''} occurrence{'' if todo == 1 else 's'}"
+    left_out = f"; left out: {', '.join(plan.skipped)}" if getattr(plan, "skipped", ()) else ""
     return (f"{plan.name}: {counted} from {when(plan.start)} to {when(plan.end)} without a succeeded run"
-            f" ({plan.made_already} made already)")
+            f" ({plan.made_already} made already){left_out}")
 
 
 def backfill_asked_words(backfill_id: str) -> str:

@@ -10,8 +10,8 @@ The rules, in the order they are tried (each a function below):
 - a calendar held by its own run owes its call until the run ends: nothing now;
 - a handed-over row whose action the app no longer has ends `action_gone`; one past its
   `expires_at` ends `expired`, after the call owed from before unless overdue forbids it
-  (`_expired`); a paused row is skipped `paused`, a held one `running`, one later than its
-  overdue rule allows `overdue` (`_skip_reason`);
+  (`_expired`); a paused row is skipped `paused`, a held one `running`, a calendar's call on one
+  of its skip dates `skip_date`, one later than its overdue rule allows `overdue` (`_skip_reason`);
 - calendars sharing an action claim their moment, so only one of them calls it (`_coalesce_key`).
 """
 
@@ -135,6 +135,9 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
         return (Code.PAUSED, None), call, following
     if held:
         return (Code.RUNNING, None), call, following
+    skipped = None if call.at is None else timing.skipped_on(call.at)
+    if skipped is not None:  # decided from the timing alone: no statement asks
+        return (Code.SKIP_DATE, skipped), call, following
     late = now - (timing.slot(state.due_at, now) if call.at is None else call.at)
     if timing.overdue is not None and late > timing.overdue:
         return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
