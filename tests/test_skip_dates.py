@@ -139,6 +139,9 @@ def test_a_tick_with_a_skip_date_calendar_not_due_stays_two_statements_one_row_w
     calendars = [daily(name=f"c{n}") for n in range(10)]
     ticks(db, calendars, utc("2026-12-24 12:00"))
     assert cost(db, utc("2026-12-25 08:30"), calendars) == (FIRST_READ, 1, 0)
+    written = db.rows_written
+    ticks(db, calendars, utc("2026-12-25 08:31"))
+    assert db.rows_written - written == 1  # the app's row, marked
 
 
 # -- declared --------------------------------------------------------------------------------
@@ -307,3 +310,21 @@ def test_the_backfill_plan_of_a_declared_calendar_takes_its_skip_dates_from_its_
                      utc("2026-12-26 23:00"), skip=dict(HOLIDAYS)))
     assert [c.at for c in found.todo] == [utc("2026-12-23 09:00"), utc("2026-12-24 09:00"), utc("2026-12-26 09:00")]
     assert found.skipped == ("2026-12-25 skipped: holidays",)
+
+
+def test_the_consoles_backfill_listing_of_a_declared_calendar_leaves_its_skip_dates_out_and_says_so():
+    from console_fixtures import ORIGIN, PREFIX, ask, csrf_of
+
+    from tickwork.app import App
+
+    app = App("DB", (daily(),), console={"prefix": PREFIX})
+    db = open_store()
+    ticks(db, [daily()], utc("2026-12-20 12:00"), utc("2026-12-27 12:00"))
+    now = utc("2026-12-27 12:01")
+    token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=statement", now=now, app=app).body)
+    answer = ask(db, "POST", f"{PREFIX}/schedule/backfill", now=now, headers={"origin": ORIGIN}, app=app,
+                 form={"name": "statement", "from": "2026-12-23T00:00Z", "to": "2026-12-26T23:00Z", "dry": "1",
+                       "csrf": token})
+    assert answer.status == 200
+    assert "3 occurrences" in answer.body and "left out: 2026-12-25 skipped: holidays" in answer.body
+    assert "2026-12-25 09:00 UTC" not in answer.body
