@@ -6,7 +6,7 @@ the calendars have (tick/plan.py)."""
 import json
 
 import pytest
-from helpers import run, runs, state, ticks
+from helpers import Calls, run, runs, state, ticks
 from test_build import ACTIONS, codes, project
 from test_schedules_handed_over import handed, send_statement
 
@@ -17,7 +17,6 @@ from tickwork.model import Code, Outcome, Schedule
 from tickwork.operating import words
 from tickwork_build.build import build
 from test_missed_occurrences_are_counted import covers
-from helpers import Calls
 from tickwork.times import HOUR, MINUTE, utc
 
 NINE = utc("2026-03-02 09:00")
@@ -153,4 +152,15 @@ def test_a_bad_overdue_handed_over_is_refused_with_its_code(db):
 
 def test_the_grace_of_an_every_and_a_pulse_is_said_in_words():
     assert words.timing("every 900000", 5 * MINUTE) == "every 15 minutes, overdue after 5 minutes"
-    assert words.rule("pulse 3600000/1", {}, 10 * MINUTE).endswith("a call more than 10 minutes late is skipped `overdue`")
+    said = words.rule("pulse 3600000/1", {}, 10 * MINUTE)
+    assert said.endswith("a call more than 10 minutes late is skipped `overdue`")
+
+
+def test_why_says_the_grace_of_an_every_handed_over(db):
+    from tickwork.operator_store import OperatorStore
+    from tickwork_cli.verbs import why
+
+    id = run(handed(db, NINE).every(send_statement, None, "15m", overdue=5 * MINUTE))
+    answer = run(why(OperatorStore(db), NINE + MINUTE, id, None))
+    assert answer.data["rule"].startswith("every 15 minutes, overdue after 5 minutes: ")
+    assert "a call more than 5 minutes late is skipped `overdue`" in answer.data["rule"]

@@ -4,7 +4,6 @@ the calendar (`skip: 2026-12-25`) or as a named list shared by several (`[tool.t
 late call owed from before is for the latest occurrence on no skip date; backfill never makes
 them; `why` and the console's next due times leave them out and say so."""
 
-import asyncio
 import json
 
 import pytest
@@ -19,7 +18,7 @@ from tickwork.kinds.calendar import Calendar, cron_calendar
 from tickwork.kinds.forms import timing_of
 from tickwork.model import Code, Outcome, Schedule
 from tickwork.operator_store import OperatorStore
-from tickwork.times import DAY, HOUR, MINUTE, utc
+from tickwork.times import MINUTE, utc
 from tickwork_build.build import build
 
 HOLIDAYS = (("2026-12-25", "holidays"), ("2027-01-01", "holidays"))

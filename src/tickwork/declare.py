@@ -93,7 +93,7 @@ def calendar(
     the lists of `[tool.tickwork.dates]`, mixed: `skip=["holidays", "2026-07-04"]` or one text."""
     items: dict[str, object] = {"cron": cron, "zone": zone, "overdue": overdue}
     items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit}
-    items["skip"] = ", ".join(map(str, skip)) if isinstance(skip, (list, tuple)) else skip
+    items["skip"] = (", ".join(map(str, skip)) or None) if isinstance(skip, (list, tuple)) else skip
     return _declare("calendar", name, items)
 
 

@@ -145,8 +145,8 @@ class Items:
 
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
-        `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
-        `every` or `at`; `expires`, `retry` and `limit` for `cron` and `every`; `label` for any.
+        `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`, `skip`),
+        `every` (with `overdue`) or `at`; `expires`, `retry`, `limit` for `cron` and `every`; `label` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from . import Call, Covered, Timing
 from ..times import DAY, NEVER, from_datetime
 from .forms import VIXIE_DAYS, calendar_form
-from .skip_dates import Dates, SkipDates
+from .skip_dates import NONE, Dates, SkipDates, skip_dates
 from .zones import zone_info
 
 if TYPE_CHECKING:
@@ -306,14 +306,15 @@ class Calendar(Timing):
 
     cron: CronCalendar
     overdue: int | None = None  # ms
-    skip: Dates = ()  # dates in its zone it does not run on (skip_dates.py)
+    skip: tuple[tuple[str, str], ...] = NONE  # dates in its zone it does not run on (skip_dates.py)
     skips_while_running = False
     coalesces = True
     forgets_absence = True
 
     @cached_property
     def _skip(self) -> SkipDates | None:
-        return SkipDates(self.skip, self.cron.tz) if self.skip else None
+        return skip_dates(self.skip if isinstance(self.skip, Dates) else Dates(self.skip), self.cron.zone) \
+            if self.skip else None
 
     def skipped_on(self, at: int) -> str | None:
         return None if self._skip is None else self._skip.on(at)

@@ -96,7 +96,7 @@ def form_of(row: Entry) -> str:
 
 def timing_of_row(row: Entry) -> Timing:
     """A schedule's timing from its state row: a handed-over one's from its JSON, a declared
-    one's from its form (which keeps no `overdue:`)."""
+    one's from its form (which keeps no `overdue:` and no `skip:`: the declaration has them)."""
     if row.get("timing"):
         return timing_of(json.loads(row["timing"]))
     return parse_form(form_of(row)).timing()

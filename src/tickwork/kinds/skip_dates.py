@@ -13,7 +13,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Mapping
 
 from ..times import from_datetime
@@ -21,13 +21,40 @@ from ..times import from_datetime
 if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
-Dates = tuple[tuple[str, str], ...]  # (YYYY-MM-DD, the list it is of, or ""), sorted by date
+class Dates(tuple[tuple[str, str], ...]):
+    """(YYYY-MM-DD, the list it is of, or ""), sorted by date. Its hash is kept: a calendar's
+    timing is a key of the tick's caches, and a thousand dates are hashed once, not at each look."""
+
+    def __hash__(self) -> int:
+        found: int | None = self.__dict__.get("hash")
+        if found is None:
+            found = self.__dict__["hash"] = tuple.__hash__(self)
+        return found
+
+
+NONE = Dates()
+
+# Calendars naming one list share its Dates, and those of one zone its SkipDates, a bounded number.
+CACHED = 1024
 
 
 def dates_of(entry: Mapping[str, object]) -> Dates:
     """The skip dates an entry keeps (`skip`: date to list name), sorted; none where it keeps none."""
     kept = entry.get("skip") or {}
-    return tuple(sorted(kept.items())) if isinstance(kept, dict) else ()
+    return _shared(Dates(sorted(kept.items()))) if isinstance(kept, dict) and kept else NONE
+
+
+@lru_cache(maxsize=CACHED)
+def _shared(dates: Dates) -> Dates:
+    return dates
+
+
+@lru_cache(maxsize=CACHED)
+def skip_dates(dates: Dates, zone: str) -> SkipDates:
+    """The SkipDates of `dates` read in `zone`, one instance each while it is among the most recent."""
+    from .zones import zone_info
+
+    return SkipDates(dates, zone_info(zone))
 
 
 def said(day: str, source: str) -> str:
