@@ -327,3 +327,17 @@ def test_the_consoles_backfill_listing_of_a_declared_calendar_leaves_its_skip_da
     assert answer.status == 200
     assert "3 occurrences" in answer.body and "left out: 2026-12-25 skipped: holidays" in answer.body
     assert "2026-12-25 09:00 UTC" not in answer.body
+
+
+def test_why_of_a_declared_calendar_reads_its_skip_dates_from_its_manifest_entry(db):
+    from tickwork.operating.views import entry_of_manifest, schedule_view
+
+    ticks(db, [daily()], utc("2026-12-24 12:00"))
+    [row] = run(db.all("SELECT * FROM tickwork_schedules WHERE name = 'statement'"))
+    entry = {"kind": "calendar", "name": "statement", "cron": "0 9 * * *", "zone": "UTC", "nonexistent": "shift",
+             "repeated": "first", "skip": dict(HOLIDAYS), "source": "s.jadpo:1"}
+    view = schedule_view(row, utc("2026-12-24 13:00"), entry_of_manifest(entry))
+    assert (view.due_at, view.next_due) == (utc("2026-12-25 09:00"), utc("2026-12-26 09:00"))
+    assert view.skipped == ("2026-12-25 skipped: holidays",)
+    assert view.timing == "0 9 * * * in UTC, not on 2 skip dates (holidays)"
+    assert schedule_view(row, utc("2026-12-24 13:00"), None).next_due == utc("2026-12-25 09:00")

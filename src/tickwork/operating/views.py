@@ -113,6 +113,15 @@ def skip_of(row: Row, entry: Entry | None) -> dict[str, str] | None:
     return dict(found) if isinstance(found, Mapping) and found else None
 
 
+def skip_words(skip: Mapping[str, str] | None) -> str:
+    """`, not on 3 skip dates (holidays, 1 of its own)`, or nothing where it skips none."""
+    if not skip:
+        return ""
+    own = sum(1 for source in skip.values() if not source)
+    named = sorted({source for source in skip.values() if source}) + ([f"{own} of its own"] if own else [])
+    return f", not on {len(skip)} skip date{'' if len(skip) == 1 else 's'} ({', '.join(named)})"
+
+
 def called_next(form: str, due: int, skip: Mapping[str, str] | None) -> tuple[int, tuple[str, ...]]:
     """A calendar's next due time on no skip date from the kept `due`, and what each skip date
     passed over says; `due` itself where it skips none."""
@@ -222,10 +231,11 @@ def schedule_view(row: Row, now: int, entry: Entry | None = None, lease_started:
     overdue = overdue_of(row, entry)
     settings = words.settings_of(dict(row), dict(entry.settings) if entry is not None else None)
     removed, due = number(row.get("removed_at")), int(row["due_at"])
-    called, skipped = called_next(form, due, skip_of(row, entry)) if removed is None else (due, ())
+    skip = skip_of(row, entry)
+    called, skipped = called_next(form, due, skip) if removed is None else (due, ())
     return ScheduleView(
         name=row["name"], action=row.get("action"), form=form, kind=words.kind_of(form), zone=zone_of(form),
-        overdue_ms=overdue, timing=words.timing(form, overdue), settings=settings,
+        overdue_ms=overdue, timing=words.timing(form, overdue) + skip_words(skip), settings=settings,
         attempts=words.attempts_of(settings), due_at=due,
         next_due=None if removed is not None or called >= NEVER else called, skipped=skipped,
         state="ended" if removed is not None else "paused" if row["paused"] else "live",
