@@ -164,3 +164,13 @@ def test_why_says_the_grace_of_an_every_handed_over(db):
     answer = run(why(OperatorStore(db), NINE + MINUTE, id, None))
     assert answer.data["rule"].startswith("every 15 minutes, overdue after 5 minutes: ")
     assert "a call more than 5 minutes late is skipped `overdue`" in answer.data["rule"]
+
+
+def test_racing_tickers_record_an_every_overdue_skip_once(tmp_path):
+    from test_retries_backfill_and_alerts_together import connections, race
+
+    dbs = connections(tmp_path / "d1.sqlite")
+    ticks(dbs[0], [census(overdue=5 * MINUTE)], NINE)
+    race(dbs, [census(overdue=5 * MINUTE)], NINE + 21 * MINUTE)
+    race(dbs, [census(overdue=5 * MINUTE)], NINE + 22 * MINUTE)
+    assert [(r["outcome"], r["code"]) for r in runs(dbs[0])] == [(Outcome.SKIPPED, Code.OVERDUE)]

@@ -341,3 +341,20 @@ def test_why_of_a_declared_calendar_reads_its_skip_dates_from_its_manifest_entry
     assert view.skipped == ("2026-12-25 skipped: holidays",)
     assert view.timing == "0 9 * * * in UTC, not on 2 skip dates (holidays)"
     assert schedule_view(row, utc("2026-12-24 13:00"), None).next_due == utc("2026-12-25 09:00")
+
+
+def test_the_manifest_keeps_a_named_list_once_and_each_calendar_shares_it(tmp_path):
+    from tickwork_build.output import manifest_source
+    from tickwork_cli.manifest import declared
+
+    two = SKIPPING + SKIPPING.replace("statement", "reminder").replace("skip: holidays, 2026-07-04", "skip: holidays")
+    root = project(tmp_path, {"s.jadpo": two}, tool=DATES)
+    specs = build(root).schedules
+    source = manifest_source("DB", specs, 10)
+    assert source.count("2027-01-01") == 1  # in DATES alone
+    imported: dict = {}
+    exec(compile(source, "tickwork_manifest.py", "exec"), imported)
+    entries = {entry["name"]: entry for entry in imported["SCHEDULES"]}
+    assert entries == {spec.name: spec.manifest_entry() for spec in specs}
+    assert entries["reminder"]["skip"] is imported["DATES"]["holidays"]
+    assert declared(root) == entries  # as the operator's command reads the manifest the build wrote

@@ -14,7 +14,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..times import from_datetime
 
@@ -42,6 +42,16 @@ def dates_of(entry: Mapping[str, object]) -> Dates:
     """The skip dates an entry keeps (`skip`: date to list name), sorted; none where it keeps none."""
     kept = entry.get("skip") or {}
     return _shared(Dates(sorted(kept.items()))) if isinstance(kept, dict) and kept else NONE
+
+
+def with_lists(entry: dict[str, Any], lists: Mapping[str, dict[str, str]]) -> dict[str, Any]:
+    """A manifest entry whose named lists of skip dates are kept once for the app (`skip_lists`
+    naming them in `lists`, the manifest's DATES), with them in its `skip` again: the list itself
+    where it has no dates of its own, so that 30,000 calendars naming one list hold one dict. The
+    manifest does the same at import, by a loop of its own (tickwork_build.output: no import)."""
+    for name in entry.pop("skip_lists", ()):
+        entry["skip"] = {**lists[name], **entry["skip"]} if "skip" in entry else lists[name]
+    return entry
 
 
 @lru_cache(maxsize=CACHED)
