@@ -358,3 +358,10 @@ def test_the_manifest_keeps_a_named_list_once_and_each_calendar_shares_it(tmp_pa
     assert entries == {spec.name: spec.manifest_entry() for spec in specs}
     assert entries["reminder"]["skip"] is imported["DATES"]["holidays"]
     assert declared(root) == entries  # as the operator's command reads the manifest the build wrote
+
+
+def test_the_decorator_with_an_empty_skip_skips_nothing(tmp_path):
+    python = ACTIONS + ("\nfrom tickwork import calendar\n"
+                        'calendar("0 9 * * *", skip=[], name="statement")(queue_chore_census)\n')
+    [spec] = build(project(tmp_path, {}, actions=python)).schedules
+    assert spec.skip is None
