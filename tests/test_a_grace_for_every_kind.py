@@ -174,3 +174,15 @@ def test_racing_tickers_record_an_every_overdue_skip_once(tmp_path):
     race(dbs, [census(overdue=5 * MINUTE)], NINE + 21 * MINUTE)
     race(dbs, [census(overdue=5 * MINUTE)], NINE + 22 * MINUTE)
     assert [(r["outcome"], r["code"]) for r in runs(dbs[0])] == [(Outcome.SKIPPED, Code.OVERDUE)]
+
+
+def test_a_run_asked_for_by_hand_on_a_due_row_later_than_its_grace_runs(db):
+    """The operator asked for it: `overdue:` bounds how late the schedule's own call may be, not
+    a run by hand (Kubernetes' startingDeadlineSeconds bounds the scheduled jobs alone too)."""
+    ticks(db, [census(overdue=5 * MINUTE)], NINE)
+    run(db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada' WHERE name = 'census'",
+               (NINE + 15 * MINUTE + 6 * MINUTE,)))
+    ticks(db, [census(overdue=5 * MINUTE)], NINE + 15 * MINUTE + 7 * MINUTE)
+    [ran] = runs(db)
+    assert (ran["outcome"], ran["by_hand"]) == (Outcome.SUCCEEDED, "ada")
+    assert state(db).due_at == NINE + 30 * MINUTE

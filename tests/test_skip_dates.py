@@ -365,3 +365,23 @@ def test_the_decorator_with_an_empty_skip_skips_nothing(tmp_path):
                         'calendar("0 9 * * *", skip=[], name="statement")(queue_chore_census)\n')
     [spec] = build(project(tmp_path, {}, actions=python)).schedules
     assert spec.skip is None
+
+
+def test_a_run_asked_for_by_hand_on_a_skip_date_runs(db):
+    """A skip date keeps the calendar's own calls away, not the operator's."""
+    ticks(db, [daily()], utc("2026-12-24 12:00"))
+    run(db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada' "
+               "WHERE name = 'statement'", (utc("2026-12-25 09:30"),)))
+    ticks(db, [daily()], utc("2026-12-25 09:31"))
+    [ran] = runs(db, "statement")
+    assert (ran["at"], ran["outcome"], ran["by_hand"]) == (utc("2026-12-25 09:00"), Outcome.SUCCEEDED, "ada")
+
+
+def test_a_run_asked_for_by_hand_of_a_calendar_later_than_its_grace_runs(db):
+    late = Schedule("statement", Calendar(cron_calendar("0 9 * * *", "UTC"), 5 * MINUTE), Inputs())
+    ticks(db, [late], utc("2026-12-20 12:00"))
+    run(db.all("UPDATE tickwork_schedules SET run_requested_at = ?1, run_requested_by = 'ada' "
+               "WHERE name = 'statement'", (utc("2026-12-21 10:00"),)))
+    ticks(db, [late], utc("2026-12-21 10:01"))
+    [ran] = runs(db, "statement")
+    assert (ran["outcome"], ran["by_hand"]) == (Outcome.SUCCEEDED, "ada")

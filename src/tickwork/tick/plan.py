@@ -11,7 +11,8 @@ The rules, in the order they are tried (each a function below):
 - a handed-over row whose action the app no longer has ends `action_gone`; one past its
   `expires_at` ends `expired`, after the call owed from before unless overdue forbids it
   (`_expired`); a paused row is skipped `paused`, a held one `running`, a calendar's call on one
-  of its skip dates `skip_date`, one later than its overdue rule allows `overdue` (`_skip_reason`);
+  of its skip dates `skip_date`, one later than its overdue rule allows `overdue`, neither where
+  the operator asked for the run by hand (`_skip_reason`);
 - calendars sharing an action claim their moment, so only one of them calls it (`_coalesce_key`).
 """
 
@@ -135,6 +136,8 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
         return (Code.PAUSED, None), call, following
     if held:
         return (Code.RUNNING, None), call, following
+    if state.run_requested_at is not None:
+        return (None, None), call, following  # the operator asked: skip dates and overdue bound its own calls
     skipped = None if call.at is None else timing.skipped_on(call.at)
     if skipped is not None:  # decided from the timing alone: no statement asks
         return (Code.SKIP_DATE, skipped), call, following
