@@ -186,3 +186,12 @@ def test_a_run_asked_for_by_hand_on_a_due_row_later_than_its_grace_runs(db):
     [ran] = runs(db)
     assert (ran["outcome"], ran["by_hand"]) == (Outcome.SUCCEEDED, "ada")
     assert state(db).due_at == NINE + 30 * MINUTE
+
+
+def test_a_deploy_changing_only_overdue_takes_effect_at_the_next_tick(db):
+    """`overdue:` is no part of the form: the due time stays and the next tick reads it from the
+    declaration as it is now."""
+    ticks(db, [census()], NINE)
+    ticks(db, [census(overdue=5 * MINUTE)], NINE + 15 * MINUTE + 6 * MINUTE)
+    [skip] = runs(db)
+    assert skip["code"] == Code.OVERDUE

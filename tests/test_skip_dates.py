@@ -385,3 +385,15 @@ def test_a_run_asked_for_by_hand_of_a_calendar_later_than_its_grace_runs(db):
     ticks(db, [late], utc("2026-12-21 10:01"))
     [ran] = runs(db, "statement")
     assert (ran["outcome"], ran["by_hand"]) == (Outcome.SUCCEEDED, "ada")
+
+
+def test_a_deploy_changing_only_skip_dates_takes_effect_at_the_next_tick(db):
+    """Skip dates are no part of the form: the declared set's fingerprint and the due time stay,
+    and the next tick reads the dates from the declaration (code) as it is now."""
+    ticks(db, [daily(skip=())], utc("2026-12-24 12:00"))
+    due = state(db, "statement").due_at
+    ticks(db, [daily()], utc("2026-12-25 09:00"))  # deployed with holidays
+    ticks(db, [daily(skip=())], utc("2027-01-01 09:00"))  # and without them again
+    assert due == utc("2026-12-25 09:00")
+    assert moments(db) == [(utc("2026-12-25 09:00"), Outcome.SKIPPED, Code.SKIP_DATE),
+                           (utc("2027-01-01 09:00"), Outcome.SUCCEEDED, None)]
