@@ -397,3 +397,27 @@ def test_a_deploy_changing_only_skip_dates_takes_effect_at_the_next_tick(db):
     assert due == utc("2026-12-25 09:00")
     assert moments(db) == [(utc("2026-12-25 09:00"), Outcome.SKIPPED, Code.SKIP_DATE),
                            (utc("2027-01-01 09:00"), Outcome.SUCCEEDED, None)]
+
+
+def test_the_consoles_next_due_times_pass_a_run_of_skip_dates_a_day_at_a_step(db, monkeypatch):
+    """A minutely calendar with a year of skip dates ahead: the page steps over each date at
+    once, not over its 1,440 occurrences one by one (half a million searches)."""
+    from datetime import date, timedelta
+
+    from test_the_console_pages import shown
+    from console_fixtures import PREFIX, ask
+    from tickwork.kinds.calendar import CronCalendar
+
+    year = [(date(2026, 12, 25) + timedelta(days=n)).isoformat() for n in range(365)]
+    id = run(handed(db, EVE).calendar(send_statement, None, "* * * * *", skip=year))
+    ticks(db, [], utc("2026-12-24 23:58"))
+    made, search = [0], CronCalendar._search
+
+    def counted(calendar, moment, forward):
+        made[0] += 1
+        return search(calendar, moment, forward)
+
+    monkeypatch.setattr(CronCalendar, "_search", counted)
+    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name={id}", now=utc("2026-12-24 23:58")))
+    assert "2026-12-24 23:59 UTC" in page and "2027-12-25 00:00 UTC" in page
+    assert made[0] < 10_000

@@ -149,9 +149,8 @@ def _next_due(state: dict | None, declared) -> list[int]:
             found.append(due)  # a pending retry; the due times go on from the one it put aside
             put_aside = int(state["retry_next"])
             due = put_aside if put_aside > due else timing.following(due, due)
-        while due < NEVER and len(found) < NEXT_DUE:
-            if timing.skipped_on(due) is None:  # a calendar's skip dates are left out, said beside them
-                found.append(due)
+        while (due := timing.called_from(due)[0]) < NEVER and len(found) < NEXT_DUE:
+            found.append(due)  # a calendar's skip dates left out, a date at a step, said beside them
             due = timing.following(due, due)
         return found
     except (KeyError, TypeError, ValueError):

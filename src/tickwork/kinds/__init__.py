@@ -71,6 +71,11 @@ class Timing(ABC):
         holidays`); None where it is called."""
         return None
 
+    def called_from(self, due: int) -> tuple[int, list[str]]:
+        """The first due time from `due` (one of its due times) that is called, and what each one
+        passed over says: `due` itself, where none is skipped (a calendar's skip dates are)."""
+        return due, []
+
     def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         """The due time once the form changed from `was` (None where the schedule was removed
         and is declared again): nothing is owed for the old form."""

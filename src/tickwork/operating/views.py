@@ -131,7 +131,7 @@ def called_next(form: str, due: int, skip: Mapping[str, str] | None) -> tuple[in
     if read is None or read.kind != "calendar":
         return due, ()
     timing = timing_of(read.entry() | {"skip": dict(skip)})
-    called, passed = timing.called_from(due)  # type: ignore[attr-defined]  # a calendar's
+    called, passed = timing.called_from(due)
     return called, tuple(passed)
 
 
