@@ -71,6 +71,14 @@ def test_a_pulse_call_within_its_grace_runs(db):
     assert ran["outcome"] == Outcome.SUCCEEDED
 
 
+def test_after_an_outage_a_pulse_call_within_its_grace_of_the_share_it_calls_runs(db):
+    """Down from 09:01 to 12:05: the share called began at 12:00, five minutes before; the
+    shares missed are not made up, and do not make the call late."""
+    ticks(db, [sweep(overdue=10 * MINUTE)], NINE + MINUTE, NINE + 3 * HOUR + 5 * MINUTE)
+    [ran] = runs(db, "sweep")
+    assert ran["outcome"] == Outcome.SUCCEEDED
+
+
 GRACED = """\
     schedule census {
         every: 15m
