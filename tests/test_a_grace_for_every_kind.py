@@ -52,6 +52,13 @@ def test_an_every_run_within_its_grace_runs(db, late):
     assert ran["outcome"] == Outcome.SUCCEEDED
 
 
+def test_after_an_outage_an_every_within_its_grace_of_its_latest_grid_time_runs(db):
+    """Down from 09:00 to 10:17: the grid times missed collapse into 10:15, two minutes late."""
+    ticks(db, [census(overdue=5 * MINUTE)], NINE, NINE + 77 * MINUTE)
+    [ran] = runs(db)
+    assert ran["outcome"] == Outcome.SUCCEEDED
+
+
 def test_an_every_without_a_grace_runs_however_late(db):
     ticks(db, [census()], NINE, NINE + 10 * HOUR)
     [ran] = runs(db)
