@@ -421,3 +421,17 @@ def test_the_consoles_next_due_times_pass_a_run_of_skip_dates_a_day_at_a_step(db
     page = shown(ask(db, "GET", f"{PREFIX}/schedule?name={id}", now=utc("2026-12-24 23:58")))
     assert "2026-12-24 23:59 UTC" in page and "2027-12-25 00:00 UTC" in page
     assert made[0] < 10_000
+
+
+def test_the_commands_backfill_of_a_declared_calendar_leaves_the_skip_dates_of_its_manifest_out(tmp_path, db):
+    from tickwork_cli.deliveries_and_backfills import backfill
+
+    root = project(tmp_path, {"s.jadpo": SKIPPING}, tool=DATES)
+    build(root)
+    berlin = daily("Europe/Berlin", cron="0 9 * * *")
+    ticks(db, [berlin], utc("2026-12-20 12:00"), utc("2026-12-27 12:00"))
+    answer = run(backfill(OperatorStore(db), utc("2026-12-27 12:01"), "statement", utc("2026-12-23 00:00"),
+                          utc("2026-12-26 23:00"), "ana", True, root))
+    assert [o["at"]["ms"] for o in answer.data["occurrences"]] == [
+        utc("2026-12-23 08:00"), utc("2026-12-24 08:00"), utc("2026-12-26 08:00")]
+    assert answer.data["skipped"] == ["2026-12-25 skipped: holidays"]
