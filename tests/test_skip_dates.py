@@ -252,7 +252,8 @@ def test_a_calendar_handed_over_without_skip_keeps_its_id_from_before(db):
 def test_bad_skip_dates_handed_over_are_refused_with_their_code(db, skip):
     with pytest.raises(ScheduleError) as refused:
         run(handed(db, EVE).calendar(send_statement, None, "0 9 * * *", skip=skip))
-    assert refused.value.code in ("schedule.skip_date_invalid", "schedule.skip_list_unknown")
+    assert refused.value.code == "schedule.skip_date_invalid"
+    assert "a schedule handed over takes dates alone" in refused.value.mend
 
 
 def test_over_a_thousand_skip_dates_handed_over_are_refused(db):

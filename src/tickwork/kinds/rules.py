@@ -139,8 +139,9 @@ _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _LIST = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def skip_date_checked(value: object, said: str) -> str:
-    """A date written YYYY-MM-DD that exists (a TOML date too), as YYYY-MM-DD."""
+def skip_date_checked(value: object, said: str, lists: bool = True) -> str:
+    """A date written YYYY-MM-DD that exists (a TOML date too), as YYYY-MM-DD; `lists`: where
+    names of lists may stand beside dates, so the mend says so."""
     text = value.isoformat() if isinstance(value, date) and not isinstance(value, datetime) else value
     try:
         if isinstance(text, str) and _DATE.fullmatch(text):
@@ -148,15 +149,20 @@ def skip_date_checked(value: object, said: str) -> str:
     except ValueError:
         pass
     raise ScheduleError("schedule.skip_date_invalid", f"{said}: {value!r} is not a date written YYYY-MM-DD",
-                        "write a date that exists, e.g. `2026-12-25`, or the name of a list of dates")
+                        "write a date that exists, e.g. `2026-12-25`" + (
+                            ", or the name of a list of dates" if lists else
+                            "; a schedule handed over takes dates alone, not the names of lists"))
 
 
-def skip_dates_of(given: Iterable[object], lists: Mapping[str, Sequence[str]], said: str) -> dict[str, str]:
+def skip_dates_of(given: Iterable[object], lists: Mapping[str, Sequence[str]] | None, said: str) -> dict[str, str]:
     """The skip dates `given` names, dates and names of `lists` mixed, each with the list it came
-    from ("" for a date given alone), sorted; at most MOST_SKIP_DATES."""
+    from ("" for a date given alone), sorted; at most MOST_SKIP_DATES. `lists` None: dates alone
+    (a schedule handed over, which no build reads)."""
     found: dict[str, str] = {}
     for value in given:
-        if isinstance(value, str) and _LIST.fullmatch(value):
+        if lists is None:
+            found.setdefault(skip_date_checked(value, said, lists=False), "")
+        elif isinstance(value, str) and _LIST.fullmatch(value):
             if value not in lists:
                 named = ", ".join(sorted(lists)) or "none"
                 raise ScheduleError("schedule.skip_list_unknown", f"{said}: no list of dates is named `{value}` "
