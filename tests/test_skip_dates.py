@@ -436,3 +436,9 @@ def test_the_commands_backfill_of_a_declared_calendar_leaves_the_skip_dates_of_i
     assert [o["at"]["ms"] for o in answer.data["occurrences"]] == [
         utc("2026-12-23 08:00"), utc("2026-12-24 08:00"), utc("2026-12-26 08:00")]
     assert answer.data["skipped"] == ["2026-12-25 skipped: holidays"]
+
+
+def test_a_calendar_handed_over_with_an_empty_skip_keeps_the_id_it_has_without(db):
+    """`skip=[]` skips nothing, as the decorator's: the same schedule, the same id."""
+    without = run(handed(db, EVE).calendar(send_statement, {"c": 1}, "0 9 * * *"))
+    assert run(handed(db, EVE).calendar(send_statement, {"c": 1}, "0 9 * * *", skip=[])) == without

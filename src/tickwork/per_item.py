@@ -249,8 +249,8 @@ def _within(chunks: list[tuple[str, int]], room: int | None) -> list[tuple[str, 
 
 def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, repeated: object,
               skip: Iterable | None = None) -> dict:
-    dates = {} if skip is None else {"skip": skip_dates_of([skip] if isinstance(skip, str) else skip, None, "`skip`")}
-    return dates | {  # no `skip` kept unless given: an id stays as it was
+    found = {} if skip is None else skip_dates_of([skip] if isinstance(skip, str) else skip, None, "`skip`")
+    return ({"skip": found} if found else {}) | {  # no `skip` kept unless some given: an id stays as it was
         "kind": "calendar",
         "cron": _cron(cron),
         "zone": _zone(zone),
