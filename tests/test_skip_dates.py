@@ -442,3 +442,13 @@ def test_a_calendar_handed_over_with_an_empty_skip_keeps_the_id_it_has_without(d
     """`skip=[]` skips nothing, as the decorator's: the same schedule, the same id."""
     without = run(handed(db, EVE).calendar(send_statement, {"c": 1}, "0 9 * * *"))
     assert run(handed(db, EVE).calendar(send_statement, {"c": 1}, "0 9 * * *", skip=[])) == without
+
+
+def test_a_calendar_handed_over_that_expired_after_its_last_due_time_on_a_skip_date_makes_no_call_for_it(db):
+    """Down over the 25th, a skip date, past its `expires` on the 25th at 10:00: the call owed
+    from before it expired is on the skip date, so none is made; it ends."""
+    id = run(handed(db, EVE).calendar(send_statement, None, "0 9 * * *", skip=["2026-12-25"],
+                                      expires=utc("2026-12-25 10:00")))
+    ticks(db, [], utc("2026-12-24 12:01"), utc("2026-12-26 12:00"))
+    [end] = runs(db, id)
+    assert (end["outcome"], end["code"]) == (Outcome.SKIPPED, Code.EXPIRED)

@@ -149,12 +149,13 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
 
 def _expired(timing: Timing, state: State, now: int, call: Call) -> tuple[Skip, Call]:
     """A row past its `expires_at`: the call owed from before it expired is made, then the
-    schedule is done, unless that call is later than overdue allows; with none owed, it ends."""
+    schedule is done, unless that call is later than overdue allows; with none owed (or only on
+    skip dates), it ends."""
     assert state.expires_at is not None
     last = timing.owed(state.due_at, state.expires_at - 1)
     last_at = timing.slot(state.due_at, state.expires_at - 1) if last.at is None else last.at
     late = now - last_at
-    if not state.due_at <= last_at < state.expires_at:
+    if not state.due_at <= last_at < state.expires_at or timing.skipped_on(last_at) is not None:  # none owed
         return (Code.EXPIRED, f"it expired at {iso(state.expires_at)}; the schedule has ended"), call
     call = replace(last, at=last_at, input=call.input)
     if timing.overdue is not None and late > timing.overdue:
