@@ -279,7 +279,7 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
             return await deliveries_and_backfills.cancel_backfill(store, now, args.cancel, args.who or _user())
         start, end = (_range_end(flag, text) for flag, text in (("--from", args.start), ("--to", args.end)))
         return await deliveries_and_backfills.backfill(store, now, args.name, start, end, args.who or _user(),
-                                                       args.dry_run)
+                                                       args.dry_run, project)
     if args.verb == "remake":
         return await remaking.remake(store, now, args.run, args.who or _user())
     if args.verb == "backfills":

@@ -208,6 +208,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
     else:
         said_.append(("next due", join([tag("div", moment(due, frame.now, view.zone)) for due in next_due]
                                        or ["never"])))
+        if view.skipped:
+            said_.append(("skipped", join([tag("div", said) for said in view.skipped])))
         if next_due and state.get("retry_attempt") is not None:
             said_.append(("why then", words.retry_words(state, view.attempts, dict(view.settings))))
         elif next_due:

@@ -88,7 +88,7 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
         if foreign or not csrf.good(identity, form.get("csrf"), now):
             why = foreign or "its form token is missing or stale: reload the page and try again"
             return respond(403, pages.answer(frame, "Refused", f"Nothing changed: {why}.", frame.href(""), True))
-        return await _act(db, frame, route, form)
+        return await _act(db, frame, route, form, app)
     if request.method not in ("GET", "HEAD"):
         return respond(405, "the console takes GET and POST\n", "text/plain; charset=utf-8", allow="GET, HEAD, POST")
     if route == "/console.css":
@@ -154,8 +154,8 @@ def _next_due(state: dict | None, declared) -> list[int]:
             found.append(due)  # a pending retry; the due times go on from the one it put aside
             put_aside = int(state["retry_next"])
             due = put_aside if put_aside > due else timing.following(due, due)
-        while due < NEVER and len(found) < NEXT_DUE:
-            found.append(due)
+        while (due := timing.called_from(due)[0]) < NEVER and len(found) < NEXT_DUE:
+            found.append(due)  # a calendar's skip dates left out, a date at a step, said beside them
             due = timing.following(due, due)
         return found
     except (KeyError, TypeError, ValueError):
@@ -239,7 +239,7 @@ def _keys(query: dict, name: str, *types) -> tuple | None:
 
 # -- actions ------------------------------------------------------------------------------------
 
-async def _act(db, frame, route, form) -> Response:
+async def _act(db, frame, route, form, app=None) -> Response:
     back = form.get("back") or ""
     if (not back.startswith(frame.prefix + "/") and back != frame.prefix) or not back.isprintable():
         back = frame.href("")  # a page of the console's own, fit for the 303's Location
@@ -251,7 +251,7 @@ async def _act(db, frame, route, form) -> Response:
             return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
         return respond(bulk.status, bulk.body, **({"location": bulk.location} if bulk.location else {}))
     if route == "/schedule/backfill":
-        return await _backfill(db, frame, form, back)
+        return await _backfill(db, frame, form, back, app)
     if route == "/backfill/cancel":
         return await _cancel_backfill(db, frame, form.get("id") or "", back)
     if route == "/run/remake":
@@ -311,13 +311,16 @@ def _why_unchanged(verb: str, row: dict) -> str:
     return f"it is already {'paused' if row['paused'] else 'running on its timing'}"
 
 
-async def _backfill(db, frame, form, back) -> Response:
+async def _backfill(db, frame, form, back, app=None) -> Response:
     """A backfill as `tickwork backfill NAME --from --to` asks for it, with its checks; `dry`,
     only the listing of what it would make (as --dry-run)."""
     name, start, end = form.get("name") or "", form.get("from") or "", form.get("to") or ""
     store = OperatorStore(db)
     try:
-        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"))
+        declared = next((s for s in (app.schedules if app is not None else ()) if s.name == name), None)
+        skip = dict(getattr(declared.timing, "skip", ())) if declared is not None else None
+        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"),
+                                   skip)
     except backfill.Refused as refused:
         return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
     if plan is None:
