@@ -98,8 +98,9 @@ class Frame:
         return self.route is not None and (REFRESH_FLAG, str(REFRESH)) in self.query
 
     def refresh_switch(self) -> Html:
-        """The link that turns the page's refresh on, or off: the same page, its query kept."""
-        kept = {key: value for key, value in self.query if key != REFRESH_FLAG}
+        """The link that turns the page's refresh on, or off: the same page, its query kept but for
+        what a change said (said=, seal=), which is for the one view it was shown in."""
+        kept = {key: value for key, value in self.query if key not in (REFRESH_FLAG, *NOTICE_KEYS)}
         if self.refreshing:
             return link(self.href(self.route or "", **kept), f"refreshing every {REFRESH} s: stop", class_="refresh")
         return link(self.href(self.route or "", **kept, **{REFRESH_FLAG: str(REFRESH)}), f"refresh every {REFRESH} s",
@@ -107,6 +108,7 @@ class Frame:
 
 
 REFRESH, REFRESH_FLAG = 30, "refresh"
+NOTICE_KEYS = ("said", "seal")  # csrf.NOTICE, csrf.SEAL: a notice is shown once, never carried on
 
 
 def page(frame: Frame, here: str, title: str, *body) -> str:

@@ -75,8 +75,8 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
         extra = {"www_authenticate": 'Bearer realm="tickwork console"'} if identity.status == 401 else {}
         return respond(identity.status, f"{identity.why}\n", "text/plain; charset=utf-8", **extra)
     said = csrf.opened(identity, request.query, now) if request.method != "POST" else None
-    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now, said,
-                        lambda notice: csrf.sealed(identity, notice, now))
+    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now, said=said,
+                        sealed=lambda notice: csrf.sealed(identity, notice, now))
     route = rest.rstrip("/")
     if request.method == "POST":
         body = await request.body_within(BODY_MOST)
@@ -192,6 +192,8 @@ def _done(query: dict, name: str, said: str) -> str:
 
 
 async def _run(db, app, frame, query):
+    """One run whole: its record, the end of its traceback, every attempt of its due time, what it
+    emitted with each delivery's state, what it covered and who asked for it."""
     id = _text(query, "id") or ""
     found = await RunStore(db).run(id)
     return (200 if found.run is not None else 404), run_page(frame, id, found)
