@@ -14,7 +14,9 @@ from ..database import Database, one_invocation
 from ..model import Outcome
 from ..store.operator import OperatorStore
 from ..times import DAY, HOUR, NEVER, instant
-from . import csrf, pages
+from ..operating.deploys import span_of
+from ..store.deploys import Deploys
+from . import csrf, deploys, pages
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
@@ -108,7 +110,7 @@ async def _overview(db, app, frame, query):
     since = frame.now - DAY
     found = await ConsoleStore(db).overview(since, charted_since=(frame.now // HOUR - 7 * 24) * HOUR,
                                             grid=(pages.GRID_ROWS, pages.GRID_CELLS))
-    return 200, pages.overview(frame, found, since)
+    return 200, pages.overview(frame, found, since, await deploys.page_of(db, None, deploys.OVERVIEW_MOST + 1))
 
 
 async def _schedules(db, app, frame, query):
@@ -137,8 +139,10 @@ async def _schedule(db, app, frame, query):
     back = frame.href("/schedule", name=name)
     more = len(found.runs) > PAGE
     del found.runs[PAGE:]
+    span = span_of(found.runs)
+    around = await Deploys(db).around(*span) if span else []
     body = pages.schedule(frame, name, found, entry_of_schedule(declared), _next_due(found.state, declared), more,
-                          back)
+                          back, around)
     return (200 if found.state is not None else 404), body
 
 
@@ -184,8 +188,16 @@ async def _log(db, app, frame, query):
     return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
 
 
+async def _deploys(db, app, frame, query):
+    before = query.get("before")
+    if before is not None and not CURSOR_TIME.fullmatch(before):
+        raise Unwritten("before", before, "a deploy's number")
+    rows = await deploys.page_of(db, None if before is None else int(before), PAGE + 1)
+    return 200, deploys.deploys_page(frame, rows[:PAGE], len(rows) > PAGE)
+
+
 PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs": _runs,
-         "/deliveries": _deliveries, "/log": _log}
+         "/deliveries": _deliveries, "/log": _log, "/deploys": _deploys}
 
 
 def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:
