@@ -8,7 +8,7 @@ export WRANGLER_SEND_METRICS := false
 export WRANGLER_SEND_ERROR_REPORTS := false
 export WRANGLER_HIDE_BANNER := true
 
-.PHONY: build bundle vendor test dev tick bench setup clean tickwork chromium
+.PHONY: build bundle vendor test dev tick bench setup clean tickwork chromium docs
 
 $(VENV)/.installed: requirements/dev.txt .python-version
 	@test -n "$(PYTHON)" || { echo "Python $(PYTHON_VERSION) is needed (pyenv install $(PYTHON_VERSION))"; exit 1; }
@@ -30,9 +30,9 @@ python_modules/.installed: pyproject.toml $(VENV)/.installed
 	$(PY) scripts/vendor.py
 	touch $@
 
-# The `tickwork` command (scripts/tickwork_tool/, README "Add tickwork to your Worker" and "Operating
-# tickwork"), as the wheel installs it: .venv/bin/tickwork runs it with this checkout's scripts/
-# and src/ on the path, from wherever it is called.
+# The `tickwork` command (scripts/tickwork_tool/, docs/tutorial/add-to-a-worker.md and
+# docs/how-to/operate.md), as the wheel installs it: .venv/bin/tickwork runs it with this
+# checkout's scripts/ and src/ on the path, from wherever it is called.
 $(VENV)/bin/tickwork: $(VENV)/.installed Makefile
 	printf '%s\n' '#!/bin/sh' '# tickwork: the tickwork command, written by make (scripts/tickwork_tool/).' \
 		'export PYTHONPATH="$(CURDIR)/scripts:$(CURDIR)/src$${PYTHONPATH:+:$$PYTHONPATH}"' \
@@ -44,8 +44,9 @@ setup: $(VENV)/.installed $(VENV)/bin/tickwork node_modules/.installed python_mo
 
 vendor: python_modules/.installed
 
-# Validates the app's declarations and lays out the Worker in build/app (see README), with its
-# packages vendored: wrangler.toml's [build] command, so `wrangler deploy` uploads them too.
+# Validates the app's declarations and lays out the Worker in build/app (see
+# docs/how-to/declare-schedules.md, "The build"), with its packages vendored: wrangler.toml's
+# [build] command, so `wrangler deploy` uploads them too.
 build: $(VENV)/.installed $(VENV)/bin/tickwork python_modules/.installed
 	$(VENV)/bin/tickwork build
 
@@ -98,6 +99,12 @@ TIME ?= now
 tick:
 	@$(MAKE) --no-print-directory setup >&2
 	@$(VENV)/bin/tickwork tick "$(TIME)" $(ARGS)
+
+# The documentation site (mkdocs.yml) into site/: a broken link, a missing anchor or a reference
+# the code has and the pages cannot describe fails it (`strict`). tests/test_the_docs_build.py
+# builds it in `make test` too.
+docs: $(VENV)/.installed
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
 
 # Every benchmark runs, in order; `make bench` fails if any of them misses its goal.
 BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \

@@ -1,5 +1,5 @@
 """The cron syntax tickwork accepts, in the build and in the Worker alike: the 5 and 6 fields the
-README documents, and none of croniter's extensions."""
+docs (how-to/declare-schedules.md, "Cron expressions") document, and none of croniter's extensions."""
 
 import pytest
 from test_build import calendar_with, codes, problems, project

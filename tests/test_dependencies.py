@@ -15,7 +15,7 @@ from vendor import PINNED, worker_dependencies
 # without it.
 PYODIDE_ONLY = {"workers-runtime-sdk"}
 # The markers of the Worker's Python: Pyodide 314.0.6's Python 3.14.2 or Pyodide 0.28.2's 3.13.2,
-# as wrangler.toml selects (README "Which Python runs").
+# as wrangler.toml selects (docs/how-to/run-locally.md, "Which Python runs").
 PYODIDES = [
     {
         "python_version": version[:4], "python_full_version": version, "implementation_name": "cpython",
@@ -56,7 +56,7 @@ def test_a_dependency_not_pinned_exactly_stops_the_vendoring(tmp_path, loose):
 
 
 def test_pywrangler_is_in_the_dev_dependency_group_pinned_exactly():
-    """`uv run pywrangler deploy` (README) installs the dev group."""
+    """`uv run pywrangler deploy` (docs/how-to/deploy.md) installs the dev group."""
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
     dev = pyproject["dependency-groups"]["dev"]
 

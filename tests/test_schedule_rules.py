@@ -130,7 +130,7 @@ def test_a_hand_overs_error_reads_with_its_code_and_mend_and_a_checks_as_its_mes
 
 # Each path words a refusal as its users have always read it: the build quotes the item as
 # written in the .jadpo file, a hand-over the argument as passed. Only the zone's message is one
-# wording for both (the README's problem table); its mend keeps each path's verb.
+# wording for both (the problem table of docs/how-to/declare-schedules.md); its mend keeps each path's verb.
 TICKS = "a Worker ticks once a minute"
 BUILD_SAYS = [
     ("schedule", [("every", "30s")], ("deployable.target_unsupported", 2,

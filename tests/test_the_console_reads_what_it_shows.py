@@ -21,7 +21,7 @@ from tickwork.schedule_store import MARK_TICK, RECORD_ENDS, RECORD_STARTS, SKIP,
 from tickwork.times import DAY, HOUR, MINUTE
 from tickwork.words import when
 
-COUNTED = 10_000  # the runs and deliveries the overview counts at most, as the README says
+COUNTED = 10_000  # the runs and deliveries the overview counts at most, as docs/how-to/console.md says
 SEARCHED = 10_000  # the names a page of a search or filter that no index serves looks through
 
 # The schedules as they are, counted the way the overview once read them: every row.

@@ -1,4 +1,4 @@
-"""The import paths the README, the host's bridge and apps write stay where they are through any move
+"""The import paths the documentation, the host's bridge and apps write stay where they are through any move
 of the runtime's modules (architecture.md §3.1); and a cold start loads none of the tick, the stores,
 croniter or dataclasses, whatever their modules come to be called."""
 import importlib

@@ -1,6 +1,6 @@
 """The runtime and the tools import each name from the module it lives in, never from a shim left at
 an old path (architecture.md §3.10, step 10): a shim costs the first tick a module load and hides
-where a thing is. Tests, the README's examples and apps may still import the old paths."""
+where a thing is. Tests, the documentation's examples and apps may still import the old paths."""
 import ast
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-"""`tickwork init` adds tickwork to a Worker of one's own (README "Add tickwork to your Worker"):
+"""`tickwork init` adds tickwork to a Worker of one's own (docs/tutorial/add-to-a-worker.md):
 it says each change, changes nothing run again, and refuses, changing nothing, what it cannot do.
 The host's Node side is left out here (`node_side=False`); tests/e2e/test_a_worker_of_ones_own.py
 installs it."""

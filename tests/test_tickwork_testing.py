@@ -126,13 +126,17 @@ def test_an_app_tests_its_own_schedules_as_built(tmp_path, monkeypatch):
     assert [run.due_at for run in hour.runs if run.schedule == "tidy_up"] == [NINE + HOUR]
 
 
-def test_the_readme_s_example_runs_as_written(tmp_path, monkeypatch):
+def the_example_of(page: str) -> str:
+    """The first Python block of a page of the documentation, as a reader copies it."""
+    return (ROOT / "docs" / page).read_text().split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_documented_example_runs_as_written(tmp_path, monkeypatch):
+    """docs/how-to/test-your-schedules.md's example, run as the app's own test would run it."""
     monkeypatch.chdir(example_project(tmp_path))
-    app = built_app()
-    store = local_store()
-    first, hour = asyncio.run(ticks_at(app, ["2026-03-02T09:00Z", "2026-03-02T10:00Z"], store))
-    assert first.runs == []
-    assert ("tidy_up", "succeeded") in [(run.schedule, run.outcome) for run in hour.runs]
+    example: dict = {}
+    exec(compile(the_example_of("how-to/test-your-schedules.md"), "test-your-schedules.md", "exec"), example)
+    example["test_tidy_up_runs_an_hour_after_the_first_tick"]()
 
 
 def test_tickwork_testing_needs_no_pytest():

@@ -63,7 +63,7 @@ const FIRST_TICK_GOAL_RATIO = FIRST_TICK_BASELINE_RATIO * 1.1;
 // outside the wall clock's minute, the invocation ticks at no 10-second mark after it.
 const FIRST_TICK_AT = Date.UTC(2026, 2, 2, 9, 0);
 const BARE_ENTRY = 'from workers import WorkerEntrypoint\n\n\nclass Default(WorkerEntrypoint):\n    pass\n';
-// Imported by the handler that first needs them (README, "Cold start"), never by the entry.
+// Imported by the handler that first needs them (docs/explanation/tick.md, "Cold start"), never by the entry.
 const AT_FIRST_USE = [
   'croniter', 'dateutil', 'zoneinfo', 'pydantic', 'tickwork.tick', 'tickwork.invocation',
   'tickwork.schedule_store', 'tickwork.outbox', 'tickwork.outbox_store', 'tickwork.consumers',

@@ -226,7 +226,7 @@ def month(results: list[dict]) -> list[dict]:
 
 
 def table(rows: list[dict]) -> str:
-    """The month as the README shows it: each figure, and its share of the plan's amount."""
+    """The month as docs/explanation/d1-costs.md shows it: each figure, and its share of the plan's amount."""
     lines = ["| app | rows written / month | rows read / month | storage | Free: written/day | Free: read/day "
              "| Paid: written | Paid: read |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]

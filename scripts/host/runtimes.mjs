@@ -1,6 +1,6 @@
 // What a Worker's wrangler.toml selects of the Workers runtime: its compat flags, and the Pyodide
 // its Python runs on. Data read from workerd 1.20261117.1 (its compatibility-date.capnp and the
-// Pyodide releases it embeds, src/pyodide in cloudflare/workerd); README "Which Python runs".
+// Pyodide releases it embeds, src/pyodide in cloudflare/workerd); docs/how-to/run-locally.md, "Which Python runs".
 
 // Flags on from a compatibility date, as far as the SDK, this host or the choice of Pyodide
 // reads them. `python_workers_*` are on from their date only in a Python Worker, which this is.

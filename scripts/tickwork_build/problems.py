@@ -2,6 +2,8 @@
 
 from dataclasses import dataclass
 
+from tickwork.codes import CODES
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -11,6 +13,10 @@ class Problem:
     file: str
     line: int
     name: str | None = None  # the declaration it concerns, where there is one
+
+    def __post_init__(self) -> None:
+        if self.code not in CODES:  # so the reference's page of codes says what every problem means
+            raise ValueError(f"{self.code} is no code of tickwork.codes.CODES: register it there")
 
     def __str__(self) -> str:
         subject = f" {self.name}:" if self.name else ""

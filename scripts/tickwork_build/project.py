@@ -46,6 +46,7 @@ class Project:
     console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
     version_metadata: object = None  # [tool.tickwork] version_metadata, as written (version_metadata.py checks it)
     version_binding: str | None = None  # the configuration's [version_metadata] binding, where it declares one
+    dates: object = None  # [tool.tickwork.dates]: named lists of skip dates, as written (dates.py checks them)
 
     @property
     def app_package(self) -> str:
@@ -119,6 +120,7 @@ def load_project(root: Path) -> Project:
         console={key: value for key, value in tickwork.items() if key.startswith("console")},
         version_metadata=tickwork.get("version_metadata"),
         version_binding=declared_binding(wrangler),
+        dates=tickwork.get("dates"),
     )
 
 

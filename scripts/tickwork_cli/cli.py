@@ -18,14 +18,14 @@ from tickwork.json_values import is_text
 from tickwork.store.operator import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
-from . import across, deliveries_and_backfills, deploys, verbs
+from . import across, deliveries_and_backfills, deploys, remaking, verbs
 from .local_d1 import DevHostD1, DevHostError, LocalD1File, database_file, running_dev
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
-CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel")  # through wrangler, with --local too
+CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel", "remake")  # through wrangler, with --local too
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
@@ -143,13 +143,14 @@ def _schedule_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.A
     across_.add_argument("--before", metavar="CURSOR", help="the page after the one that said `--before CURSOR`")
 
     one = verbs_.add_parser("why", parents=[common], help="where a schedule is declared, when it runs and why")
-    one.add_argument("name")
+    one.add_argument("name", help="the schedule's name, or the id of an item handed over")
     one.add_argument("--input", action="store_true", help="show the input it was handed over with")
 
     for verb, words in (("pause", "skip a schedule's due times from the next tick, keeping its timing"),
                         ("resume", "let a paused schedule run again from the next tick"),
                         ("run", "ask the next tick for a run of a schedule now, moving no due time")):
-        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("name")
+        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument(
+            "name", help="the schedule's name, or the id of an item handed over")
 
 
 
@@ -161,7 +162,8 @@ def _delivery_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.A
     for verb, words in (("retry", "send a failed, outcome_unknown or pending delivery again now"),
                         ("dismiss", "set aside a failed or outcome_unknown delivery for good"),
                         ("cancel", "never send a pending, outcome_unknown or failed delivery")):
-        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument("id")
+        verbs_.add_parser(verb, parents=[common, changes], help=words).add_argument(
+            "id", help="the delivery's id, as `tickwork deliveries` lists it")
 
 
 def _backfill_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.ArgumentParser) -> None:
@@ -174,6 +176,10 @@ def _backfill_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.A
     one.add_argument("--to", dest="end", metavar="TIME", help="its end, included; not after now")
     one.add_argument("--dry-run", action="store_true", help="list what it would make; change nothing")
     one.add_argument("--cancel", metavar="ID", help="cancel a pending backfill (`tickwork backfills` lists them)")
+
+    one = verbs_.add_parser("remake", parents=[common, changes],
+                            help="make a failed run's due time again: the next tick runs it once more")
+    one.add_argument("run", help="the failed run's id (`tickwork history NAME --failed` lists them)")
 
     one = verbs_.add_parser("backfills", parents=[common], help="the backfills asked for, pending first")
     one.add_argument("name", nargs="?", help="only a schedule's")
@@ -264,7 +270,7 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
         if args.outcome or args.name_glob or args.before:
             raise OperatorError("--outcome, --name and --before are for the runs across schedules: "
                                 "leave out the schedule's name (or use --failed with it)")
-        answer = await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input)
+        answer = await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input, project)
         return await deploys.beside_history(store, answer)
     if args.verb == "why":
         return await deploys.beside_why(store, await verbs.why(store, now, args.name, project, args.input))
@@ -281,7 +287,9 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
             return await deliveries_and_backfills.cancel_backfill(store, now, args.cancel, args.who or _user())
         start, end = (_range_end(flag, text) for flag, text in (("--from", args.start), ("--to", args.end)))
         return await deliveries_and_backfills.backfill(store, now, args.name, start, end, args.who or _user(),
-                                                       args.dry_run)
+                                                       args.dry_run, project)
+    if args.verb == "remake":
+        return await remaking.remake(store, now, args.run, args.who or _user())
     if args.verb == "backfills":
         return await deliveries_and_backfills.backfills(store, now, args.name, args.limit)
     return await verbs.status(store, now, args.threshold, getattr(db, "binding", None) or "DB",

@@ -28,7 +28,8 @@ For the Worker in this folder:
 (--far, --json)
 
 The operator's verbs (tickwork schedules --help, ...):
-  schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, backfills, deploys, status
+  schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, remake, backfills,
+  deploys, status
 """
 HOST_USAGE = {
     "dev": """usage: tickwork dev [--port N] [--json] [--fresh] [--no-timer] [--persist-to DIR] [--config FILE]
@@ -79,10 +80,15 @@ def _dispatch(argv: list[str]) -> int:
         from .init import main as init
         return init(rest)
     if verb == "build":
-        parser = argparse.ArgumentParser(prog="tickwork build")
-        parser.add_argument("project", nargs="?", default=".", type=Path, help="the directory of wrangler.toml")
-        return build(parser.parse_args(rest).project)
+        return build(build_parser().parse_args(rest).project)
     return host(verb, rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tickwork build", description="Validate the app's declarations and lay "
+                                     "the Worker out in build/app (wrangler's [build] command).")
+    parser.add_argument("project", nargs="?", default=".", type=Path, help="the directory of wrangler.toml")
+    return parser
 
 
 def build(root: Path, out=sys.stdout) -> int:

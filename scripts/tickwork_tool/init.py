@@ -52,11 +52,15 @@ class Refused(Exception):
     """What init cannot do, and how to mend it."""
 
 
-def main(argv: list[str]) -> int:
+def parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tickwork init", description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", type=Path, default=Path("."), help="the Worker's folder (default: here)")
     parser.add_argument("--no-node", action="store_true", help="leave installing the host's Node side to first use")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
     try:
         changes = init(args.project.resolve(), node_side=not args.no_node)
     except (Refused, ValueError, node.NodeMissing) as error:
@@ -69,7 +73,7 @@ def main(argv: list[str]) -> int:
     if not changes:
         print("tickwork init: nothing to change, tickwork is already in this Worker")
     else:
-        print("tickwork init: done; declare schedules in the app's domains (README \"Declaring schedules\"), "
+        print("tickwork init: done; declare schedules in the app's domains (tickwork's docs: \"Declare schedules\"), "
               "then run tickwork dev")
     return 0
 

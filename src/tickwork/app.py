@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 RETENTION = 30 * 86_400_000  # run records are kept 30 days unless [tool.tickwork] retention says
 
 # The kinds of timing, the purge and the records a tick keeps are imported when the app's
-# schedules are first read (by its first tick), not at cold start (README, "Cold start").
+# schedules are first read (by its first tick), not at cold start (docs/explanation/tick.md, "Cold start").
 if TYPE_CHECKING:
     from typing import Any, Mapping
 
@@ -112,7 +112,8 @@ class App:
 
         return tuple(
             Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
-                     source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"))
+                     source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"),
+                     starts=entry.get("starts_ms"))
             for entry, action in self._entries
         )
 

@@ -176,7 +176,7 @@ class Handled:
     """Inside a queue consumer: D1 statements of the consumer's own, committed in one batch with
     the record that the delivery was handled, so a repeat never does the work twice. They run on
     the store's D1 database, which keeps the handled records: what a consumer writes to another
-    database is outside the batch, and a repeat may write it again (README, Events)."""
+    database is outside the batch, and a repeat may write it again (docs: how-to/events.md)."""
 
     def write(self, sql: str, *params) -> None:
         run = _writing("handled.write")

@@ -2,7 +2,7 @@
 
 A dataclass compiles code for its class when it is defined, about 1.5 ms each on the Workers'
 Pyodide; the records a Worker's cold start defines (events, declarations) are these instead
-(README, "Cold start")."""
+(docs/explanation/tick.md, "Cold start")."""
 
 
 class Record:

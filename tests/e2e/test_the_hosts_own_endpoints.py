@@ -60,7 +60,7 @@ def test_requests_to_the_workers_fetch_are_left_to_the_app(host):
     assert (answer.status, answer.text) == (200, "hello, Ada")
 
 
-# The console as the host serves it, with no login (README "make dev").
+# The console as the host serves it, with no login (docs/how-to/run-locally.md).
 CONSOLE = "/cdn-cgi/tickwork/console"
 
 

@@ -19,8 +19,8 @@ from ..database import PAID_QUERIES, Database
 from ..context import in_worker, new_trace, running
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
-# them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (README, "Cold
-# start"). On Cloudflare that import is paid once an isolate, at its first such event.
+# them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (docs/explanation/tick.md,
+# "Cold start"). On Cloudflare that import is paid once an isolate, at its first such event.
 if TYPE_CHECKING:
     from ..app import App
     from ..outbox import Outbox
@@ -189,6 +189,8 @@ def describe(run) -> str:
     trace = "" if run.trace is None else f" [trace {run.trace}]"
     attempt = f" (attempt {run.attempt})" if run.attempt > 1 else ""
     retry = "" if run.next_attempt_at is None else f"; next attempt at {iso(run.next_attempt_at)}"
+    if run.kind == "unretried":
+        retry += "; not retried: retry=False or the rule's `except` ended its due time's attempts"
     return f"tickwork: {run.schedule} due {iso(run.due_at)}{attempt}: {run.outcome}{why}{took}{retry}{trace}"
 
 

@@ -1,4 +1,4 @@
-"""Cron expressions as the README documents them, and nothing else.
+"""Cron expressions as the docs document them (how-to/declare-schedules.md), and nothing else.
 
 5 fields (minute, hour, day of month, month, day of week) or 6 with seconds first, separated by
 spaces or tabs. Each field is a comma list of `*`, `N` or `N-M`, where `*` and `N-M` may take a

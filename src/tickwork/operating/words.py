@@ -3,7 +3,6 @@
 
 import json
 import re
-from typing import Any
 
 from .. import times
 from ..json_values import BIDI_CONTROLS
@@ -126,21 +125,20 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    grace = f", overdue after {span(overdue_ms)}" if overdue_ms else ""
     if read.kind == "every":
         text = span(read.every_ms)
-        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text)
+        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text) + grace
     if read.kind == "calendar":
         said = [f"{read.cron} in {read.zone}"]
         # the defaults go unsaid, and so does the reading of the days every calendar now has
         said += [f"{key}: {value}" for key, value, default in (("nonexistent", read.nonexistent, "shift"),
                                                                 ("repeated", read.repeated, "first"))
                  if value != default]
-        if overdue_ms:
-            said.append(f"overdue after {span(overdue_ms)}")
-        return ", ".join(said)
+        return ", ".join(said) + grace
     if read.kind == "pulse":
         count = read.intervals
-        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}"
+        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}" + grace
     return f"once at {when(read.at)}"
 
 
@@ -149,10 +147,11 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
 SKIPS = {
     "paused": "skipped: the schedule was paused",
     "running": "skipped: the run before it still held the lease",
-    "overdue": "skipped: the call was later than its `overdue:` allows",
+    "overdue": "skipped: the call was later than its `overdue:` allows; its occurrences are counted missed",
     "coalesced": "skipped: another calendar of the same action made the call for this moment",
     "expired": "skipped: its `expires` had passed, so it ended",
     "superseded": "skipped: the next due time came before this attempt, and superseded it",
+    "skip_date": "skipped: the date is one of the calendar's skip dates; not counted missed",
     "undeclared": "skipped: a deploy had removed the calendar when it came due; declared again, it owed nothing",
 }
 
@@ -203,21 +202,24 @@ def overdue_words(overdue: int | None) -> str:
             f"instead, recorded `overdue`, and the calendar goes on to its next moment")
 
 
-def rule(form: str, state: dict, overdue: int | None) -> str:
-    """How a schedule's timing places its calls, in words."""
+def rule(form: str, state: dict, overdue: int | None, starts: int | None = None) -> str:
+    """How a schedule's timing places its calls, in words; `starts`, its start (`starts`)."""
     read = read_form(form)
     if read is None:
         return form
+    grace = f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else ""
     if read.kind == "every":
-        return (f"runs fall on a grid counted in UTC from the first tick that saw it "
-                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
+        first_tick = int(state["first_tick"])
+        # a start still to come when it was first seen is where its grid begins (kinds.every)
+        origin = (f"its start ({when(int(starts))})" if starts is not None and int(starts) > first_tick
+                  else f"the first tick that saw it ({when(first_tick)})")
+        return f"runs fall on a grid counted in UTC from {origin}; missed ticks make one run, not a backlog" + grace
     if read.kind == "calendar":
-        text = (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
-                f"at the next tick, and only the latest one is owed")
-        return text + (f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else "")
+        return (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
+                f"at the next tick, and only the latest one is owed") + grace
     if read.kind == "pulse":
         return (f"the cycle of {span(read.cycle)} counted from the Unix epoch, in {read.intervals} shares; one "
-                f"call a share, while no call runs; a missed share is not made up")
+                f"call a share, while no call runs; a missed share is not made up") + grace
     return f"called once, at {when(read.at)} or at the first tick after it"
 
 
@@ -243,35 +245,47 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 
 def run_settings_words(settings: dict) -> str:
-    """`retry` and `limit` in words, as a rule's tail: '' where the schedule sets neither."""
+    """`retry`, `limit` and `starts` in words, as a rule's tail: '' where the schedule sets none."""
+    from .retry_words import retry_of_settings, rule_words
+
     said = []
-    more = settings.get("retry_attempts")
-    pause: Any = settings.get("retry_pause_ms")  # given wherever `retry_attempts` is
-    if more:
-        said.append(f"a failed run is tried again for its due time up to {more} time{'' if more == 1 else 's'} more, "
-                    f"{span(int(pause))} after the first failure and each pause twice the one before (`retry`)")
+    retry = retry_of_settings(settings)
+    if retry is not None:
+        said.append(rule_words(retry, span))
     if settings.get("limit_ms"):
         said.append(f"a run is stopped after {span(int(settings['limit_ms']))} (`limit`)")
+    if settings.get("starts_ms") is not None:
+        said.append(f"no call before {when(int(settings['starts_ms']))} (`starts`)")
     return "; ".join(said)
 
 
-def retry_words(state: dict, attempts: int | None) -> str:
-    """A pending retry, as the next due time: `attempt 2 of 4 for <due>, unless the next due
-    time, <next>, comes first and supersedes it`."""
+def retry_words(state: dict, attempts: int | None, settings: dict | None = None) -> str:
+    """A pending retry, as the next due time: `attempt 2 of 4 for <due> (retry 1 of 3 after 1m),
+    unless the next due time, <next>, comes first and supersedes it`; the pause where `settings`
+    (the schedule's) give the rule."""
+    from .retry_words import pending_words, retry_of_settings
+
     due, retry_next = int(state["due_at"]), number(state.get("retry_next"))
-    text = f"{attempt_words(int(state['retry_attempt']), attempts)} for {when(int(state['retry_due']))}"
+    attempt, retry_due = int(state["retry_attempt"]), int(state["retry_due"])
+    pause = pending_words(state["name"], attempt, retry_due, retry_of_settings(settings or {}))
+    text = f"{attempt_words(attempt, attempts)} for {when(retry_due)}" + (f" ({pause})" if pause else "")
     if retry_next is not None and retry_next > due:
         return text + f", unless the next due time, {when(retry_next)}, comes first and supersedes it"
     return text + f"; the next due time, {when(retry_next)}, comes first and supersedes it"
 
 
-def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | None) -> str:
-    """The schedule's latest run or skip, with its attempt where it has retries, and the next
-    attempt where one is pending."""
+def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | None,
+                   settings: dict | None = None) -> str:
+    """The schedule's latest run or skip, with its attempt where it has retries, why it was not
+    tried again where it was not, and the next attempt where one is pending."""
+    from .retry_words import retry_of_settings, unretried_words
+
     what = what_happened(last, gaps)
     attempt = number(last.get("attempt")) or 1
     if attempts or attempt > 1:
         what = f"{attempt_words(attempt, attempts)}, {what}"
+    unretried = unretried_words(last, retry_of_settings(settings or {}))
+    what += f"; {unretried}" if unretried else ""
     if state.get("retry_attempt") is not None and state.get("removed_at") is None:
         what += f"; next attempt at {when(int(state['due_at']))}"
     return what
@@ -375,8 +389,9 @@ def backfill_words(plan) -> str:
     """`statement: 2 occurrences from <from> to <to> without a succeeded run (0 made already)`."""
     todo = len(plan.todo)
     counted = f"{todo}{' or more' if plan.more else ''} occurrence{'' if todo == 1 else 's'}"
+    left_out = f"; left out: {', '.join(plan.skipped)}" if getattr(plan, "skipped", ()) else ""
     return (f"{plan.name}: {counted} from {when(plan.start)} to {when(plan.end)} without a succeeded run"
-            f" ({plan.made_already} made already)")
+            f" ({plan.made_already} made already){left_out}")
 
 
 def backfill_asked_words(backfill_id: str) -> str:

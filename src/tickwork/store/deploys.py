@@ -1,4 +1,4 @@
-"""The deploy markers (`tickwork_deploys`, migration 0030): one for each change of the declared set,
+"""The deploy markers (`tickwork_deploys`, migration 0027): one for each change of the declared set,
 recorded by the tick that notices it in the batch that seals the set as reconciled, and read by
 `tickwork deploys`, `why`, `history` and the console."""
 
@@ -101,7 +101,7 @@ class Deploys:
     def marker(at: int, fingerprint: str, version: Version | None, before: Described | None, now: Described,
                ticked_before: bool) -> tuple[str, tuple[object, ...]]:
         """MARK_DEPLOY with its values: what `now` adds, removes and changes from `before`. A store
-        ticked before with no marker kept (upgraded to 0030) has its first marker say so."""
+        ticked before with no marker kept (upgraded to 0027) has its first marker say so."""
         added, removed, changed = told_apart(before, now)
         first = before is None and ticked_before
         if first:

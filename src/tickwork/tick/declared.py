@@ -57,8 +57,11 @@ class DeclaredSet:
 def described(schedule: Schedule) -> dict[str, Any]:
     """One schedule as a deploy marker keeps it: the parts a deploy may change."""
     retry = schedule.retry
-    return {"form": schedule.timing.form, "retry": None if retry is None else asdict(retry),
+    kept = {"form": schedule.timing.form, "retry": None if retry is None else asdict(retry),
             "limit": schedule.limit, "action": _action_named(schedule.action)}
+    # a start or a count joins only where one is declared, as an older marker kept neither
+    return kept | {key: value for key, value in (("starts", schedule.starts), ("times", schedule.times))
+                   if value is not None}
 
 
 def _action_named(action: object) -> str:

@@ -18,4 +18,4 @@ CREATE TABLE tickwork_deploys (
     first INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX tickwork_deploys_by_time ON tickwork_deploys (at);
-UPDATE tickwork_app SET schema_version = 30 WHERE id = 1;
+UPDATE tickwork_app SET schema_version = 27 WHERE id = 1;
