@@ -52,6 +52,13 @@ def test_a_changed_timing_is_told_as_its_form(db):
     assert deploys(db)[0].changed == {"census": ["form"]}
 
 
+def test_a_changed_start_is_told_as_its_start(db):
+    run(tick_at(db, [every(5, "census")], NINE))
+    later = Schedule("census", Every(5 * MINUTE), Calls(), starts=NINE + DAY)
+    run(tick_at(db, [later], NINE + MINUTE))
+    assert deploys(db)[0].changed == {"census": ["starts"]}
+
+
 def test_ticks_with_the_declared_set_unchanged_mark_nothing(db):
     for minute in range(5):
         run(tick_at(db, deploy_a(), NINE + minute * MINUTE))
