@@ -59,6 +59,22 @@ def test_a_changed_start_is_told_as_its_start(db):
     assert deploys(db)[0].changed == {"census": ["starts"]}
 
 
+def test_a_changed_grace_or_skip_list_is_told_as_its_overdue_or_skip(db):
+    from tickwork.kinds.calendar import Calendar, cron_calendar
+
+    def nine(**declared):
+        return [Schedule("census", Every(5 * MINUTE, **declared), Calls()),
+                Schedule("payroll", Calendar(cron_calendar("0 9 * * *", "UTC", "shift", "both"), **declared), Calls())]
+
+    run(tick_at(db, nine(), NINE))
+    run(tick_at(db, nine(overdue=10 * MINUTE), NINE + MINUTE))
+    assert deploys(db)[0].changed == {"census": ["overdue"], "payroll": ["overdue"]}
+    later = [nine()[0], Schedule("payroll", Calendar(cron_calendar("0 9 * * *", "UTC", "shift", "both"),
+                                                     skip=(("2026-12-25", ""),)), Calls())]
+    run(tick_at(db, later, NINE + 2 * MINUTE))
+    assert deploys(db)[0].changed == {"census": ["overdue"], "payroll": ["overdue", "skip"]}
+
+
 def test_ticks_with_the_declared_set_unchanged_mark_nothing(db):
     for minute in range(5):
         run(tick_at(db, deploy_a(), NINE + minute * MINUTE))

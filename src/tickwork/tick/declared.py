@@ -59,9 +59,18 @@ def described(schedule: Schedule) -> dict[str, Any]:
     retry = schedule.retry
     kept = {"form": schedule.timing.form, "retry": None if retry is None else asdict(retry),
             "limit": schedule.limit, "action": _action_named(schedule.action)}
-    # a start or a count joins only where one is declared, as an older marker kept neither
-    return kept | {key: value for key, value in (("starts", schedule.starts), ("times", schedule.times))
-                   if value is not None}
+    # The parts the form leaves out (`overdue:`, `skip:`, `starts:`, a count) join only where one is
+    # declared, as an older marker kept none; skip dates (up to 1,000) as a digest, compared only.
+    skip = getattr(schedule.timing, "skip", ())
+    parts = (("overdue", schedule.timing.overdue), ("skip", _digest(skip) if skip else None),
+             ("starts", schedule.starts), ("times", schedule.times))
+    return kept | {key: value for key, value in parts if value is not None}
+
+
+def _digest(dates: Iterable[tuple[str, str]]) -> str:
+    import hashlib  # at first use: a Worker's cold start skips it
+
+    return hashlib.sha256(",".join(day for day, _ in dates).encode()).hexdigest()[:16]
 
 
 def _action_named(action: object) -> str:
