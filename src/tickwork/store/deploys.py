@@ -11,7 +11,8 @@ from typing import Any
 from ..database import Database, Row
 
 # What a deploy changed: the names added and removed, and for each changed one the parts of it
-# that changed ("form", "retry", "limit", "action"), told from the set the last marker kept.
+# that changed ("form", "retry", "overdue", "starts"... as tick/declared.described keeps them),
+# told from the set the last marker kept.
 Described = dict[str, dict[str, Any]]
 
 
