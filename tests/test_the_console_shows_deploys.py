@@ -52,7 +52,12 @@ def test_a_cursor_the_console_never_writes_is_refused_before_anything_is_read():
 
 def test_the_overview_lists_the_latest_deploys():
     page = shown(ask(deployed_three_times(), "GET", PREFIX, now=NOW))
-    assert "Deploys DEPLOYED VERSION WHAT CHANGED 2026-01-04 09:30 UTC" in page
+    assert "Deploys DEPLOYED VERSION WHAT CHANGED SKIPPED OR MISSED AFTER 2026-01-04 09:30 UTC" in page
+
+
+def test_the_overview_puts_the_runs_skipped_or_missed_after_a_deploy_beside_it():
+    page = shown(ask(deployed_three_times(), "GET", PREFIX, now=NOW))
+    assert "added daily and reminders daily skipped (undeclared) 2026-01-02 09:00 UTC" in page
 
 
 def test_a_schedules_page_shows_its_skip_after_a_deploy_beside_that_deploy():
@@ -60,3 +65,4 @@ def test_a_schedules_page_shows_its_skip_after_a_deploy_beside_that_deploy():
     assert ("Skipped or missed after a deploy DUE (UTC, ITS ZONE) OUTCOME AFTER 2026-01-02 09:00 UTC"
             in page)
     assert "deployed 2026-01-04 09:30 UTC (version 7c1e9a40…, v42): added daily and reminders" in page
+

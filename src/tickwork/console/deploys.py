@@ -5,10 +5,12 @@ missed after a deploy, beside that deploy. The words are operating/deploys.py's,
 from ..operating.deploys import DeployView, deploy_before, deploy_view, deploy_words, what_changed
 from ..operating.views import run_view
 from ..store.deploys import Deploy, Deploys
-from .html import Html, link, table, tag
+from .html import Html, join, link, table, tag
 from .parts import Frame, moment, outcome, page
 
 OVERVIEW_MOST = 5  # the latest deploys the overview lists; the page lists them all
+AFTER_MOST = 5  # the runs skipped or missed the overview shows beside each of them
+AFTER_READ = 50  # the runs read for them all (a deploy that removed many says "and N more" of those read)
 
 
 def _version(view: DeployView) -> Html | str:
@@ -17,11 +19,22 @@ def _version(view: DeployView) -> Html | str:
     return tag("span", view.version + (f" ({view.tag})" if view.tag else ""), class_="id")
 
 
-def deploys_table(frame: Frame, deploys: list[Deploy]) -> Html:
+def deploys_table(frame: Frame, deploys: list[Deploy], after: dict[int, list[dict]] | None = None) -> Html:
+    """`after` (the overview's): the runs skipped or missed after each deploy, a column of their own."""
     views = [deploy_view(deploy) for deploy in deploys]
-    return table(["DEPLOYED", "VERSION", "WHAT CHANGED"],
-                 [[moment(v.at, frame.now), _version(v), what_changed(d)] for v, d in zip(views, deploys, strict=True)],
-                 "no deploy recorded yet")
+    heads = ["DEPLOYED", "VERSION", "WHAT CHANGED"] + (["SKIPPED OR MISSED AFTER"] if after is not None else [])
+    rows = [[moment(v.at, frame.now), _version(v), what_changed(d)]
+            + ([_runs_after(frame, after.get(d.at, []))] if after is not None else [])
+            for v, d in zip(views, deploys, strict=True)]
+    return table(heads, rows, "no deploy recorded yet")
+
+
+def _runs_after(frame: Frame, runs: list[dict]) -> Html | str:
+    """`daily skipped (undeclared) 2026-01-02 09:00 UTC; ...`: each run linked to its schedule."""
+    shown = [join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"]), " ", outcome(run), " ",
+                   moment(int(run["due_at"]), frame.now)]) for run in runs[:AFTER_MOST]]
+    more = [f"and {len(runs) - AFTER_MOST} more"] if len(runs) > AFTER_MOST else []
+    return join([*shown, *more], "; ") if runs else ""
 
 
 def deploys_page(frame: Frame, deploys: list[Deploy], more: bool) -> str:
@@ -32,8 +45,9 @@ def deploys_page(frame: Frame, deploys: list[Deploy], more: bool) -> str:
     return page(frame, "/deploys", "Deploys", *body)
 
 
-def overview_section(frame: Frame, deploys: list[Deploy]) -> list[Html]:
-    listed = [deploys_table(frame, deploys[:OVERVIEW_MOST])]
+def overview_section(frame: Frame, deploys: list[Deploy], after: dict[int, list[dict]] | None = None) -> list[Html]:
+    """The latest deploys, each with the runs skipped or missed in the hour after it."""
+    listed = [deploys_table(frame, deploys[:OVERVIEW_MOST], after or {})]
     if len(deploys) > OVERVIEW_MOST:
         listed.append(tag("p", link(frame.href("/deploys"), "every deploy")))
     return [tag("h2", "Deploys"), *listed]

@@ -23,7 +23,7 @@ GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times 
 FAILING_MOST = 10  # schedules listed with failed runs; a link to the runs page lists every one
 
 
-def overview(frame: Frame, found, since: int, deploys_: list | None = None) -> str:
+def overview(frame: Frame, found, since: int, deploys_: list | None = None, after: dict | None = None) -> str:
     app = found.app or {}
     last, prev = app.get("last_tick"), app.get("prev_tick")
     stopped = last is None or frame.now - int(last) > 3 * 60_000
@@ -60,7 +60,7 @@ def overview(frame: Frame, found, since: int, deploys_: list | None = None) -> s
                     f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
                 tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")),
-                *deploys.overview_section(frame, deploys_ or []))
+                *deploys.overview_section(frame, deploys_ or [], after))
 
 
 def counts(frame: Frame, found) -> Html:

@@ -16,7 +16,7 @@ from ..store.operator import OperatorStore
 from ..errors import ScheduleError
 from ..operating.remake import UNKNOWN, remake
 from ..times import DAY, HOUR, NEVER, instant
-from ..operating.deploys import span_of
+from ..operating.deploys import AROUND, span_of
 from ..store.deploys import Deploys
 from ..store.delivery_filters import filtered_deliveries
 from ..store.run_filters import LATEST, filtered_runs
@@ -113,7 +113,9 @@ async def _overview(db, app, frame, query):
     since = frame.now - DAY
     found = await ConsoleStore(db).overview(since, charted_since=(frame.now // HOUR - 7 * 24) * HOUR,
                                             grid=(pages.GRID_ROWS, pages.GRID_CELLS))
-    return 200, pages.overview(frame, found, since, await deploys.page_of(db, None, deploys.OVERVIEW_MOST + 1))
+    latest = await deploys.page_of(db, None, deploys.OVERVIEW_MOST + 1)
+    after = await Deploys(db).runs_after(latest[:deploys.OVERVIEW_MOST], AROUND, deploys.AFTER_READ)
+    return 200, pages.overview(frame, found, since, latest, after)
 
 
 async def _schedules(db, app, frame, query):

@@ -52,6 +52,16 @@ SELECT * FROM tickwork_deploys INDEXED BY tickwork_deploys_by_time WHERE at <= ?
 ORDER BY at LIMIT 200
 """
 
+# The runs skipped or missed within ?2 ms after each deploy at the times ?1 (a JSON list: the
+# overview's latest few), through the index by tick; read only by the overview.
+RUNS_AFTER = """
+SELECT d.value AS deployed, r.schedule, r.due_at, r.outcome, r.code
+FROM json_each(?1) AS d JOIN tickwork_runs AS r INDEXED BY tickwork_runs_by_tick
+    ON r.id < 'z' AND r.tick_at >= d.value AND r.tick_at <= d.value + ?2
+WHERE r.outcome = 'skipped' OR r.covers IS NOT NULL
+ORDER BY r.tick_at LIMIT CAST(?3 AS INTEGER)
+"""
+
 
 @dataclass(frozen=True)
 class Deploy:
@@ -120,6 +130,15 @@ class Deploys:
         """The markers from `start` to `end`, oldest first, and the one before `start`."""
         rows = await self.db.all(DEPLOYS_AROUND, (start, end))
         return [Deploy.from_row(row) for row in rows]
+
+    async def runs_after(self, deploys: list[Deploy], within: int, most: int) -> dict[int, list[Row]]:
+        """The runs skipped or missed up to `within` after each of `deploys`, by the deploy's time."""
+        if not deploys:
+            return {}
+        found: dict[int, list[Row]] = {}
+        for row in await self.db.all(RUNS_AFTER, (json.dumps([d.at for d in deploys]), within, most)):
+            found.setdefault(int(row["deployed"]), []).append(row)
+        return found
 
 
 def preceding(deploys: list[Deploy], at: int, within: int) -> Deploy | None:
