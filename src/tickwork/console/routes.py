@@ -213,10 +213,8 @@ async def _log(db, app, frame, query):
 async def _deploys(db, app, frame, query):
     """Each deploy that changed the declared schedules, the newest first: when it was noticed, the
     Worker's version, and what it added, removed and changed."""
-    before = query.get("before")
-    if before is not None and not CURSOR_TIME.fullmatch(before):
-        raise Unwritten("before", before, "a deploy's number")
-    rows = await deploys.page_of(db, None if before is None else int(before), PAGE + 1)
+    before = _keys(query, "before", int)  # a deploy's number, as the page before wrote it
+    rows = await deploys.page_of(db, None if before is None else before[0], PAGE + 1)
     return 200, deploys.deploys_page(frame, rows[:PAGE], len(rows) > PAGE)
 
 
