@@ -96,6 +96,9 @@ SETTINGS = (
     Setting(PYPROJECT, "dates", "table of lists of dates", "", "named lists of dates (YYYY-MM-DD) that "
             "calendars skip with `skip: NAME`, e.g. `[tool.tickwork.dates] holidays = [\"2026-12-25\"]`",
             "settings.dates_invalid"),
+    Setting(PYPROJECT, "version_metadata", "string: a binding's name", "", "the Worker's version-metadata "
+            "binding, whose version id each deploy marker keeps (`CF_VERSION_METADATA`)",
+            "settings.version_metadata_invalid"),
     Setting(WRANGLER, "d1_databases[].binding", "string", "", "the D1 binding the Worker reads the database by",
             "settings.d1_databases_invalid"),
     Setting(WRANGLER, "d1_databases[].database_name", "string", "", "the database's name",
@@ -109,6 +112,8 @@ SETTINGS = (
             "settings.queues_invalid"),
     Setting(WRANGLER, "queues.consumers[].max_retries", "integer, 0 to 100", "3", "how many times a message is "
             "retried", "settings.max_retries_invalid"),
+    Setting(WRANGLER, "version_metadata.binding", "string", "", "the binding the Worker reads its version "
+            "metadata by; `version_metadata` names it", "settings.version_metadata_invalid"),
     Setting(WRANGLER, "triggers.crons", "array of strings", "", "the Worker's cron triggers; the "
             "build adds the minute cron", "deployable.trigger_missing"),
 )

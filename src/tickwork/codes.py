@@ -176,6 +176,11 @@ CODES: dict[str, Code] = {
         "build", "a list of `[tool.tickwork.dates]` is not a list of dates written YYYY-MM-DD (or TOML dates), "
         "its name is not a name, or it holds more than 1,000 dates",
         "write e.g. `holidays = [\"2026-12-25\", \"2027-01-01\"]`"),
+    "settings.version_metadata_invalid": Code(
+        "build", "`version_metadata` is not the name of the version-metadata binding the Worker's configuration "
+        "declares (`[version_metadata] binding`)",
+        "declare `[version_metadata] binding = \"CF_VERSION_METADATA\"` and name it: "
+        "`version_metadata = \"CF_VERSION_METADATA\"`, or leave it out (deploy markers then keep no version)"),
     "settings.console_invalid": Code(
         "build", "a `console*` setting is not one the console has, or is of the wrong form (a path prefix, an "
         "Access team and AUD given together, a secret's name)", "write e.g. `console = \"/ops\"` with "

@@ -8,7 +8,7 @@ from ..operating.views import (
 )
 from ..operating.end_words import links
 from ..operating.words import when
-from . import charts
+from . import charts, deploys
 from .console_store import CHARTED, COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
@@ -23,7 +23,7 @@ GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times 
 FAILING_MOST = 10  # schedules listed with failed runs; a link to the runs page lists every one
 
 
-def overview(frame: Frame, found, since: int) -> str:
+def overview(frame: Frame, found, since: int, deploys_: list | None = None, after: dict | None = None) -> str:
     app = found.app or {}
     last, prev = app.get("last_tick"), app.get("prev_tick")
     stopped = last is None or frame.now - int(last) > 3 * 60_000
@@ -59,7 +59,8 @@ def overview(frame: Frame, found, since: int) -> str:
                 tag("h2", f"Failed runs since {when(since)}" if found.runs_counted_from is None else
                     f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
-                tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
+                tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")),
+                *deploys.overview_section(frame, deploys_ or [], after))
 
 
 def counts(frame: Frame, found) -> Html:
@@ -154,7 +155,7 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
 # -- one schedule -----------------------------------------------------------------------------
 
 def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list[int],
-             more: bool, back: str) -> str:
+             more: bool, back: str, around: list | None = None) -> str:
     """`entry`: its declaration, where it is declared (its source, `overdue`, `retry` and `limit`)."""
     state = found.state
     if state is None:
@@ -174,7 +175,8 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
                         facts(frame, view, state, found, entry, next_due))),
             tag("div", *schedule_actions(frame, view, back), class_="actions"),
             tag("h2", "Due times, by outcome"), charts.schedule_grid(frame, found.runs),
-            tag("h2", "History, newest first"), history]
+            tag("h2", "History, newest first"), history, *deploys.beside_history(frame, found.runs, around or [],
+                                                                                   view.zone)]
     if more:
         last = found.runs[-1]
         body.append(tag("p", link(frame.href("/schedule", name=name,

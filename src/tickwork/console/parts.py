@@ -72,7 +72,7 @@ CSS = (
 )
 
 PAGES = (("", "Overview"), ("/schedules", "Schedules"), ("/runs", "Runs"), ("/deliveries", "Deliveries"),
-         ("/log", "Operator log"))
+         ("/log", "Operator log"), ("/deploys", "Deploys"))
 
 
 @dataclass(frozen=True)

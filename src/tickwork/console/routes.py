@@ -16,9 +16,11 @@ from ..store.operator import OperatorStore
 from ..errors import ScheduleError
 from ..operating.remake import UNKNOWN, remake
 from ..times import DAY, HOUR, NEVER, instant
+from ..operating.deploys import AROUND, span_of
+from ..store.deploys import Deploys
 from ..store.delivery_filters import filtered_deliveries
 from ..store.run_filters import LATEST, filtered_runs
-from . import bulk_actions, csrf, deliveries_page, filters, pages, runs_page
+from . import bulk_actions, csrf, deliveries_page, deploys, filters, pages, runs_page
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
@@ -111,7 +113,9 @@ async def _overview(db, app, frame, query):
     since = frame.now - DAY
     found = await ConsoleStore(db).overview(since, charted_since=(frame.now // HOUR - 7 * 24) * HOUR,
                                             grid=(pages.GRID_ROWS, pages.GRID_CELLS))
-    return 200, pages.overview(frame, found, since)
+    latest = await deploys.page_of(db, None, deploys.OVERVIEW_MOST + 1)
+    after = await Deploys(db).runs_after(latest[:deploys.OVERVIEW_MOST], AROUND, deploys.AFTER_READ)
+    return 200, pages.overview(frame, found, since, latest, after)
 
 
 async def _schedules(db, app, frame, query):
@@ -138,8 +142,10 @@ async def _schedule(db, app, frame, query):
     back = frame.href("/schedule", name=name)
     more = len(found.runs) > PAGE
     del found.runs[PAGE:]
+    span = span_of(found.runs)
+    around = await Deploys(db).around(*span) if span else []
     body = pages.schedule(frame, name, found, entry_of_schedule(declared), _next_due(found.state, declared), more,
-                          back)
+                          back, around)
     return (200 if found.state is not None else 404), body
 
 
@@ -204,8 +210,16 @@ async def _log(db, app, frame, query):
     return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
 
 
+async def _deploys(db, app, frame, query):
+    """Each deploy that changed the declared schedules, the newest first: when it was noticed, the
+    Worker's version, and what it added, removed and changed."""
+    before = _keys(query, "before", int)  # a deploy's number, as the page before wrote it
+    rows = await deploys.page_of(db, None if before is None else before[0], PAGE + 1)
+    return 200, deploys.deploys_page(frame, rows[:PAGE], len(rows) > PAGE)
+
+
 PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs": _runs,
-         "/deliveries": _deliveries, "/log": _log, "/run": _run}
+         "/deliveries": _deliveries, "/log": _log, "/run": _run, "/deploys": _deploys}
 
 
 def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:

@@ -261,9 +261,15 @@ class Schedules:
 
     async def named(self, names: list[str], tick: int) -> dict[str, State]:
         """The rows of the declared `names`; every other row is marked removed at `tick`."""
+        return (await self.named_beside(names, tick))[0]
+
+    async def named_beside(self, names: list[str], tick: int, beside: Sequence[tuple[str, tuple[object, ...]]] = (),
+                           ) -> tuple[dict[str, State], list[list[Row]]]:
+        """`named`, with the reads `beside` made in its batch (a deploy's last marker): their rows."""
         statements = [(SELECT_NAMED, (chunk,)) for chunk in json_chunks(names)]
-        results = await self.db.batch(statements + [(MARK_REMOVED, (json.dumps(names), tick))])
-        return {row["name"]: State.from_row(row) for rows in results[:-1] for row in rows}
+        results = await self.db.batch([*beside, *statements, (MARK_REMOVED, (json.dumps(names), tick))])
+        found = results[len(beside):-1]
+        return {row["name"]: State.from_row(row) for rows in found for row in rows}, results[:len(beside)]
 
     async def reconcile(
         self,
@@ -273,19 +279,20 @@ class Schedules:
         fingerprint: str | None,
         tick: int,
         missed: Sequence[Undeclared] = (),
+        sealed_with: Sequence[tuple[str, tuple[object, ...]]] = (),
     ) -> None:
         """Adds the rows of schedules seen for the first time, rebases those whose form changed
         (each only while its row is as this tick read it), records what calendars declared again
         missed (`missed`), keeps the rows declared again, and seals the
-        declared set as reconciled, in one transaction."""
+        declared set as reconciled (with `sealed_with` just before), in one transaction."""
         seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
         statements: list[tuple[str, tuple[object, ...]]] = [(SEED, (chunk, tick)) for chunk in json_chunks(seeds)]
         statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
         statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks([m.row() for m in missed])]
         statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
-        if fingerprint is not None:
-            statements.append((SEAL, (fingerprint,)))
+        if fingerprint is not None:  # `sealed_with` (a deploy's marker) goes only with the seal, before it
+            statements += [*sealed_with, (SEAL, (fingerprint,))]
         if statements:
             await self.db.batch(statements)
 
