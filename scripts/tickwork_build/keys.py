@@ -40,6 +40,9 @@ ITEMS = {
                  "pause twice the one before", "schedule.retry_invalid"),
     "limit": Key("duration: s, m, h or d", "the run is stopped at D and recorded `deadline_exceeded`; at most "
                  "15m", "schedule.limit_invalid"),
+    "overlap": Key("`skip` or `buffer`", "a due time that finds the previous run still going is skipped, "
+                   "recorded `running` (`skip`: the rule of `every:` and pulses), or waits and runs as soon as "
+                   "that run ends, at most one waiting (`buffer`: a calendar's rule)", "schedule.overlap_invalid"),
     "table": Key("a table's name", "the app's table whose old rows the purge deletes", "purge.table_unknown"),
     "column": Key("a column's name", "the column holding each row's time", "purge.column_unknown"),
     "format": Key("`epoch_ms`, `epoch_s` or `iso`", "how the column holds the time", "purge.format_invalid"),

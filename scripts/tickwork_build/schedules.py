@@ -21,7 +21,7 @@ from tickwork.kinds.cron_syntax import parse as cron_fields
 from tickwork.kinds.cron_syntax import shown
 from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
-    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
+    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, overlap_of, retry_of,
     seconds_within_target, share_within_target, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
@@ -140,8 +140,14 @@ def _limit(text: str) -> int:
     return limit_of(_unquoted(text))
 
 
-# Opt-in items every kind holds: retries of a failed run, and the run's own time limit.
-RUNS = {"retry": None, "limit": None}
+def _overlap(text: str) -> str:
+    value = _unquoted(text)
+    return overlap_of(value, f"`overlap: {shown(value)}`")
+
+
+# Opt-in items every kind holds: retries of a failed run, the run's own time limit, and what a due
+# time the previous run still holds does (unset: the kind's own rule).
+RUNS = {"retry": None, "limit": None, "overlap": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
@@ -190,6 +196,7 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
 
     def manifest_entry(self) -> dict:
         entry = self.model_dump(exclude_none=True)
@@ -239,6 +246,8 @@ def validate_declaration(
                 values[key] = _retry(item.value, queues)
             elif key == "limit":
                 values[key] = _limit(item.value)
+            elif key == "overlap":
+                values[key] = _overlap(item.value)
             else:
                 values[key] = CHECKS[key](item.value)
         except ScheduleError as error:
@@ -248,7 +257,7 @@ def validate_declaration(
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
-                  limit_ms=values["limit"], **(values["retry"] or {}))
+                  limit_ms=values["limit"], overlap=values["overlap"], **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":

@@ -112,6 +112,7 @@ class Schedule:
     source: str = ""  # file:line of the declaration, for logs
     retry: Retry | None = None  # opt-in: by default a failure is tried again at the next due time
     limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
+    overlap: str | None = None  # `skip` or `buffer` (kinds.rules.OVERLAPS); None: the kind's own rule
 
 
 @dataclass(frozen=True)

@@ -96,18 +96,20 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        overlap: str | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
-        `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
+        `retry="3 after 1m"`, `limit="2m"` and `overlap="buffer"` as a declared schedule's (pauses of a minute or more).
         `label`, on every call here: whom or what it is for, shown to operators, no part of the id."""
         entry = _calendar(cron, zone, overdue, nonexistent, repeated)
-        return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
+        return await self._hand_over(action, input, entry | _runs(retry, limit, overlap), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
-                    retry: str | None = None, limit: str | None = None, label: str | None = None) -> str:
+                    retry: str | None = None, limit: str | None = None, label: str | None = None,
+                    overlap: str | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit), expires, label)
+        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit, overlap), expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
@@ -122,16 +124,17 @@ class Items:
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
-                            label: Labels = None) -> Bulk:
+                            label: Labels = None, overlap: str | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit)
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit, overlap)
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
-                         retry: str | None = None, limit: str | None = None, label: Labels = None) -> Bulk:
+                         retry: str | None = None, limit: str | None = None, label: Labels = None,
+                         overlap: str | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit), expires, label)
+        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit, overlap), expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
@@ -140,7 +143,7 @@ class Items:
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
-        `every` or `at`; `expires`, `retry` and `limit` for `cron` and `every`; `label` for any.
+        `every` or `at`; `expires`, `retry`, `limit` and `overlap` for `cron` and `every`; `label` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []
@@ -275,7 +278,7 @@ def _described(item: object) -> tuple:
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
-    runs = _runs(item.get("retry"), item.get("limit")) if timings != ["at"] else {}
+    runs = _runs(item.get("retry"), item.get("limit"), item.get("overlap")) if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
                                                  repeated="first")) | runs, item.get("expires"), label
@@ -284,7 +287,7 @@ def _described(item: object) -> tuple:
     return action, input, _once(**_taken(item, "at")), None, label
 
 
-RUN_OPTIONS = ("expires", "retry", "limit")  # beside a repeating timing's own arguments
+RUN_OPTIONS = ("expires", "retry", "limit", "overlap")  # beside a repeating timing's own arguments
 
 
 def _taken(item: dict, timing: str, **defaults) -> dict:
@@ -322,13 +325,14 @@ def _id(id: object) -> str:
     return id
 
 
-def _runs(retry: object, limit: object) -> dict:
-    """What the entry keeps of `retry` and `limit` where given: an entry without them, and so
-    its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
-    from .kinds.rules import Refused, limit_of, retry_of
+def _runs(retry: object, limit: object, overlap: object = None) -> dict:
+    """What the entry keeps of `retry`, `limit` and `overlap` where given: an entry without them,
+    and so its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
+    from .kinds.rules import Refused, limit_of, overlap_of, retry_of
 
     try:
         kept = {} if retry is None else retry_of(_text("retry", retry), False).settings()
+        kept |= {} if overlap is None else {"overlap": overlap_of(overlap, f"overlap={overlap!r}")}
         return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit))})
     except Refused as refused:
         raise ScheduleError(refused.code, refused.message, refused.mend) from None
