@@ -6,7 +6,9 @@ calendar's rule); unset, the kind's own rule. In .jadpo, the decorators and ever
 import json
 
 import pytest
-from helpers import Blocking, calendar, open_store, run, runs, state, ticks, while_first_call_runs
+from helpers import (
+    Blocking, calendar, lose_a_run, lost_run, open_store, run, runs, state, ticks, while_first_call_runs,
+)
 from test_build import ACTIONS, CENSUS, codes, project
 from test_retries_backfill_and_alerts_together import connections, race
 
@@ -228,3 +230,60 @@ def test_a_handed_over_schedule_buffers_as_its_timing_says(db):
     assert [(r.outcome, r.due_at) for r in after.runs] == [(Outcome.SUCCEEDED, utc("2026-03-02 09:20"))]
     assert len(SLOW.made) == 2
     assert len(runs(db, row["name"])) == 2
+
+
+# -- why, history and the console say it -------------------------------------------------------
+
+def _handed_over_buffering(db) -> str:
+    run(Items(db, lambda: utc("2026-03-02 09:00")).every(send_slowly, {"c": 1}, "10m", overlap="buffer"))
+    return run(db.all("SELECT name FROM tickwork_schedules"))[0]["name"]
+
+
+def test_why_and_the_console_say_a_due_time_waits_behind_the_run_under_way(app):
+    from console_fixtures import PREFIX, ask
+    from test_the_console_pages import shown
+
+    name = _handed_over_buffering(app.db)
+    lose_a_run(app.db, name, utc("2026-03-02 09:10"), utc("2026-03-02 09:20"), utc("2026-03-02 09:25"))
+    waiting = (f"the call due 2026-03-02 09:20 UTC is buffered behind the run under way "
+               f"({lost_run(utc('2026-03-02 09:10'))}): it runs at the first tick after that run ends")
+    _, answer, _ = app.run("why", name, now=utc("2026-03-02 09:21"))
+    assert waiting in answer["notes"]
+    assert "runs as soon as that run ends (`overlap: buffer`)" in answer["rule"]
+    page = shown(ask(app.db, "GET", f"{PREFIX}/schedule?name={name}", now=utc("2026-03-02 09:21")))
+    assert f"buffered {waiting}" in page
+    assert "(`overlap: buffer`)" in page
+    _, answer, _ = app.run("why", name, now=utc("2026-03-02 09:26"))  # lapsed: the next tick ends it first
+    assert not any("buffered" in note for note in answer["notes"])
+
+
+def test_history_and_the_console_say_which_run_was_buffered_behind_which(app):
+    from console_fixtures import PREFIX, ask
+    from test_the_console_pages import shown
+
+    SLOW.__init__()
+    name = _handed_over_buffering(app.db)
+    while_first_call_runs(app.db, [], SLOW, utc("2026-03-02 09:10"), [utc("2026-03-02 09:20")],
+                          after=[utc("2026-03-02 09:21"), utc("2026-03-02 09:30")])
+    # the test's clock stands still inside a tick: the first run ended at 09:20:30, as a Worker's would
+    run(app.db.all("UPDATE tickwork_runs SET ended_at = ?1 WHERE due_at = ?2",
+                   (utc("2026-03-02 09:20") + 30_000, utc("2026-03-02 09:10"))))
+    _, answer, _ = app.run("history", name, now=utc("2026-03-02 09:31"))
+    assert [r["buffered_behind"] and r["buffered_behind"]["ms"] for r in answer["runs"]] == [
+        None, utc("2026-03-02 09:10"), None]
+    _, text, _ = app.run("history", name, now=utc("2026-03-02 09:31"), json_=False)
+    assert "buffered behind 2026-03-02 09:10 UTC's run" in text
+    page = shown(ask(app.db, "GET", f"{PREFIX}/schedule?name={name}", now=utc("2026-03-02 09:31")))
+    assert page.count("buffered behind 2026-03-02 09:10 UTC's run") == 1
+
+
+# -- what it costs -------------------------------------------------------------------------------
+
+def test_a_tick_with_none_due_or_one_waiting_behind_its_run_stays_two_statements_in_one_round_trip(db):
+    from test_statements_per_tick import FIRST_READ, cost
+
+    schedules = [buffered(Blocking(), f"census_{n}", 15) for n in range(10)]
+    ticks(db, schedules, utc("2026-03-02 09:00"))
+    assert cost(db, utc("2026-03-02 09:14"), schedules) == (FIRST_READ, 1, 0)
+    lose_a_run(db, "census_0", utc("2026-03-02 09:15"), utc("2026-03-02 09:30"), utc("2026-03-02 09:45"))
+    assert cost(db, utc("2026-03-02 09:31"), schedules[:1]) == (FIRST_READ, 1, 0)  # 09:30 waits: no write

@@ -88,7 +88,8 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
     if schedule is None:
         return None
     retry = schedule.retry
-    settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit}
+    settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit,
+                "overlap": getattr(schedule, "overlap", None)}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 
 

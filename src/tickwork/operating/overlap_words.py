@@ -1,0 +1,57 @@
+"""The overlap policy in words, as `why`, `history` and the console say it: the schedule's rule, a
+due time waiting behind the run under way, and a run that waited."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .words import when
+
+RULES = {
+    "skip": "a due time the run before still holds is skipped, recorded `running` (`overlap: skip`)",
+    "buffer": "a due time the run before still holds waits, at most one, and runs as soon as that run ends "
+              "(`overlap: buffer`)",
+}
+
+
+def rule_words(settings: dict) -> str:
+    """The schedule's overlap rule where it sets one; '' where it keeps its kind's own."""
+    return RULES.get(str(settings.get("overlap")), "")
+
+
+def buffers(kind: str, settings: dict) -> bool:
+    """Whether a due time its run still holds waits for its end: `overlap: buffer`, or a calendar's
+    own rule where it sets none (tick.plan.waits)."""
+    overlap = settings.get("overlap")
+    return overlap == "buffer" or (overlap is None and kind == "calendar")
+
+
+def waiting_words(view: Any, now: int) -> str | None:
+    """What a due time waiting behind the run under way does, where one is (a ScheduleView)."""
+    lease = view.lease
+    if lease is None or lease.lapsed or view.paused or view.next_due is None or view.due_at > now:
+        return None
+    if not buffers(view.kind, dict(view.settings)):
+        return None
+    return (f"the call due {when(view.due_at)} is buffered behind the run under way ({lease.run}): "
+            f"it runs at the first tick after that run ends")
+
+
+def buffered_behind(runs: list[dict]) -> dict[str, int]:
+    """Of a page of runs, newest first: each run made late because the one before it was still going
+    when it came due (its id, and the due time of the run it waited behind)."""
+    behind = {}
+    for run, before in zip(runs, runs[1:], strict=False):
+        moments = [run.get("due_at"), run.get("started_at"), before.get("due_at"), before.get("started_at"),
+                   before.get("ended_at")]
+        found = [int(moment) for moment in moments if moment is not None]
+        if len(found) < len(moments):
+            continue
+        due, started, before_due, before_started, before_ended = found
+        if before_started <= due < before_ended <= started:
+            behind[run["id"]] = before_due
+    return behind
+
+
+def behind_words(due: int) -> str:
+    return f"buffered behind {when(due)}'s run"
