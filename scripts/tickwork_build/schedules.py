@@ -130,6 +130,7 @@ CHECKS = {
     "repeated": _choice("schedule.dst_invalid", "repeated", REPEATED),
     "cycle": _duration("schedule.cycle_invalid", "cycle", "300", True),
     "intervals": _intervals,
+    "overlap": lambda text: overlap_of(_unquoted(text), f"`overlap: {shown(_unquoted(text))}`"),
 }
 
 def _retry(text: str, queues: bool) -> dict:
@@ -140,9 +141,6 @@ def _limit(text: str) -> int:
     return limit_of(_unquoted(text))
 
 
-def _overlap(text: str) -> str:
-    value = _unquoted(text)
-    return overlap_of(value, f"`overlap: {shown(value)}`")
 
 
 # Opt-in items every kind holds: retries of a failed run, the run's own time limit, and what a due
@@ -246,8 +244,6 @@ def validate_declaration(
                 values[key] = _retry(item.value, queues)
             elif key == "limit":
                 values[key] = _limit(item.value)
-            elif key == "overlap":
-                values[key] = _overlap(item.value)
             else:
                 values[key] = CHECKS[key](item.value)
         except ScheduleError as error:
