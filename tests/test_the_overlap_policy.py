@@ -287,3 +287,10 @@ def test_a_tick_with_none_due_or_one_waiting_behind_its_run_stays_two_statements
     assert cost(db, utc("2026-03-02 09:14"), schedules) == (FIRST_READ, 1, 0)
     lose_a_run(db, "census_0", utc("2026-03-02 09:15"), utc("2026-03-02 09:30"), utc("2026-03-02 09:45"))
     assert cost(db, utc("2026-03-02 09:31"), schedules[:1]) == (FIRST_READ, 1, 0)  # 09:30 waits: no write
+
+
+@pytest.mark.parametrize("overlap", ['"queue"', "3", "True"])
+def test_a_decorators_overlap_other_than_skip_or_buffer_is_overlap_invalid(tmp_path, overlap):
+    decorated = ACTIONS + (f'\nfrom tickwork import schedule\n'
+                           f'@schedule(every="15m", overlap={overlap})\nasync def tidy():\n    pass\n')
+    assert [code for code, *_ in codes(project(tmp_path, {}, actions=decorated))] == ["schedule.overlap_invalid"]
