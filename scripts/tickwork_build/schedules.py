@@ -22,7 +22,7 @@ from tickwork.kinds.cron_syntax import shown
 from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
     choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, overlap_of, retry_of,
-    seconds_within_target, share_within_target, within_bounds, zone_checked,
+    seconds_within_target, share_within_target, starts_of, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
 
@@ -141,11 +141,10 @@ def _limit(text: str) -> int:
     return limit_of(_unquoted(text))
 
 
-
-
-# Opt-in items every kind holds: retries of a failed run, the run's own time limit, and what a due
-# time the previous run still holds does (unset: the kind's own rule).
-RUNS = {"retry": None, "limit": None, "overlap": None}
+# Opt-in items every kind holds: retries of a failed run, the run's own time limit, the moment
+# before which it makes no call, and what a due time the previous run still holds does (unset: the
+# kind's own rule).
+RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
@@ -194,6 +193,7 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
     overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
 
     def manifest_entry(self) -> dict:
@@ -244,6 +244,8 @@ def validate_declaration(
                 values[key] = _retry(item.value, queues)
             elif key == "limit":
                 values[key] = _limit(item.value)
+            elif key == "starts":
+                values[key] = starts_of(_unquoted(item.value))
             else:
                 values[key] = CHECKS[key](item.value)
         except ScheduleError as error:
@@ -253,7 +255,8 @@ def validate_declaration(
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
-                  limit_ms=values["limit"], overlap=values["overlap"], **(values["retry"] or {}))
+                  limit_ms=values["limit"], starts_ms=values["starts"], overlap=values["overlap"],
+                  **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":

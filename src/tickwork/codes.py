@@ -55,8 +55,16 @@ CODES: dict[str, Code] = {
         "build", "`intervals:` is not a whole number (digits 0-9), below 1 or above `cycle`",
         "write e.g. `intervals: 24`, at most the cycle's seconds"),
     "schedule.retry_invalid": Code(
-        "build and run time", "`retry:` is not `N after D` (attempts more, 1 to 10, and a duration of s, m, h or "
-        "d), or its last pause is longer than a hundred years", "write e.g. `retry: 3 after 1m`"),
+        "build and run time", "`retry:` is not `N after D [up to C] [jitter J] [except code, ...]` (attempts more, "
+        "1 to 10, durations of s, m, h or d, its parts in that order), or its last pause is longer than a hundred "
+        "years", "write e.g. `retry: 3 after 1m`, or `retry: 8 after 1m up to 30m jitter 30s except invalid_input`"),
+    "schedule.starts_invalid": Code(
+        "build and run time", "`starts:` (or `starts=`) is not a moment: an ISO 8601 time with its offset in a "
+        "declaration, epoch ms handed over; or it is given to a one-off item", "write e.g. "
+        "`starts: 2027-01-04T09:00:00Z`, or `starts=` epoch ms on items.every and items.calendar"),
+    "schedule.times_invalid": Code(
+        "run time", "`times=` is not a whole number above zero, or is given to a one-off item",
+        "write e.g. `times=12` on items.every or items.calendar: ended after 12 calls made"),
     "schedule.limit_invalid": Code(
         "build and run time", "`limit:` is not a duration of s, m, h or d above zero, or is longer than the "
         "15-minute run limit", "write e.g. `limit: 2m`, at most `15m`"),

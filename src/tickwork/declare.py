@@ -69,14 +69,15 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
 
 
 def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None,
-             overlap: str | None = None):
+             starts: str | None = None, overlap: str | None = None):
     """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
     1m, 2m and 4m after each failure (in full: "8 after 1m up to 30m jitter 30s except
     invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
-    most 15m); `overlap="buffer"`: a due time the previous run still holds waits for its end
-    instead of being skipped (docs/how-to/policies/overlap.md). The calendar and pulse
-    decorators take all three too."""
-    return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit, "overlap": overlap})
+    most 15m); `starts="2027-01-04T09:00:00Z"`: no call before it; `overlap="buffer"`: a due time
+    the previous run still holds waits for its end instead of being skipped
+    (docs/how-to/policies/overlap.md). The calendar and pulse decorators take all four too."""
+    return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit, "starts": starts,
+                                       "overlap": overlap})
 
 
 def calendar(
@@ -89,19 +90,21 @@ def calendar(
     name: str | None = None,
     retry: str | None = None,
     limit: str | None = None,
+    starts: str | None = None,
     overlap: str | None = None,
 ):
     """`overdue` is seconds, or a duration such as "1h"."""
     items: dict[str, object] = {"cron": cron, "zone": zone, "overdue": overdue}
-    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit}
+    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit, "starts": starts}
     return _declare("calendar", name, items | {"overlap": overlap})
 
 
 def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None, retry: str | None = None,
-          limit: str | None = None, overlap: str | None = None):
+          limit: str | None = None, starts: str | None = None, overlap: str | None = None):
     """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"."""
-    return _declare("pulse", name, {"cycle": cycle, "intervals": intervals, "retry": retry, "limit": limit,
-                                      "overlap": overlap})
+    items: dict[str, object] = {"cycle": cycle, "intervals": intervals, "retry": retry, "limit": limit,
+                                "starts": starts, "overlap": overlap}
+    return _declare("pulse", name, items)
 
 
 def purge(table: str, *, column: str, format: str, after: str) -> None:

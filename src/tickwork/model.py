@@ -112,6 +112,8 @@ class Schedule:
     source: str = ""  # file:line of the declaration, for logs
     retry: Retry | None = None  # opt-in: by default a failure is tried again at the next due time
     limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
+    starts: int | None = None  # `starts:`: no call before it (epoch ms)
+    times: int | None = None  # a handed-over one's `times`: it ends after that many calls made
     overlap: str | None = None  # `skip` or `buffer` (kinds.rules.OVERLAPS); None: the kind's own rule
 
 

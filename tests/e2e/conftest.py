@@ -332,6 +332,24 @@ class Default(Default):
             id = await items(APP, self.env).calendar(getattr(e2e, asked["action"]), {{}}, asked["cron"],
                                                      retry=asked["retry"])
             return _Response.json({{"id": id}}, status=201)
+        if request.method == "POST" and url.path in ("/replace", "/hand-over-every"):
+            # {{"order", "every", "starts", "times"}} and, to replace, {{"old"}}: the order's schedule
+            # every `every` ms from `starts`, `times` calls; a refusal answers its code.
+            from app.domains.e2e import remember
+            from tickwork import ScheduleError
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            timing = {{"every": asked["every"], "starts": asked.get("starts"), "times": asked.get("times")}}
+            handed = items(APP, self.env)
+            try:
+                if url.path == "/replace":
+                    id = await handed.replace(asked["old"], remember, {{"order": asked["order"]}}, **timing)
+                else:
+                    id = await handed.every(remember, {{"order": asked["order"]}}, **timing)
+            except ScheduleError as error:
+                return _Response.json({{"code": error.code}}, status=409)
+            return _Response.json({{"id": id}}, status=201)
         if request.method == "POST" and url.path == "/ship":
             from app.domains.e2e import ship_orders
             from tickwork.adapters.workers import items

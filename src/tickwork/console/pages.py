@@ -6,6 +6,7 @@ from ..operating import overlap_words, words
 from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
+from ..operating.end_words import links
 from ..operating.words import when
 from . import charts
 from .console_store import CHARTED, COUNTED
@@ -103,7 +104,7 @@ STATES = [(state, SHOWN_AS.get(state, state)) for state in (*LIFE, "all")]
 
 def schedule_row(frame: Frame, row: dict, entry: Entry | None = None) -> list:
     view = schedule_view(row, frame.now, entry)
-    state = "ended (" + view.ended + ")" if view.ended else (
+    state = "ended (" + view.end + ")" if view.end else (
         "removed" if view.removed_at is not None else ("paused" if view.paused else "live"))
     last = "-"
     if view.last is not None:
@@ -199,8 +200,9 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("label", state["label"]))
     if state.get("input") is not None:
         said_.append(("input", tag("code", state["input"])))
+    said_ += [(what, _linked(frame, what, words_)) for what, words_ in links(state)]
     if view.removed_at is not None:
-        said_.append(("ended", join([view.ended or "no longer declared", " ", moment(view.removed_at, frame.now)])))
+        said_.append(("ended", join([view.end or "no longer declared", " ", moment(view.removed_at, frame.now)])))
     else:
         said_.append(("next due", join([tag("div", moment(due, frame.now, view.zone)) for due in next_due]
                                        or ["never"])))
@@ -221,6 +223,14 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("last run", words.last_run_words(found.last, state, found.gaps, view.attempts,
                                                        dict(view.settings))))
     return said_
+
+
+def _linked(frame: Frame, what: str, said: str) -> Html | str:
+    """A fact naming another schedule (`replaces`, `replaced by`) links to its page."""
+    if what not in ("replaces", "replaced by"):
+        return said
+    other = said.removeprefix(what + " ")
+    return link(frame.href("/schedule", name=other), other, class_="id")
 
 
 def lease_words(frame: Frame, lease: LeaseView) -> Html:

@@ -53,6 +53,13 @@ class Timing(ABC):
     def first_due(self, tick: int) -> int:
         """The due time of a schedule seen for the first time by the tick at `tick`."""
 
+    def first_due_from(self, tick: int, starts: int | None) -> int:
+        """The first due time, seen first at `tick`, that makes no call before `starts` (`starts:`,
+        `starts=`): its first moment at or after it. A start already past changes nothing."""
+        if starts is None or starts <= tick:
+            return self.first_due(tick)
+        return self.first_due(starts - 1)
+
     @abstractmethod
     def owed(self, due: int, tick: int) -> Call:
         """The one call owed by a tick at or past `due`: missed calls collapse into it."""

@@ -70,10 +70,10 @@ def share_within_target(cycle: int, intervals: int) -> None:
                             "make `cycle` / `intervals` at least 60 seconds")
 
 
-def comes_due(timing: Timing, tick: int, said: str) -> int:
-    """The due time of a timing first seen at `tick`: a calendar whose cron names no date that
-    exists (the 30th of February) has none, and is refused."""
-    due = timing.first_due(tick)
+def comes_due(timing: Timing, tick: int, said: str, starts: int | None = None) -> int:
+    """The due time of a timing first seen at `tick` (none before `starts`): a calendar whose
+    cron names no date that exists (the 30th of February) has none, and is refused."""
+    due = timing.first_due_from(tick, starts)
     if due >= NEVER:
         raise ScheduleError("schedule.cron_invalid", f"{said} never comes due",
                             "name a date that exists, e.g. not the 30th of February")
@@ -179,4 +179,25 @@ def limit_of(text: str) -> int:
     if ms is None or ms > RUN_LIMIT:
         raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 15m",
                       "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")
+    return ms
+
+
+STARTS_MEND = "write the moment with its offset, e.g. `starts: 2027-01-04T09:00:00Z` or `2027-01-04T09:00:00+01:00`"
+
+
+def starts_of(text: str) -> int:
+    """`starts: 2027-01-04T09:00:00Z` in epoch ms: an ISO 8601 moment with its offset, so it
+    names one instant whatever the zone a reader is in."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` is not an ISO 8601 moment", STARTS_MEND) from None
+    if moment.tzinfo is None:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` has no offset: it names no one instant",
+                      STARTS_MEND)
+    ms = int(moment.timestamp() * 1000)
+    if not 0 <= ms < NEVER:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` is before 1970 or past 9999", STARTS_MEND)
     return ms

@@ -17,6 +17,7 @@ from ..kinds.forms import form_of
 from ..store.leases import holds_lease
 from ..times import NEVER
 from . import words
+from .end_words import ended_words
 from .words import number
 
 Row = Mapping[str, Any]
@@ -89,7 +90,7 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
         return None
     retry = schedule.retry
     settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit,
-                "overlap": getattr(schedule, "overlap", None)}
+                "starts_ms": getattr(schedule, "starts", None), "overlap": getattr(schedule, "overlap", None)}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 
 
@@ -157,6 +158,7 @@ class ScheduleView:
     run_requested_by: str | None
     retry_pending: bool
     last: LastRunView | None
+    end: str | None = None  # why it ended, in words: `replaced by <id>`, `made its 5 calls`, ...
 
     @property
     def handed_over(self) -> bool:
@@ -170,7 +172,7 @@ class ScheduleView:
 
     def rule(self, row: Row) -> str:
         """How its timing places its calls, and its `retry` and `limit`, in words."""
-        said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms)}"
+        said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms, self.settings.get('starts_ms'))}"
         run_settings = words.run_settings_words(dict(self.settings))
         return said + (f"; {run_settings}" if run_settings else "")
 
@@ -208,6 +210,7 @@ def schedule_view(row: Row, now: int, entry: Entry | None = None, lease_started:
         lease=lease_of(row, now, lease_started),
         run_requested_at=number(row.get("run_requested_at")), run_requested_by=row.get("run_requested_by"),
         retry_pending=row.get("retry_attempt") is not None and removed is None, last=_last_of(row),
+        end=ended_words(row),
     )
 
 

@@ -202,14 +202,17 @@ def overdue_words(overdue: int | None) -> str:
             f"instead, recorded `overdue`, and the calendar goes on to its next moment")
 
 
-def rule(form: str, state: dict, overdue: int | None) -> str:
-    """How a schedule's timing places its calls, in words."""
+def rule(form: str, state: dict, overdue: int | None, starts: int | None = None) -> str:
+    """How a schedule's timing places its calls, in words; `starts`, its start (`starts`)."""
     read = read_form(form)
     if read is None:
         return form
     if read.kind == "every":
-        return (f"runs fall on a grid counted in UTC from the first tick that saw it "
-                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
+        first_tick = int(state["first_tick"])
+        # a start still to come when it was first seen is where its grid begins (kinds.every)
+        origin = (f"its start ({when(int(starts))})" if starts is not None and int(starts) > first_tick
+                  else f"the first tick that saw it ({when(first_tick)})")
+        return f"runs fall on a grid counted in UTC from {origin}; missed ticks make one run, not a backlog"
     if read.kind == "calendar":
         text = (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
                 f"at the next tick, and only the latest one is owed")
@@ -242,7 +245,7 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 
 def run_settings_words(settings: dict) -> str:
-    """`retry`, `limit` and `overlap` in words, as a rule's tail: '' where the schedule sets none."""
+    """`retry`, `limit`, `starts` and `overlap` in words, as a rule's tail: '' where the schedule sets none."""
     from . import overlap_words
     from .retry_words import retry_of_settings, rule_words
 
@@ -252,6 +255,8 @@ def run_settings_words(settings: dict) -> str:
         said.append(rule_words(retry, span))
     if settings.get("limit_ms"):
         said.append(f"a run is stopped after {span(int(settings['limit_ms']))} (`limit`)")
+    if settings.get("starts_ms") is not None:
+        said.append(f"no call before {when(int(settings['starts_ms']))} (`starts`)")
     return "; ".join(said)
 
 

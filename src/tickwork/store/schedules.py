@@ -142,19 +142,23 @@ class Handed:
 
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
-# from before (not even a run asked for by hand). One going on, or a one-off moment already made
-# (`done`), is left as it is: a hand-over retried after the call makes no second call. Its label,
-# no part of the id, is the one of the hand-over that wrote the row.
+# from before (not even a run asked for by hand, its calls counted or its links to a replace). One
+# going on, a one-off moment already made (`done`) or one that made its `times` calls is left as it
+# is: a hand-over retried after the calls makes no more. Its label, no part of the id, is the one of
+# the hand-over that wrote the row.
 HANDED = json_rows(*Handed.COLUMNS)
+ENDED_TO_COME_BACK = "('cancelled', 'expired', 'action_gone', 'replaced')"
+COMES_BACK = """due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
+    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label,
+    calls_made = NULL, replaced_by = NULL, replaces = excluded.replaces"""
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label)
 SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
-SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label
-WHERE ended IN ('cancelled', 'expired', 'action_gone')
+SET {COMES_BACK}
+WHERE ended IN {ENDED_TO_COME_BACK}
 """
 
 # ?1 a JSON list of ids; the rows it returns are those it ended. (An operator's cancel is the same

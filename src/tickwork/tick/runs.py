@@ -102,8 +102,9 @@ class Runner:
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
+        times = schedule.times if not retry else None  # a call counts once its last attempt ends
         ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
-                      writes=writes, **retry), rows))
+                      writes=writes, **retry, times=times), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
