@@ -294,3 +294,25 @@ def test_a_decorators_overlap_other_than_skip_or_buffer_is_overlap_invalid(tmp_p
     decorated = ACTIONS + (f'\nfrom tickwork import schedule\n'
                            f'@schedule(every="15m", overlap={overlap})\nasync def tidy():\n    pass\n')
     assert [code for code, *_ in codes(project(tmp_path, {}, actions=decorated))] == ["schedule.overlap_invalid"]
+
+
+@pytest.mark.parametrize("killed_at", [("probe", 1), ("expire", 1), ("claim", 1)])
+def test_a_ticker_killed_while_it_ends_the_lost_run_or_claims_the_buffered_due_time_loses_neither(tmp_path,
+                                                                                                  killed_at):
+    nine = utc("2026-03-02 09:00")
+    dbs = connections(tmp_path / "d1.sqlite")
+    db = dbs[0]
+    census = buffered(Blocking())
+    census.action.release.set()
+    ticks(db, [census], nine)
+    race(dbs[:1], [census], nine + 10 * MINUTE, killed_after=at("claim"))  # 09:10's run lost, its lease to 09:25
+    race(dbs, [census], nine + 20 * MINUTE)  # 09:20 waits behind it
+    race(dbs, [census], nine + 26 * MINUTE, killed_after=at(*killed_at))  # past the lapse: one of eight is killed
+    for minute in (27, 28, 45, 46, 60):
+        race(dbs, [census], nine + minute * MINUTE)
+    made = outcomes(db)
+    assert len({due for due, _, _ in made}) == len(made), made
+    assert made[0] == (nine + 10 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED), made
+    # 09:20 made once: it ran, or its ticker was the one killed and it lapsed in turn, never skipped
+    assert made[1] in [(nine + 20 * MINUTE, Outcome.SUCCEEDED, None),
+                       (nine + 20 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED)], made
