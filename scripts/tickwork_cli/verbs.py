@@ -307,7 +307,10 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
                 f"its state and runs are kept")
     if view.next_due is None:
         return "never: nothing is left to call"
+    due = view.next_due  # past the calendar's skip dates, each said
     reason = f"{when(due)} ({relative(due, now)}): {_due_reason(view.form, due, has_run)}"
+    if view.skipped:
+        reason += f"; {', '.join(view.skipped)}"
     if state.get("retry_attempt") is not None:
         reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, view.attempts, dict(view.settings))}"
     if _unreached(view, now, last_tick):

@@ -45,6 +45,16 @@ CODES: dict[str, Code] = {
     "schedule.overdue_invalid": Code(
         "build and run time", "`overdue:` is not a whole number above zero of seconds (or of s, m, h, d), or is "
         "longer than a hundred years", "write e.g. `overdue: 3600`"),
+    "schedule.skip_date_invalid": Code(
+        "build and run time", "a date of `skip:` (or `skip=`) is not written YYYY-MM-DD or does not exist; or a "
+        "schedule handed over names a list, which only a declaration may", "write a date that exists, e.g. "
+        "`2026-12-25`, or in a declaration the name of a list of `[tool.tickwork.dates]`"),
+    "schedule.skip_list_unknown": Code(
+        "build", "`skip:` names a list of dates that `[tool.tickwork.dates]` does not declare",
+        "declare it in pyproject.toml: `[tool.tickwork.dates]` `holidays = [\"2026-12-25\"]`, or name a list declared"),
+    "schedule.skip_dates_too_many": Code(
+        "build and run time", "a calendar's skip dates, its own and its lists' together, are more than 1,000",
+        "keep the dates of the years ahead; drop those past"),
     "schedule.dst_invalid": Code(
         "build and run time", "`nonexistent:` is other than `shift` or `skip`, or `repeated:` other than `first` "
         "or `both`", "write `nonexistent: shift` or `skip`, `repeated: first` or `both`"),
@@ -166,6 +176,10 @@ CODES: dict[str, Code] = {
     "settings.alerts_invalid": Code(
         "build", "`alerts` is not the name of a `[[queues.producers]]` binding of the Worker's configuration",
         "name a producer binding: `alerts = \"ALERTS\"`"),
+    "settings.dates_invalid": Code(
+        "build", "a list of `[tool.tickwork.dates]` is not a list of dates written YYYY-MM-DD (or TOML dates), "
+        "its name is not a name, or it holds more than 1,000 dates",
+        "write e.g. `holidays = [\"2026-12-25\", \"2027-01-01\"]`"),
     "settings.console_invalid": Code(
         "build", "a `console*` setting is not one the console has, or is of the wrong form (a path prefix, an "
         "Access team and AUD given together, a secret's name)", "write e.g. `console = \"/ops\"` with "

@@ -4,13 +4,16 @@ argument, or raises ScheduleError with the build's code (kinds.rules holds the r
 import re
 import reprlib
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 from .app import action_key, action_of
 from .errors import ScheduleError
 from .json_values import BIDI_CONTROLS, NotJSON, is_text, json_text
 from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
-from .kinds.rules import choice_checked, every_within_target, seconds_within_target, within_bounds, zone_checked
+from .kinds.rules import (
+    choice_checked, every_within_target, seconds_within_target, skip_dates_of, within_bounds, zone_checked,
+)
 from .times import LONGEST, NEVER, duration_ms
 
 _LARGEST_INPUT = 64 * 1024  # UTF-8 bytes of its JSON; D1 takes 100 KB a statement
@@ -19,8 +22,10 @@ LONGEST_LABEL = 200  # characters: a name to show in a table, not a record
 _UNSHOWN = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CONTROLS}]")
 
 
-def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, repeated: object) -> dict:
-    return {
+def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, repeated: object,
+              skip: Iterable | None = None) -> dict:
+    found = {} if skip is None else skip_dates_of([skip] if isinstance(skip, str) else skip, None, "`skip`")
+    return ({"skip": found} if found else {}) | {  # no `skip` kept unless some given: an id stays as it was
         "kind": "calendar",
         "cron": _cron(cron),
         "zone": _zone(zone),
@@ -30,10 +35,11 @@ def _calendar(cron: object, zone: object, overdue: object, nonexistent: object, 
     }
 
 
-def _every_entry(every: object) -> dict:
+def _every_entry(every: object, overdue: object = None) -> dict:
     ms = _every(every)
     every_within_target(ms, f"every {ms} ms", "hand over every 60000 ms (1m) or more")
-    return {"kind": "schedule", "every_ms": ms}
+    grace = {} if overdue is None else {"overdue_ms": _ms("overdue", overdue, "schedule.overdue_invalid")}
+    return {"kind": "schedule", "every_ms": ms} | grace  # none kept unless given: an id stays as it was
 
 
 def _once(at: object) -> dict:
@@ -57,9 +63,9 @@ def _described(item: object) -> tuple:
         | _span(item.get("starts"), item.get("times")) if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first")) | runs, item.get("expires"), label
+                                                 repeated="first", skip=None)) | runs, item.get("expires"), label
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every")) | runs, item.get("expires"), label
+        return action, input, _every_entry(**_taken(item, "every", overdue=None)) | runs, item.get("expires"), label
     return action, input, _once(**_taken(item, "at")), None, label
 
 

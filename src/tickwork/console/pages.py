@@ -14,7 +14,7 @@ from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
     CSS, Frame, answer, attempt, attempt_noted, button, choice, field, hidden, iso, moment, named, outcome,
-    outcome_noted, page, said, search_form, took,
+    outcome_noted, page, run_link, said, search_form, took,
 )
 
 # -- the overview -----------------------------------------------------------------------------
@@ -40,14 +40,16 @@ def overview(frame: Frame, found, since: int) -> str:
                      "no declared schedule is failing")
     failed = table(["SCHEDULE", "FAILED RUNS", "LAST FAILED"],
                    [[named(frame, row["schedule"], row.get("label")), row["failures"],
-                     moment(row["last_failed"], frame.now)] for row in found.failed_recently[:FAILING_MOST]],
+                     run_link(frame, {"id": row.get("last_run")}, moment(row["last_failed"], frame.now))]
+                    for row in found.failed_recently[:FAILING_MOST]],
                    "no failed runs")
     if len(found.failed_recently) > FAILING_MOST:
         failed = join([failed, tag("p", link(frame.href("/runs", since="24h", outcome="failed"),
                                              "more: every failed run of the last day"))])
-    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED"],
+    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED", "RUN"],
                        [[tag("span", row["id"], class_="id"), row["event_name"], row["state"], row["attempts"],
-                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now)]
+                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now),
+                         run_link(frame, {"id": row.get("run")}, "its run")]
                         for row in found.failing_deliveries], "no failed delivery")
     return page(frame, "", "Overview",
                 tag("h2", "Ticks"), ticks, tag("h2", "Counts"), counts(frame, found),
@@ -163,7 +165,8 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
         [[moment(run_view(run).due_at, frame.now, view.zone),
-          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt_noted(run, view),
+          moment(run.get("started_at"), frame.now), took(run), run_link(frame, run, outcome(run)),
+          attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
           detail(run, behind.get(run["id"]))]
@@ -206,6 +209,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
     else:
         said_.append(("next due", join([tag("div", moment(due, frame.now, view.zone)) for due in next_due]
                                        or ["never"])))
+        if view.skipped:
+            said_.append(("skipped", join([tag("div", said) for said in view.skipped])))
         if next_due and state.get("retry_attempt") is not None:
             said_.append(("why then", words.retry_words(state, view.attempts, dict(view.settings))))
         elif next_due:

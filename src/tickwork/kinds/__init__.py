@@ -73,6 +73,16 @@ class Timing(ABC):
         schedule's `call.at`): missed moments collapse into the latest."""
         return due
 
+    def skipped_on(self, at: int) -> str | None:
+        """Why the occurrence at `at` is not called (a calendar's skip date, `2026-12-25 skipped:
+        holidays`); None where it is called."""
+        return None
+
+    def called_from(self, due: int) -> tuple[int, list[str]]:
+        """The first due time from `due` (one of its due times) that is called, and what each one
+        passed over says: `due` itself, where none is skipped (a calendar's skip dates are)."""
+        return due, []
+
     def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         """The due time once the form changed from `was` (None where the schedule was removed
         and is declared again): nothing is owed for the old form."""

@@ -31,6 +31,7 @@ def rebased_due(due: int, new_every: int, tick: int) -> int:
 @dataclass(frozen=True)
 class Every(Timing):
     every: int  # ms
+    overdue: int | None = None  # ms: a call later than this after its grid time is skipped `overdue`
 
     @property
     def every_ms(self) -> int:
