@@ -316,3 +316,17 @@ def test_a_ticker_killed_while_it_ends_the_lost_run_or_claims_the_buffered_due_t
     # 09:20 made once: it ran, or its ticker was the one killed and it lapsed in turn, never skipped
     assert made[1] in [(nine + 20 * MINUTE, Outcome.SUCCEEDED, None),
                        (nine + 20 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED)], made
+
+
+@pytest.mark.parametrize("overlap", [None, "skip", "buffer"])
+def test_why_and_the_console_say_of_every_kind_what_the_tick_does_with_a_due_time_its_run_holds(overlap):
+    import importlib
+
+    from tickwork.kinds.forms import KINDS
+    from tickwork.operating.overlap_words import buffers
+    from tickwork.tick.plan import waits
+
+    for kind in {kind.prefix: kind for kind in KINDS.values()}.values():
+        timing = getattr(importlib.import_module(f"tickwork.kinds{kind.home}"), kind.timing_class)
+        told = Schedule("s", timing.__new__(timing), None, overlap=overlap)  # type: ignore[arg-type]
+        assert buffers(kind.prefix, {"overlap": overlap}) == waits(told), kind.prefix

@@ -3,7 +3,10 @@ due time waiting behind the run under way, and a run that waited."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
+
+from ..kinds import waits_while_held
 
 from .words import when
 
@@ -20,10 +23,15 @@ def rule_words(settings: dict) -> str:
 
 
 def buffers(kind: str, settings: dict) -> bool:
-    """Whether a due time its run still holds waits for its end: `overlap: buffer`, or a calendar's
-    own rule where it sets none (tick.plan.waits)."""
-    overlap = settings.get("overlap")
-    return overlap == "buffer" or (overlap is None and kind == "calendar")
+    """Whether a due time its run still holds waits for its end, by the rule the tick reads
+    (kinds.rules.waits_while_held), the kind's own from its Timing."""
+    from ..kinds.forms import KINDS
+
+    found = next((k for k in KINDS.values() if k.prefix == kind), None)
+    if found is None:
+        return False
+    timing = getattr(importlib.import_module(found.home, "tickwork.kinds"), found.timing_class)
+    return waits_while_held(settings.get("overlap"), timing.skips_while_running)
 
 
 def waiting_words(view: Any, now: int) -> str | None:

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from ..context import new_trace
 from .declared import coalescing_key
+from ..kinds import waits_while_held
 from ..model import Code, Schedule
 from ..store.claims import Claim
 from ..store.schedules import State
@@ -112,9 +113,7 @@ def waits(schedule: Schedule) -> bool:
     calendar's rule) rather than being skipped `running` (`overlap: skip`, the rule of `every:` and
     pulses). The one waiting is the row's due time itself, so there is never more than one, and
     a tick that finds the run ended takes its lease as any due time's."""
-    if schedule.overlap is None:
-        return not schedule.timing.skips_while_running
-    return schedule.overlap == "buffer"
+    return waits_while_held(schedule.overlap, schedule.timing.skips_while_running)
 
 
 def _by_hand_ahead(schedule: Schedule, state: State, now: int, owing: Owing, owed: Call) -> Claim:
