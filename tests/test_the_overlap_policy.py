@@ -330,3 +330,13 @@ def test_why_and_the_console_say_of_every_kind_what_the_tick_does_with_a_due_tim
         timing = getattr(importlib.import_module(f"tickwork.kinds{kind.home}"), kind.timing_class)
         told = Schedule("s", timing.__new__(timing), None, overlap=overlap)  # type: ignore[arg-type]
         assert buffers(kind.prefix, {"overlap": overlap}) == waits(told), kind.prefix
+
+
+def test_a_retry_of_a_due_time_is_not_said_to_be_buffered_behind_its_own_failed_attempt():
+    from tickwork.operating.overlap_words import buffered_behind
+
+    nine = utc("2026-03-02 09:00")
+    failed = {"id": "r1", "due_at": nine, "started_at": nine, "ended_at": nine + 5_000}
+    retried = {"id": "r2", "due_at": nine, "started_at": nine + MINUTE, "ended_at": nine + MINUTE + 5_000}
+
+    assert buffered_behind([retried, failed]) == {}

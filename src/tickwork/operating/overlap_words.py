@@ -56,7 +56,7 @@ def buffered_behind(runs: list[dict]) -> dict[str, int]:
         if len(found) < len(moments):
             continue
         due, started, before_due, before_started, before_ended = found
-        if before_started <= due < before_ended <= started:
+        if before_due < due and before_started <= due < before_ended <= started:  # not a retry of one due time
             behind[run["id"]] = before_due
     return behind
 
