@@ -172,6 +172,9 @@ OVERLAPS = ("skip", "buffer")
 
 def overlap_of(value: object, said: str) -> str:
     """`overlap: buffer`, checked; `said` quotes it as its user wrote it."""
+    if value == "allow":  # the issue's third rule: it needs a lease per (schedule, at)
+        raise ScheduleError("schedule.overlap_invalid", f"{said}: runs side by side are not built yet",
+                            "write `overlap: skip` or `overlap: buffer` (docs/how-to/policies/overlap.md)")
     return choice_checked(value, OVERLAPS, said, "`overlap: skip`", "schedule.overlap_invalid")
 
 
