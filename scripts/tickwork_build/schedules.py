@@ -21,7 +21,7 @@ from tickwork.kinds.cron_syntax import parse as cron_fields
 from tickwork.kinds.cron_syntax import shown
 from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
-    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
+    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, overlap_of, retry_of,
     seconds_within_target, share_within_target, skip_dates_of, starts_of, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
@@ -130,6 +130,7 @@ CHECKS = {
     "repeated": _choice("schedule.dst_invalid", "repeated", REPEATED),
     "cycle": _duration("schedule.cycle_invalid", "cycle", "300", True),
     "intervals": _intervals,
+    "overlap": lambda text: overlap_of(_unquoted(text), f"`overlap: {shown(_unquoted(text))}`"),
 }
 
 def _retry(text: str, queues: bool) -> dict:
@@ -146,9 +147,10 @@ def _skip(text: str, dates: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
     return skip_dates_of(given, dates, f"`skip: {shown(_unquoted(text))}`")
 
 
-# Opt-in items every kind holds: retries of a failed run, the run's own time limit, and the moment
-# before which it makes no call.
-RUNS = {"retry": None, "limit": None, "starts": None}
+# Opt-in items every kind holds: retries of a failed run, the run's own time limit, the moment
+# before which it makes no call, and what a due time the previous run still holds does (unset: the
+# kind's own rule).
+RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
@@ -198,6 +200,7 @@ class Spec(BaseModel):
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
     starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
+    overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
     skip: dict[str, str] | None = None  # `skip: holidays, 2026-07-04`: each date, with the list it came from or ""
 
     def manifest_entry(self) -> dict:
@@ -264,6 +267,7 @@ def validate_declaration(
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
                   limit_ms=values["limit"], starts_ms=values["starts"], overdue_ms=values["overdue"],
+                  overlap=values["overlap"],
                   **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tickwork.operating import views
+from tickwork.operating import overlap_words, views
 from tickwork.operating.health import TICKS_STOPPED_AFTER
 from tickwork.operating.views import ScheduleView, entry_of_manifest, schedule_view
 from tickwork.operating.words import ahead_of_due as _ahead_of_due
@@ -231,6 +231,13 @@ def _log_item(row: dict, now: int) -> dict:
             "schedule": row.get("schedule"), "delivery": row.get("delivery"), "detail": row.get("detail")}
 
 
+def _detail_words(item: dict) -> str | None:
+    """A run's detail, or, for one that waited behind the run before it, that it did."""
+    if item["buffered_behind"] is not None and not item["detail"]:
+        return overlap_words.behind_words(item["buffered_behind"]["ms"])
+    return item["detail"]
+
+
 def _attempt_cell(item: dict) -> str:
     """The attempt, with its place among the retries: `3: retry 2 of 8 after 2m (the ceiling)`."""
     place = item["retry"] if item["retry"] and not item["not_retried"] else ""
@@ -244,8 +251,10 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
         raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
     entry = entry_of_manifest(((declared(project) if project else None) or {}).get(name))
     retry = retry_of_settings(schedule_view(state, now, entry).settings)
+    behind = overlap_words.buffered_behind([dict(run) for run in runs])
     items = [{**_run_item(run, now), "retry": run_retry_words(run, retry) or None,
-              "not_retried": unretried_words(run, retry) or None} for run in runs]
+              "not_retried": unretried_words(run, retry) or None,
+              "buffered_behind": _instant(behind.get(run["id"]), now)} for run in runs]
     logged = [] if failed else [_log_item(row, now) for row in log]
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
@@ -256,7 +265,7 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", _attempt_cell(i), _call_words(run), _did(run),
-                _asked_words(i), _missed_words(run, name), _clip(i["detail"], 60),
+                _asked_words(i), _missed_words(run, name), _clip(_detail_words(i), 60),
             ])
         lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "ASKED FOR",
                          "MISSED", "DETAIL"], table)
@@ -327,6 +336,9 @@ def _why_notes(view: ScheduleView, now: int) -> list[str]:
         else:
             notes.append(f"a run ({lease.run}, started {started}) holds the lease until "
                          f"{when(lease.until)} ({relative(lease.until, now)})")
+    waiting = overlap_words.waiting_words(view, now)
+    if waiting is not None:
+        notes.append(waiting)
     if view.run_requested_at is not None:
         notes.append(f"a run asked for by hand by {view.run_requested_by} at "
                      f"{when(view.run_requested_at)} waits for the next tick")

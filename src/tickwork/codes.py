@@ -78,6 +78,10 @@ CODES: dict[str, Code] = {
     "schedule.limit_invalid": Code(
         "build and run time", "`limit:` is not a duration of s, m, h or d above zero, or is longer than the "
         "15-minute run limit", "write e.g. `limit: 2m`, at most `15m`"),
+    "schedule.overlap_invalid": Code(
+        "build and run time", "`overlap:` is other than `skip` or `buffer`",
+        "write `overlap: skip` (a due time the previous run still holds is skipped) or `overlap: buffer` (it "
+        "waits for that run's end)"),
     "schedule.id_invalid": Code(
         "run time", "`items.cancel` was given something that is not the id of a schedule handed over",
         "cancel with the string `items.calendar`, `items.every` or `items.once` returned"),

@@ -59,8 +59,8 @@ def _described(item: object) -> tuple:
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
-    runs = _runs(item.get("retry"), item.get("limit")) | _span(item.get("starts"), item.get("times")) \
-        if timings != ["at"] else {}
+    runs = _runs(item.get("retry"), item.get("limit"), item.get("overlap")) \
+        | _span(item.get("starts"), item.get("times")) if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
                                                  repeated="first", skip=None)) | runs, item.get("expires"), label
@@ -69,7 +69,7 @@ def _described(item: object) -> tuple:
     return action, input, _once(**_taken(item, "at")), None, label
 
 
-RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times")  # beside a repeating timing's own arguments
+RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times", "overlap")  # beside a repeating timing's own arguments
 
 
 def _taken(item: dict, timing: str, **defaults) -> dict:
@@ -107,13 +107,14 @@ def _id(id: object) -> str:
     return id
 
 
-def _runs(retry: object, limit: object) -> dict:
-    """What the entry keeps of `retry` and `limit` where given: an entry without them, and so
-    its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
-    from .kinds.rules import Refused, limit_of, retry_of
+def _runs(retry: object, limit: object, overlap: object = None) -> dict:
+    """What the entry keeps of `retry`, `limit` and `overlap` where given: an entry without them,
+    and so its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
+    from .kinds.rules import Refused, limit_of, overlap_of, retry_of
 
     try:
         kept = {} if retry is None else retry_of(_text("retry", retry), False).settings()
+        kept |= {} if overlap is None else {"overlap": overlap_of(overlap, f"overlap={overlap!r}")}
         return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit))})
     except Refused as refused:
         raise ScheduleError(refused.code, refused.message, refused.mend) from None

@@ -100,22 +100,25 @@ class Items:
         starts: int | None = None,
         times: int | None = None,
         skip: Iterable | None = None,
+        overlap: str | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`, but on no date (YYYY-MM-DD in `zone`) of `skip`; `overdue` (ms) bounds how late a
         call may be; `expires` (epoch ms) ends it.
-        `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
-        `label`, on every call here: whom or what it is for, shown to operators, no part of the id.
-        `starts` (epoch ms): no call before it; `times`: it ends after that many calls made."""
+        `retry="3 after 1m"`, `limit="2m"` and `overlap="buffer"` as a declared schedule's (pauses
+        of a minute or more). `label`, on every call here: whom or what it is for, shown to
+        operators, no part of the id. `starts` (epoch ms): no call before it; `times`: it ends
+        after that many calls made."""
         entry = _calendar(cron, zone, overdue, nonexistent, repeated, skip) | _span(starts, times)
-        return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
+        return await self._hand_over(action, input, entry | _runs(retry, limit, overlap), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
                     retry: str | None = None, limit: str | None = None, label: str | None = None,
-                    starts: int | None = None, times: int | None = None, overdue: int | None = None) -> str:
+                    starts: int | None = None, times: int | None = None, overdue: int | None = None,
+                    overlap: str | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now
         (or at `starts`, where given); `overdue` (ms) as a calendar's, counted from the grid time."""
-        entry = _every_entry(every, overdue) | _runs(retry, limit) | _span(starts, times)
+        entry = _every_entry(every, overdue) | _runs(retry, limit, overlap) | _span(starts, times)
         return await self._hand_over(action, input, entry, expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
@@ -132,18 +135,19 @@ class Items:
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
                             label: Labels = None, starts: int | None = None, times: int | None = None,
-                            skip: Iterable | None = None) -> Bulk:
+                            skip: Iterable | None = None, overlap: str | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = (_calendar(cron, zone, overdue, nonexistent, repeated, skip) | _runs(retry, limit)
+        entry = (_calendar(cron, zone, overdue, nonexistent, repeated, skip) | _runs(retry, limit, overlap)
                  | _span(starts, times))
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
                          retry: str | None = None, limit: str | None = None, label: Labels = None,
-                         starts: int | None = None, times: int | None = None, overdue: int | None = None) -> Bulk:
+                         starts: int | None = None, times: int | None = None, overdue: int | None = None,
+                         overlap: str | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        entry = _every_entry(every, overdue) | _runs(retry, limit) | _span(starts, times)
+        entry = _every_entry(every, overdue) | _runs(retry, limit, overlap) | _span(starts, times)
         return await self._each(action, inputs, entry, expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
@@ -153,8 +157,8 @@ class Items:
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`, `skip`),
-        `every` (with `overdue`) or `at`; `expires`, `retry`, `limit`, `starts` and `times` for `cron`
-        and `every`; `label` for any.
+        `every` (with `overdue`) or `at`; `expires`, `retry`, `limit`, `starts`, `times` and `overlap`
+        for `cron` and `every`; `label` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []

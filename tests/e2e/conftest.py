@@ -76,6 +76,14 @@ async def unavailable():
     raise ActionError("e2e_unavailable", "the e2e action is unavailable on purpose")
 
 
+async def overlapping():
+    """Handed over by POST /hand-over-overlapping: a run that takes `sleep` seconds, long enough
+    for a tick meanwhile to find it going."""
+    import asyncio
+
+    await asyncio.sleep(call.input["sleep"])
+
+
 async def remember():
     """Handed over at run time (POST /hand-over): one call per item."""
     print(f"e2e: remember {call.input['order']} at {call.at}")
@@ -324,6 +332,15 @@ class Default(Default):
             done = await handed.cancel_many(asked["ids"])
             return _Response.json({{"cancelled": len(done.ids), "left_over": len(done.left_over),
                                    "statements": handed.store.db.statements_run}})
+        if request.method == "POST" and url.path == "/hand-over-overlapping":
+            # {{"every", "overlap", "sleep"}}: one `every` of a run that takes `sleep` s, with its overlap rule.
+            from app.domains.e2e import overlapping
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            id = await items(APP, self.env).every(overlapping, {{"sleep": asked["sleep"]}}, asked["every"],
+                                                  overlap=asked["overlap"])
+            return _Response.json({{"id": id}}, status=201)
         if request.method == "POST" and url.path == "/hand-over-retrying":
             # {{"action", "cron", "retry"}}: one calendar of an action that fails, with its retry rule.
             from app.domains import e2e

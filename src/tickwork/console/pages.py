@@ -2,7 +2,7 @@
 and, for a calendar, in its zone too. No script; one stylesheet from the console's own prefix."""
 
 from ..backfill import backfilled_once_ended
-from ..operating import words
+from ..operating import overlap_words, words
 from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
@@ -161,6 +161,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
     if state is None:
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
     view = schedule_view(state, frame.now, entry)
+    behind = overlap_words.buffered_behind(found.runs)
     history = table(
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
@@ -169,7 +170,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
           attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
-          detail(run)]
+          detail(run, behind.get(run["id"]))]
          for run in found.runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
@@ -220,6 +221,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
     if view.lease is not None:
         said_.append(("running", lease_words(frame, view.lease)))
+    if (waiting := overlap_words.waiting_words(view, frame.now)) is not None:
+        said_.append(("buffered", waiting))
     if view.run_requested_at is not None:
         said_.append(("run by hand", f"asked for by {view.run_requested_by} at "
                                      f"{when(view.run_requested_at)}: the next tick makes it"))
@@ -260,9 +263,12 @@ def schedule_actions(frame: Frame, view: ScheduleView, back: str) -> list[Html]:
     return actions
 
 
-def detail(run: dict) -> str:
-    """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail."""
+def detail(run: dict, behind: int | None = None) -> str:
+    """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail; a run
+    made late behind the one before it (`behind`, that one's due time), that it was."""
     said_ = words.clip(run.get("detail"), 160)
+    if behind is not None and not said_:
+        return overlap_words.behind_words(behind)
     if run["outcome"] == "skipped" and run.get("code") in words.SKIPS:
         return words.SKIPS[run["code"]].removeprefix("skipped: ") + (f" ({said_})" if said_ else "")
     return said_

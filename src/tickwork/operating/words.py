@@ -245,10 +245,11 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 
 def run_settings_words(settings: dict) -> str:
-    """`retry`, `limit` and `starts` in words, as a rule's tail: '' where the schedule sets none."""
+    """`retry`, `limit`, `starts` and `overlap` in words, as a rule's tail: '' where the schedule sets none."""
+    from . import overlap_words
     from .retry_words import retry_of_settings, rule_words
 
-    said = []
+    said = [overlap_words.rule_words(settings)] if settings.get("overlap") else []
     retry = retry_of_settings(settings)
     if retry is not None:
         said.append(rule_words(retry, span))

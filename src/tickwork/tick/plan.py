@@ -7,7 +7,8 @@ The rules, in the order they are tried (each a function below):
   is skipped `superseded`, and that due time dealt with as any other (`_retry_rules`);
 - a run asked for by hand ahead of the row's due time runs now, for the moment last due, moving
   no grid (`_by_hand_ahead`);
-- a calendar held by its own run owes its call until the run ends: nothing now;
+- a schedule held by its own run whose overlap rule buffers (a calendar's, `overlap: buffer`)
+  owes its call until the run ends: nothing now (`waits`);
 - a handed-over row whose action the app no longer has ends `action_gone`; one past its
   `expires_at` ends `expired`, after the call owed from before unless overdue forbids it
   (`_expired`); a paused row is skipped `paused`, a held one `running`, a calendar's call on one
@@ -24,6 +25,7 @@ from dataclasses import replace
 
 from ..context import new_trace
 from .declared import coalescing_key
+from ..kinds import waits_while_held
 from ..model import Code, Schedule
 from ..store.claims import Claim
 from ..store.schedules import State
@@ -93,7 +95,7 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
     held = state.lease_live(clock)
     if state.due_at > now:  # only asked for by hand: under the same lease, no grid moved
         return None if held or state.paused else _by_hand_ahead(schedule, state, now, owing, call)
-    if held and not state.paused and not timing.skips_while_running:
+    if held and not state.paused and waits(schedule):
         return None  # owed until the run ends: made late, not lost
     (reason, detail), call, following = _skip_reason(schedule, state, now, call, following, held)
     requested, by_hand = state.run_requested_at, state.run_requested_by
@@ -104,6 +106,14 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
                  trace=new_trace() if runs else None, retrying=state.retry_attempt,
                  retries=schedule.retry is not None and runs and by_hand is None,
                  covers=_covered(schedule, state, owing))
+
+
+def waits(schedule: Schedule) -> bool:
+    """Whether a due time the previous run still holds waits for its end (`overlap: buffer`, a
+    calendar's rule) rather than being skipped `running` (`overlap: skip`, the rule of `every:` and
+    pulses). The one waiting is the row's due time itself, so there is never more than one, and
+    a tick that finds the run ended takes its lease as any due time's."""
+    return waits_while_held(schedule.overlap, schedule.timing.skips_while_running)
 
 
 def _by_hand_ahead(schedule: Schedule, state: State, now: int, owing: Owing, owed: Call) -> Claim:
