@@ -66,3 +66,38 @@ def test_calendars_and_pulses_take_retry_and_limit_from_decorators(tmp_path):
     assert (specs["monthly_statement"].retry_attempts, specs["monthly_statement"].retry_pause_ms,
             specs["monthly_statement"].limit_ms) == (3, 3_600_000, 600_000)
     assert (specs["sweep"].retry_attempts, specs["sweep"].limit_ms) == (1, None)
+
+
+# Issue 25, "Retries that know when to stop": the rule's ceiling, jitter and codes never retried.
+
+WHOLE = "retry: 8 after 1m up to 30m jitter 30s except invalid_input, not_found"
+
+
+def test_a_whole_retry_rule_is_written_to_the_manifest_as_the_runtime_reads_it(tmp_path):
+    from tickwork.kinds.forms import retry_of_entry
+    from tickwork.model import Retry
+
+    [spec] = build(project(tmp_path, {"c.jadpo": with_items(WHOLE)})).schedules
+    assert retry_of_entry(spec.manifest_entry()) == Retry(8, 60_000, 1_800_000, 30_000, ("invalid_input", "not_found"))
+
+
+def test_decorators_take_the_whole_retry_rule(tmp_path):
+    from tickwork.kinds.forms import retry_of_entry
+
+    decorated = ACTIONS + (
+        '\nfrom tickwork import calendar, pulse\n'
+        '@calendar("0 9 1 * *", retry="3 after 1h up to 2h except invalid_input")\nasync def monthly_statement():\n'
+        '    pass\n'
+        '@pulse(cycle="1h", retry="2 after 5m jitter 1m")\nasync def sweep():\n    pass\n')
+    built = build(project(tmp_path, {}, actions=decorated)).schedules
+    specs = {s.name: retry_of_entry(s.manifest_entry()) for s in built}
+    assert (specs["monthly_statement"].ceiling, specs["monthly_statement"].never) == (7_200_000, ("invalid_input",))
+    assert specs["sweep"].jitter == 60_000
+
+
+@pytest.mark.parametrize("retry", ["3 after 1m up to 30s", "3 after 1m up to soon", "3 after 1m jitter often",
+                                   "3 after 1m except", "3 after 1m except lease_expired",
+                                   "3 after 1m jitter 30s up to 5m"])
+def test_a_retry_rule_wrong_in_its_ceiling_jitter_or_except_is_retry_invalid(tmp_path, retry):
+    assert codes(project(tmp_path, {"c.jadpo": with_items(f"retry: {retry}")})) == [
+        ("schedule.retry_invalid", "chore_census", 5)]

@@ -240,7 +240,7 @@ def test_why_says_a_schedule_s_retry_and_limit_in_its_rule(app):
     _, answer, _ = app.run("why", "statement", now=utc("2026-03-01 12:01"))
     assert answer["rule"].endswith(
         "; a failed run is tried again for its due time up to 3 times more, 1 minute after the first failure and "
-        "each pause twice the one before (`retry`); a run is stopped after 2 minutes (`limit`)")
+        "each pause twice the one before (`retry: 3 after 1m`); a run is stopped after 2 minutes (`limit`)")
 
 
 def test_history_shows_each_attempt_in_a_column_of_its_own(app):
@@ -338,7 +338,7 @@ def test_a_lapsed_runs_retry_is_timed_in_sql_by_the_rule_a_failed_ends_retry_is(
     from tickwork.model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, Retry
 
     sql = (f"SELECT CASE WHEN {ATTEMPT_LEFT_SQL.format(attempt='?1', attempts='?2')} "
-           f"THEN {PAUSE_AFTER_SQL.format(pause='?3', attempt='?1')} END")
+           f"THEN {PAUSE_AFTER_SQL.format(pause='?3', attempt='?1', ceiling='NULL', jitter='NULL', seed='0', due='0')} END")
     db = sqlite3.connect(":memory:")
     in_sql = [db.execute(sql, (float(a), float(attempts), float(pause))).fetchone()[0] for a in range(1, 11)]
     assert in_sql == [Retry(attempts, pause).pause_after(a) for a in range(1, 11)]

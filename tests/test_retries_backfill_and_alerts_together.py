@@ -43,10 +43,29 @@ def race(dbs, schedules, now, killed_after: Picks | None = None) -> list:
     first = KilledAfter(dbs[0], killed_after) if killed_after else dbs[0]
 
     async def tickers():
-        return await asyncio.gather(*(tick_at(Interleaved(d), schedules, now) for d in [first, *dbs[1:]]),
-                                    return_exceptions=True)
+        made = kept_tasks()
+        try:
+            return await asyncio.gather(*(tick_at(Interleaved(d), schedules, now) for d in [first, *dbs[1:]]),
+                                        return_exceptions=True)
+        finally:  # a killed worker's tasks (its ends' writer) die with it, their exceptions retrieved here
+            asyncio.get_running_loop().set_task_factory(None)
+            for task in made:
+                task.cancel()
+            await asyncio.gather(*made, return_exceptions=True)
 
     return run(tickers())
+
+
+def kept_tasks() -> list[asyncio.Task]:
+    """Every task the running loop makes from now on, kept to be awaited."""
+    made: list[asyncio.Task] = []
+
+    def factory(loop, coroutine, **options):
+        made.append(task := asyncio.Task(coroutine, loop=loop, **options))
+        return task
+
+    asyncio.get_running_loop().set_task_factory(factory)
+    return made
 
 
 def attempts(db):

@@ -289,7 +289,7 @@ def flaky_page(db, now=TEN + 2 * MINUTE):
 
 def test_one_schedule_s_rule_says_its_retry_and_its_limit(retrying):
     assert ("missed ticks make one run, not a backlog; a failed run is tried again for its due time up to 3 times "
-            "more, 1 minute after the first failure and each pause twice the one before (`retry`); a run is "
+            "more, 1 minute after the first failure and each pause twice the one before (`retry: 3 after 1m`); a run is "
             "stopped after 2 minutes (`limit`)") in flaky_page(retrying)
 
 
@@ -308,8 +308,9 @@ def test_the_last_run_says_its_attempt_and_when_the_next_attempt_is(retrying):
 def test_a_pending_retry_is_the_next_due_time_and_says_what_supersedes_it_as_why_does(retrying):
     page = flaky_page(retrying)
     state = run(retrying.all("SELECT * FROM tickwork_schedules WHERE name = 'flaky'"))[0]
-    assert f"why then {words.retry_words(state, 4)}" in page
-    assert "attempt 3 of 4 for 2026-03-02 10:00 UTC, unless the next due time, 2026-03-02 11:00 UTC" in page
+    assert f"why then {words.retry_words(state, 4, {'retry_attempts': 3, 'retry_pause_ms': MINUTE})}" in page
+    assert ("attempt 3 of 4 for 2026-03-02 10:00 UTC (retry 2 of 3 after 2m), unless the next due time, "
+            "2026-03-02 11:00 UTC") in page
     assert ("next due 2026-03-02 10:03 UTC (in 1 min) 2026-03-02 11:00 UTC (in 58 min) "
             "2026-03-02 12:00 UTC") in page  # the due times go on from the one the retry put aside
 

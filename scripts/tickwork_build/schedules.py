@@ -133,8 +133,7 @@ CHECKS = {
 }
 
 def _retry(text: str, queues: bool) -> dict:
-    retry = retry_of(_unquoted(text), queues)
-    return {"retry_attempts": retry.attempts, "retry_pause_ms": retry.pause}
+    return retry_of(_unquoted(text), queues).settings()
 
 
 def _limit(text: str) -> int:
@@ -187,6 +186,9 @@ class Spec(BaseModel):
     after_setting: str | None = None  # or the setting (a Worker var) the age is read from at run time
     retry_attempts: int | None = None  # `retry: 3 after 1m`: attempts more, and the first pause
     retry_pause_ms: int | None = None
+    retry_ceiling_ms: int | None = None  # `up to 30m`, `jitter 30s`, `except invalid_input, not_found`
+    retry_jitter_ms: int | None = None
+    retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
 
     def manifest_entry(self) -> dict:

@@ -261,7 +261,7 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
         if args.outcome or args.name_glob or args.before:
             raise OperatorError("--outcome, --name and --before are for the runs across schedules: "
                                 "leave out the schedule's name (or use --failed with it)")
-        return await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input)
+        return await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input, project)
     if args.verb == "why":
         return await verbs.why(store, now, args.name, project, args.input)
     if args.verb in ("pause", "resume", "run"):

@@ -23,6 +23,7 @@ from tickwork.operating.words import last_run_words as _last_run_words
 from tickwork.operating.words import missed_words as _missed_words
 from tickwork.operating.words import number as _number
 from tickwork.operating.words import retry_words as _retry_words
+from tickwork.operating.retry_words import retry_of_settings, rule_text, run_retry_words, unretried_words
 from tickwork.operating.words import what_happened as _what_happened
 from tickwork.store.operator import SEARCHED, OperatorStore
 from tickwork.store.facade import ScheduleStore
@@ -113,6 +114,7 @@ def _schedule_item(view: ScheduleView, now: int) -> dict:
         "running": running,
         "last_run": last,
         "run_requested": requested,
+        "retry": rule_text(retry) if (retry := retry_of_settings(view.settings)) else None,
     }
 
 
@@ -147,6 +149,10 @@ def _schedules_table(group: list[dict], show_input: bool) -> list[str]:
         table.append([i["name"], i["kind"], i["timing"],
                       f"{when(due['ms'])} ({due['relative']})" if due else "-", last_words, _state_words(i)])
     headers = ["NAME", "KIND", "TIMING", "NEXT DUE", "LAST RUN", "STATE"]
+    if any(i["retry"] for i in group):  # the rule whole, as `retry:` writes it
+        headers.insert(3, "RETRY")
+        for cells, i in zip(table, group, strict=True):
+            cells.insert(3, i["retry"] or "-")
     if group[0]["handed_over"]:
         headers.insert(1, "LABEL")
         for cells, i in zip(table, group, strict=True):
@@ -224,12 +230,21 @@ def _log_item(row: dict, now: int) -> dict:
             "schedule": row.get("schedule"), "delivery": row.get("delivery"), "detail": row.get("detail")}
 
 
+def _attempt_cell(item: dict) -> str:
+    """The attempt, with its place among the retries: `3: retry 2 of 8 after 2m (the ceiling)`."""
+    place = item["retry"] if item["retry"] and not item["not_retried"] else ""
+    return f"{item['attempt']}: {place}" if place else str(item["attempt"])
+
+
 async def history(store: OperatorStore, now: int, name: str, since: int | None = None, failed: bool = False,
-                  limit: int = 20, show_input: bool = False) -> Answer:
+                  limit: int = 20, show_input: bool = False, project: Path | None = None) -> Answer:
     state, runs, log = await store.history(name, since, failed, limit)
     if state is None:
         raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
-    items = [_run_item(run, now) for run in runs]
+    entry = entry_of_manifest(((declared(project) if project else None) or {}).get(name))
+    retry = retry_of_settings(schedule_view(state, now, entry).settings)
+    items = [{**_run_item(run, now), "retry": run_retry_words(run, retry) or None,
+              "not_retried": unretried_words(run, retry) or None} for run in runs]
     logged = [] if failed else [_log_item(row, now) for row in log]
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
@@ -239,11 +254,12 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
         for i, run in zip(items, runs, strict=True):
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
-                i["code"] or "", i["kind"] or "", str(i["attempt"]), _call_words(run), _did(run),
+                i["code"] or "", i["kind"] or "", _attempt_cell(i), _call_words(run), _did(run),
                 _asked_words(i), _missed_words(run, name), _clip(i["detail"], 60),
             ])
         lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "ASKED FOR",
                          "MISSED", "DETAIL"], table)
+        lines += [f"  {_due_words(i)}: {i['not_retried']}" for i in items if i["not_retried"]]
     if logged:
         lines += ["", "Operator log:"]
         lines += [f"  {when(i['logged']['ms'])}  {i['who']} {i['verb']}" + (f" ({i['detail']})" if i["detail"] else "")
@@ -283,7 +299,7 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
         return "never: nothing is left to call"
     reason = f"{when(due)} ({relative(due, now)}): {_due_reason(view.form, due, has_run)}"
     if state.get("retry_attempt") is not None:
-        reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, view.attempts)}"
+        reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, view.attempts, dict(view.settings))}"
     if _unreached(view, now, last_tick):
         reason += (f"; not reached: ticks stopped, the last tick was "
                    f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
@@ -325,7 +341,7 @@ def _last_due_what(view: ScheduleView, state: dict, last: dict | None, gaps: lis
         return view.due_at, what
     if last is not None:
         return (None if _ahead_of_due(last) else int(last["due_at"])), _last_run_words(last, state, gaps,
-                                                                                     view.attempts)
+                                                                                     view.attempts, dict(view.settings))
     return None, (f"none yet: first seen by the tick at {when(int(state['first_tick']))}"
                   + (f", first due at {when(view.due_at)}" if view.next_due is not None else ""))
 

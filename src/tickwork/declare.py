@@ -70,8 +70,9 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
 
 def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None):
     """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
-    1m, 2m and 4m after each failure; `limit="2m"`: the run is stopped there (at most 15m).
-    The calendar and pulse decorators take both too."""
+    1m, 2m and 4m after each failure (in full: "8 after 1m up to 30m jitter 30s except
+    invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
+    most 15m). The calendar and pulse decorators take both too."""
     return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit})
 
 

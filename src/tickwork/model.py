@@ -17,20 +17,88 @@ LEASE_GRACE = MINUTE  # a lease outlives its tick's budget by this much
 @dataclass(frozen=True)
 class Retry:
     """`retry: 3 after 1m`: a failed run is tried again for the same due time, up to `attempts`
-    times more, the first after `pause` (ms), each pause twice the one before."""
+    times more, the first after `pause` (ms), each pause twice the one before; `up to 30m` stops
+    the pauses growing at `ceiling`, `jitter 30s` adds to each an offset in [0, `jitter`) drawn
+    from (schedule, due time, attempt), and `except invalid_input` names codes never retried
+    (`never`), as an ActionError raised with retry=False is not."""
 
     attempts: int
     pause: int
+    ceiling: int | None = None
+    jitter: int = 0  # whole seconds, in ms
+    never: tuple[str, ...] = ()
 
-    def pause_after(self, attempt: int) -> int | None:
-        """The pause after attempt `attempt` (1 the first run) failed; None where none is left."""
-        return self.pause * 2 ** (attempt - 1) if attempt <= self.attempts else None
+    def pause_after(self, attempt: int, name: str = "", due: int = 0) -> int | None:
+        """The pause after attempt `attempt` (1 the first run) of `name`'s due time `due` failed;
+        None where none is left."""
+        if attempt > self.attempts:
+            return None
+        return self.grown(attempt) + jitter_of(seed_of(name), due, attempt, self.jitter)
+
+    def grown(self, attempt: int) -> int:
+        """The pause after attempt `attempt`, before its jitter: doubled, up to the ceiling."""
+        doubled = self.pause * 2 ** (attempt - 1)
+        return doubled if self.ceiling is None else min(doubled, self.ceiling)
+
+    def retries(self, code: str | None) -> bool:
+        """Whether a failure under `code` may be tried again (its attempts left apart)."""
+        return code not in self.never
+
+    def settings(self) -> dict[str, object]:
+        """The rule as a manifest entry and a handed-over schedule's JSON keep it (kinds.forms
+        .retry_of_entry reads it back): a rule of attempts and pause alone is kept as 0.1.0 kept it."""
+        kept: dict[str, object] = {"retry_attempts": self.attempts, "retry_pause_ms": self.pause}
+        if self.ceiling is not None:
+            kept["retry_ceiling_ms"] = self.ceiling
+        if self.jitter:
+            kept["retry_jitter_ms"] = self.jitter
+        if self.never:
+            kept["retry_except"] = list(self.never)
+        return kept
+
+
+# A jitter offset is drawn from the schedule's name, the due time and the attempt, by arithmetic
+# SQLite does alike (a lapsed run's retry is scheduled in SQL): every racing tick draws the same.
+_MIX = 1_000_003  # a prime; every product stays far inside SQLite's 64-bit integers
+_BASE = 65_599
+
+
+def seed_of(name: str) -> int:
+    """A name's seed: a polynomial hash of every character of it (SEEDS_SQL computes the same),
+    so two names differing in one character anywhere never share it."""
+    seed = 0
+    for char in name:
+        seed = (seed * _BASE + ord(char)) % _MIX
+    return seed
+
+
+def jitter_of(seed: int, due: int, attempt: int, jitter: int) -> int:
+    """An offset in [0, `jitter`) in whole seconds, the same for the same (seed, due, attempt);
+    squared, so that due times a day apart do not fall into a few offsets."""
+    mixed = (seed + due // 1000 % _MIX * 7_919 + attempt * 104_729) % _MIX
+    return mixed * mixed % _MIX * (jitter // 1000) // _MIX * 1000
+
+
+# seed_of in SQL, for the names of {names} (a CTE with a column `name`): CTEs `seeds(name, seed)`
+# and its steps, one character a row; the statement's WITH must be RECURSIVE. A name's row of
+# `seeds` is read once its last character is in.
+SEEDS_SQL = f"""seed_steps(name, k, seed) AS (
+    SELECT DISTINCT name, 0, 0 FROM {{names}}
+    UNION ALL
+    SELECT name, k + 1, (seed * {_BASE} + unicode(substr(name, k + 1, 1))) % {_MIX} FROM seed_steps
+    WHERE k < length(name)),
+  seeds(name, seed) AS (SELECT name, seed FROM seed_steps WHERE k = length(name))"""
 
 
 # Retry.pause_after in SQL, for the runs whose lease lapsed (store.leases.SCHEDULE_LAPSED_RETRIES),
-# which a statement must retry as a failed end would: {pause} and {attempt} are SQL expressions,
-# {attempts} the attempts declared. tests/test_retries.py holds the two to one rule.
-PAUSE_AFTER_SQL = "{pause}\n                               * (1 << ({attempt} - 1))"
+# which a statement must retry as a failed end would: {pause}, {attempt}, {ceiling}, {jitter},
+# {seed} (seed_of the schedule's name, from SEEDS_SQL) and {due} are SQL expressions, {attempts}
+# the attempts declared (a NULL ceiling or jitter is none; integers, as D1 may bind a float).
+# tests/test_retries.py and test_retries_that_stop.py hold the two to one rule.
+_MIXED = f"({{seed}} + CAST({{due}} AS INTEGER) / 1000 % {_MIX} * 7919 + {{attempt}} * 104729) % {_MIX}"
+PAUSE_AFTER_SQL = ("MIN({pause} * (1 << ({attempt} - 1)), IFNULL({ceiling}, {pause} * (1 << ({attempt} - 1))))"
+                   f"\n                               + {_MIXED} * {_MIXED} % {_MIX}"
+                   f" * (CAST(IFNULL({{jitter}}, 0) AS INTEGER) / 1000) / {_MIX} * 1000")
 ATTEMPT_LEFT_SQL = "{attempt} <= {attempts}"
 
 
@@ -82,14 +150,17 @@ class Kind(StrEnum):
     RAISED = "raised"
     DEADLINE = "deadline"
     LOST = "lost"
+    UNRETRIED = "unretried"  # raised, with attempts left, and not retried: retry=False or `except`
 
 
 class ActionError(Exception):
-    """Raise it from an action to record the failure under a code of your own."""
+    """Raise it from an action to record the failure under a code of your own; with
+    `retry=False` the due time's attempts end with it (a failure that will not heal)."""
 
-    def __init__(self, code: str, message: str = ""):
+    def __init__(self, code: str, message: str = "", retry: bool = True):
         super().__init__(message or code)
         self.code = code
+        self.retry = retry  # False: never tried again, whatever attempts the schedule has left
 
 
 def what_a_run_did(items: int | None, events: dict | None) -> str:

@@ -328,8 +328,7 @@ def _runs(retry: object, limit: object) -> dict:
     from .kinds.rules import Refused, limit_of, retry_of
 
     try:
-        kept = {} if retry is None else {"retry_attempts": (r := retry_of(_text("retry", retry), False)).attempts,
-                                         "retry_pause_ms": r.pause}
+        kept = {} if retry is None else retry_of(_text("retry", retry), False).settings()
         return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit))})
     except Refused as refused:
         raise ScheduleError(refused.code, refused.message, refused.mend) from None

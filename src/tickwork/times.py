@@ -47,6 +47,14 @@ def duration_ms(text: str, bare_seconds: bool = False) -> int | None:
     return count * unit if count else None
 
 
+def written(ms: int) -> str:
+    """A duration as duration_ms reads it back, in its largest exact unit: `30m`, `90s`, `1d`."""
+    for name, unit in sorted(UNITS.items(), key=lambda item: -item[1]):
+        if ms % unit == 0:
+            return f"{ms // unit}{name}"
+    return f"{ms}ms"
+
+
 def to_datetime(ms: int) -> datetime:
     return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 

@@ -66,6 +66,16 @@ async def yearly_flaky():
     print(f"e2e: yearly_flaky succeeded for {call.at}")
 
 
+async def refuses_for_good():
+    """Handed over by POST /hand-over-retrying: a failure that will not heal, never retried."""
+    raise ActionError("e2e_invalid", "the e2e action's input is invalid on purpose", retry=False)
+
+
+async def unavailable():
+    """Handed over by POST /hand-over-retrying: fails every attempt, for a rule's ceiling."""
+    raise ActionError("e2e_unavailable", "the e2e action is unavailable on purpose")
+
+
 async def remember():
     """Handed over at run time (POST /hand-over): one call per item."""
     print(f"e2e: remember {call.input['order']} at {call.at}")
@@ -296,6 +306,15 @@ class Default(Default):
             done = await handed.cancel_many(asked["ids"])
             return _Response.json({{"cancelled": len(done.ids), "left_over": len(done.left_over),
                                    "statements": handed.store.db.statements_run}})
+        if request.method == "POST" and url.path == "/hand-over-retrying":
+            # {{"action", "cron", "retry"}}: one calendar of an action that fails, with its retry rule.
+            from app.domains import e2e
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            id = await items(APP, self.env).calendar(getattr(e2e, asked["action"]), {{}}, asked["cron"],
+                                                     retry=asked["retry"])
+            return _Response.json({{"id": id}}, status=201)
         if request.method == "POST" and url.path == "/ship":
             from app.domains.e2e import ship_orders
             from tickwork.adapters.workers import items

@@ -183,6 +183,8 @@ def describe(run) -> str:
     trace = "" if run.trace is None else f" [trace {run.trace}]"
     attempt = f" (attempt {run.attempt})" if run.attempt > 1 else ""
     retry = "" if run.next_attempt_at is None else f"; next attempt at {iso(run.next_attempt_at)}"
+    if run.kind == "unretried":
+        retry += "; not retried: retry=False or the rule's `except` ended its due time's attempts"
     return f"tickwork: {run.schedule} due {iso(run.due_at)}{attempt}: {run.outcome}{why}{took}{retry}{trace}"
 
 

@@ -12,8 +12,8 @@ from .console_store import CHARTED, COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
-    CSS, Frame, answer, attempt, button, choice, field, hidden, iso, moment, named, outcome, outcome_noted, page,
-    said, search_form, took,
+    CSS, Frame, answer, attempt, attempt_noted, button, choice, field, hidden, iso, moment, named, outcome,
+    outcome_noted, page, said, search_form, took,
 )
 
 # -- the overview -----------------------------------------------------------------------------
@@ -161,7 +161,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
         [[moment(run_view(run).due_at, frame.now, view.zone),
-          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt(run, view.attempts),
+          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
           detail(run)]
@@ -204,7 +204,7 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("next due", join([tag("div", moment(due, frame.now, view.zone)) for due in next_due]
                                        or ["never"])))
         if next_due and state.get("retry_attempt") is not None:
-            said_.append(("why then", words.retry_words(state, view.attempts)))
+            said_.append(("why then", words.retry_words(state, view.attempts, dict(view.settings))))
         elif next_due:
             said_.append(("why then", words.due_reason(view.form, next_due[0], found.last is not None)))
     if view.skips_due_times:
@@ -215,7 +215,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("run by hand", f"asked for by {view.run_requested_by} at "
                                      f"{when(view.run_requested_at)}: the next tick makes it"))
     if found.last is not None:
-        said_.append(("last run", words.last_run_words(found.last, state, found.gaps, view.attempts)))
+        said_.append(("last run", words.last_run_words(found.last, state, found.gaps, view.attempts,
+                                                       dict(view.settings))))
     return said_
 
 

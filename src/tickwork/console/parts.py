@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from ..operating import words
+from ..operating.retry_words import retry_of_settings, run_retry_words, unretried_words
 from ..operating.views import run_view
 from ..operating.words import relative, when
 from ..times import NEVER
@@ -175,8 +176,16 @@ def outcome(run: dict) -> Html:
 
 def outcome_noted(run: dict) -> Html:
     """The outcome, with a retry's attempt and who asked for a run by hand or a backfill below it."""
-    notes = [attempt(run, None), words.asked_words(run), words.missed_words(run, run["schedule"])]
+    notes = [attempt(run, None), unretried_words(run, None), words.asked_words(run),
+             words.missed_words(run, run["schedule"])]
     return join([outcome(run), *(tag("span", note, class_="zone") for note in notes if note)])
+
+
+def attempt_noted(run: dict, view) -> Html:
+    """A run's attempt on its schedule's page, with its place among the retries (`retry 2 of 8
+    after 2m`), or why it was not tried again where it was not."""
+    said_ = run_retry_words(run, retry_of_settings(view.settings))
+    return join([attempt(run, view.attempts), *([tag("span", said_, class_="zone")] if said_ else [])])
 
 
 def attempt(run: dict, attempts: int | None) -> str:

@@ -78,7 +78,10 @@ def retry_of_entry(entry: Entry) -> Retry | None:
     """A declared or handed-over entry's retries, where it declares them."""
     from ..model import Retry
 
-    return Retry(entry["retry_attempts"], entry["retry_pause_ms"]) if entry.get("retry_attempts") else None
+    if not entry.get("retry_attempts"):
+        return None
+    return Retry(entry["retry_attempts"], entry["retry_pause_ms"], entry.get("retry_ceiling_ms"),
+                 entry.get("retry_jitter_ms") or 0, tuple(entry.get("retry_except") or ()))
 
 
 # A row written before migration 0002 has no form: it is an `every:` schedule of its every_ms.

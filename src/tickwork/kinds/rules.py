@@ -29,7 +29,11 @@ TICKS = "a Worker ticks once a minute"
 MOST_ATTEMPTS = 10
 SHORTEST_PAUSE = 10 * SECOND  # a Worker with queues bound ticks again at each 10-second mark
 
-_RETRY = re.compile(r"\s*([0-9]+)\s+after\s+(\S+)\s*")
+_RETRY = re.compile(r"\s*([0-9]+)\s+after\s+(\S+)(?:\s+up\s+to\s+(\S+))?(?:\s+jitter\s+(\S+))?\s*")
+_RETRY_HEAD = re.compile(r"\s*[0-9]+\s+after\s+\S+")
+_EXCEPT = re.compile(r"\s+except(?:\s+|$)")
+_CODE = re.compile(r"[A-Za-z0-9_.:-]+")
+RETRY_SYNTAX = "`retry: 8 after 1m up to 30m jitter 30s except invalid_input, not_found`"
 
 
 # What `retry_of` and `limit_of` raise: a `retry:` or `limit:` the Worker cannot honour (the old name).
@@ -101,24 +105,61 @@ def within_bounds(ms: int) -> bool:
 
 
 def retry_of(text: str, queues: bool) -> Retry:
-    """`N after D` as a Retry; pauses under a minute only where the app has queues bound."""
+    """`N after D [up to D] [jitter D] [except code, ...]` as a Retry; pauses under a minute only
+    where the app has queues bound. Each refusal names the part that is wrong."""
     code, said = "schedule.retry_invalid", f"`retry: {text}`"
-    match = _RETRY.fullmatch(text)
+    head, *tail = _EXCEPT.split(text, maxsplit=1)
+    match = _RETRY.fullmatch(head)
     attempts = whole(match.group(1)) if match else None
-    pause = duration_ms(match.group(2)) if match else None
-    if attempts is None or pause is None:
+    started = _RETRY_HEAD.match(head)
+    if match is None and started is not None:  # `N after D` read, the rest not
+        raise Invalid(code, f"{said}: `{head[started.end():].strip()}` is not `up to C`, then `jitter J`, "
+                      "then `except` codes, in that order", f"write the parts in that order: {RETRY_SYNTAX}")
+    if match is None or attempts is None:
         raise Invalid(code, f"{said} is not a number of attempts more and the first pause",
-                      "write e.g. `retry: 3 after 1m`: three attempts more, after 1m, 2m and 4m")
+                      "write e.g. `retry: 3 after 1m`: three attempts more, after 1m, 2m and 4m; "
+                      f"in full, {RETRY_SYNTAX}")
+    pause, ceiling, jitter = (_part(match.group(k), part, said) for k, part in
+                              ((2, "its first pause"), (3, "its ceiling (`up to`)"), (4, "its jitter")))
+    assert pause is not None  # the pattern requires it
     if not 1 <= attempts <= MOST_ATTEMPTS:
         raise Invalid(code, f"{said} asks for {attempts} attempts more", f"ask for 1 to {MOST_ATTEMPTS}")
-    if pause * 2 ** (attempts - 1) > LONGEST:
+    if ceiling is not None and ceiling < pause:
+        raise Invalid(code, f"{said}: its ceiling (`up to {match.group(3)}`) is shorter than its first pause",
+                      f"make the ceiling at least {match.group(2)}, or drop `up to`")
+    retry = Retry(attempts, pause, ceiling, jitter or 0, _codes(tail[0], said) if tail else ())
+    if retry.grown(attempts) + retry.jitter > LONGEST:
         raise Invalid(code, f"{said}: its last pause is longer than a hundred years",
-                      "ask for fewer attempts or a shorter pause")
+                      "ask for fewer attempts, a shorter pause or a ceiling (`up to 1d`)")
     if pause < SHORTEST_PAUSE or (pause < MINUTE and not queues):
         ticks = "each 10-second mark" if queues else "once a minute (each 10-second mark with queues bound)"
         raise Invalid(TARGET, f"{said} pauses under {'10 seconds' if queues else 'a minute'}; "
                       f"a Worker ticks {ticks}", "pause at least 1m, or 10s with queues bound")
-    return Retry(attempts, pause)
+    return retry
+
+
+def _part(written: str | None, part: str, said: str) -> int | None:
+    """A duration of the rule, in ms (None where not written), refused naming its part."""
+    if written is None:
+        return None
+    ms = duration_ms(written)
+    if ms is None:
+        raise Invalid("schedule.retry_invalid", f"{said}: {part}, `{written}`, is not a duration",
+                      "write a whole number with s, m, h or d, e.g. `30s` or `1m`")
+    return ms
+
+
+def _codes(written: str, said: str) -> tuple[str, ...]:
+    """The codes of `except a, b`: an action's own or tickwork's, never `lease_expired`."""
+    codes = tuple(code.strip() for code in written.split(","))
+    for code in codes:
+        if not _CODE.fullmatch(code):
+            raise Invalid("schedule.retry_invalid", f"{said}: `except` names {code or 'nothing'!r}, not a code",
+                          "name one or more codes, comma-separated: `except invalid_input, not_found`")
+        if code == "lease_expired":
+            raise Invalid("schedule.retry_invalid", f"{said}: `except lease_expired`: a run whose worker was lost "
+                          "may not have run at all, and is always retried", "remove `lease_expired` from `except`")
+    return tuple(dict.fromkeys(codes))
 
 
 def limit_of(text: str) -> int:

@@ -88,8 +88,7 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
     if schedule is None:
         return None
     retry = schedule.retry
-    settings = {"retry_attempts": retry.attempts if retry else None, "retry_pause_ms": retry.pause if retry else None,
-                "limit_ms": schedule.limit}
+    settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 
 

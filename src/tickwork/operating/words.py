@@ -3,7 +3,6 @@
 
 import json
 import re
-from typing import Any
 
 from .. import times
 from ..json_values import BIDI_CONTROLS
@@ -244,34 +243,44 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 def run_settings_words(settings: dict) -> str:
     """`retry` and `limit` in words, as a rule's tail: '' where the schedule sets neither."""
+    from .retry_words import retry_of_settings, rule_words
+
     said = []
-    more = settings.get("retry_attempts")
-    pause: Any = settings.get("retry_pause_ms")  # given wherever `retry_attempts` is
-    if more:
-        said.append(f"a failed run is tried again for its due time up to {more} time{'' if more == 1 else 's'} more, "
-                    f"{span(int(pause))} after the first failure and each pause twice the one before (`retry`)")
+    retry = retry_of_settings(settings)
+    if retry is not None:
+        said.append(rule_words(retry, span))
     if settings.get("limit_ms"):
         said.append(f"a run is stopped after {span(int(settings['limit_ms']))} (`limit`)")
     return "; ".join(said)
 
 
-def retry_words(state: dict, attempts: int | None) -> str:
-    """A pending retry, as the next due time: `attempt 2 of 4 for <due>, unless the next due
-    time, <next>, comes first and supersedes it`."""
+def retry_words(state: dict, attempts: int | None, settings: dict | None = None) -> str:
+    """A pending retry, as the next due time: `attempt 2 of 4 for <due> (retry 1 of 3 after 1m),
+    unless the next due time, <next>, comes first and supersedes it`; the pause where `settings`
+    (the schedule's) give the rule."""
+    from .retry_words import pending_words, retry_of_settings
+
     due, retry_next = int(state["due_at"]), number(state.get("retry_next"))
-    text = f"{attempt_words(int(state['retry_attempt']), attempts)} for {when(int(state['retry_due']))}"
+    attempt, retry_due = int(state["retry_attempt"]), int(state["retry_due"])
+    pause = pending_words(state["name"], attempt, retry_due, retry_of_settings(settings or {}))
+    text = f"{attempt_words(attempt, attempts)} for {when(retry_due)}" + (f" ({pause})" if pause else "")
     if retry_next is not None and retry_next > due:
         return text + f", unless the next due time, {when(retry_next)}, comes first and supersedes it"
     return text + f"; the next due time, {when(retry_next)}, comes first and supersedes it"
 
 
-def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | None) -> str:
-    """The schedule's latest run or skip, with its attempt where it has retries, and the next
-    attempt where one is pending."""
+def last_run_words(last: dict, state: dict, gaps: list[dict], attempts: int | None,
+                   settings: dict | None = None) -> str:
+    """The schedule's latest run or skip, with its attempt where it has retries, why it was not
+    tried again where it was not, and the next attempt where one is pending."""
+    from .retry_words import retry_of_settings, unretried_words
+
     what = what_happened(last, gaps)
     attempt = number(last.get("attempt")) or 1
     if attempts or attempt > 1:
         what = f"{attempt_words(attempt, attempts)}, {what}"
+    unretried = unretried_words(last, retry_of_settings(settings or {}))
+    what += f"; {unretried}" if unretried else ""
     if state.get("retry_attempt") is not None and state.get("removed_at") is None:
         what += f"; next attempt at {when(int(state['due_at']))}"
     return what

@@ -38,7 +38,7 @@ written with the tick's mark, no row more; a tick that finds no lapsed lease the
 """
 
 from ..database import Database, Row, Statement
-from ..model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, Code, Kind
+from ..model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, SEEDS_SQL, Code, Kind
 
 # A run's lease is the state row's `lease_run` and `lease_until` while the run's record is still
 # `running`: the end that records the run gives its lease back, and no write of the state row does.
@@ -100,22 +100,31 @@ WHERE id = 1 AND MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, 0) + 1 AS
 LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND lapse_clear >= ?2)"
 
 # Before a lapsed lease's run is ended `lease_expired`: where its schedule declares attempts left
-# (?3: JSON {name: [attempts, pause]} of the declared; a handed-over one's own, in its timing),
+# (?3: JSON {name: [attempts, pause, ceiling, jitter]} of the declared; a handed-over one's own, in its timing),
 # its retry is scheduled as a failed end schedules it, the pause counted from this tick (?4). A run by
 # hand or a backfilled one is not retried, as when it fails otherwise: a backfill makes each
 # occurrence once, and the row's due time and pending retry are its schedule's own. The runs are
 # those of LAPSED (?1, ?2), here and in every statement of the batch that ends them.
+# A rule's ceiling and jitter (`up to`, `jitter`) are [2] and [3] of a declared one's, where it has them;
+# the jitter's seed is hashed from each lapsed run's schedule name (SEEDS_SQL), as Python hashes it.
 _PAUSE = "IFNULL(d.pause, json_extract(s.timing, '$.retry_pause_ms'))"
+_CEILING = "IFNULL(d.ceiling, json_extract(s.timing, '$.retry_ceiling_ms'))"
+_JITTER = "IFNULL(d.jitter, json_extract(s.timing, '$.retry_jitter_ms'))"
 _ATTEMPT = "IFNULL(r.attempt, 1)"
 _ATTEMPTS = "IFNULL(d.attempts, IFNULL(json_extract(s.timing, '$.retry_attempts'), 0))"
+_PAUSE_AFTER = PAUSE_AFTER_SQL.format(pause=_PAUSE, attempt=_ATTEMPT, ceiling=_CEILING, jitter=_JITTER,
+                                      seed="h.seed", due="r.due_at")
 SCHEDULE_LAPSED_RETRIES = f"""
-WITH {LAPSED}, d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts, json_extract(value, '$[1]') AS pause
-           FROM json_each(?3))
+WITH RECURSIVE {LAPSED}, d AS (SELECT key AS name, json_extract(value, '$[0]') AS attempts,
+           json_extract(value, '$[1]') AS pause, json_extract(value, '$[2]') AS ceiling,
+           json_extract(value, '$[3]') AS jitter FROM json_each(?3)),
+  {SEEDS_SQL.format(names="lapsed")}
 UPDATE tickwork_schedules AS s
 SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due = r.due_at,
     retry_at = r.at, retry_n = r.n, retry_i = r.i, retry_dst = r.dst,
-    due_at = MIN(s.due_at, ?4 + {PAUSE_AFTER_SQL.format(pause=_PAUSE, attempt=_ATTEMPT)})
-FROM lapsed AS x JOIN tickwork_runs AS r ON r.id = x.run LEFT JOIN d ON d.name = r.schedule
+    due_at = MIN(s.due_at, ?4 + {_PAUSE_AFTER})
+FROM lapsed AS x JOIN tickwork_runs AS r ON r.id = x.run JOIN seeds AS h ON h.name = x.name
+LEFT JOIN d ON d.name = r.schedule
 WHERE s.name = x.name AND s.lease_run = x.run AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
   AND {ATTEMPT_LEFT_SQL.format(attempt=_ATTEMPT, attempts=_ATTEMPTS)}
 """

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from ..outbox import alerts as alerting
 from ..database import operation
+from ..model import Retry
 from ..store.schedules import State
 from .budget import EXPIRE, Budget
 from .state import TickState
@@ -39,9 +40,14 @@ async def expire_leases(tick: TickState, budget: Budget) -> None:
 
 
 def declared_retries(tick: TickState) -> str:
-    """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]}."""
-    return json.dumps({s.name: [s.retry.attempts, s.retry.pause] for s in tick.declared.by_name.values()
-                       if s.retry is not None})
+    """The declared schedules' retries, for runs whose lease lapsed: {name: [attempts, pause]},
+    with [.., ceiling, jitter] where the rule has either."""
+    return json.dumps({s.name: _lapsed_rule(s.retry) for s in tick.declared.by_name.values() if s.retry is not None})
+
+
+def _lapsed_rule(retry: Retry) -> list[int | None]:
+    more = [retry.ceiling, retry.jitter] if retry.ceiling is not None or retry.jitter else []
+    return [retry.attempts, retry.pause, *more]
 
 
 def _without_lease(state: State) -> State:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import Schedule
+from ..model import Kind, Schedule
 from ..store.claims import Claim
 from ..times import MARK
 
@@ -19,10 +19,24 @@ def failed_at(now: int, began: int, ended: int) -> int:
     return now + (ended - began) // MARK * MARK
 
 
+def retried(schedule: Schedule, claim: Claim, failed: int, code: str | None,
+            kind: str | None) -> tuple[dict[str, Any], str | None]:
+    """A failed run's next attempt (next_attempt) and the kind its end records: `unretried`
+    where an attempt was left but the action raised its code with retry=False, or the rule's
+    `except` names the code; that failure is the due time's last, as one with none left is."""
+    attempt = next_attempt(schedule, claim, failed)
+    if not attempt:
+        return attempt, Kind.RAISED if kind == Kind.UNRETRIED else kind
+    if kind == Kind.UNRETRIED or (schedule.retry is not None and not schedule.retry.retries(code)):
+        return {}, Kind.UNRETRIED
+    return attempt, kind
+
+
 def next_attempt(schedule: Schedule, claim: Claim, failed: int) -> dict[str, Any]:
     """A failed run's next attempt, as its end records it: when it is due, which attempt, and
     the call it makes again; nothing where no attempt is left, or it was a run by hand."""
-    pause = schedule.retry.pause_after(claim.attempt) if claim.retries and schedule.retry else None
+    retry = schedule.retry if claim.retries else None
+    pause = retry.pause_after(claim.attempt, claim.name, claim.due_for) if retry else None
     if pause is None:
         return {}
     c = claim.call

@@ -23,7 +23,7 @@ from ..times import iso
 from .budget import Budget, Lease, chunked
 from .ends import Ends, Recorder
 from .reports import RunReport
-from .retrying import failed_at, next_attempt
+from .retrying import failed_at, retried
 from .state import TickState
 
 log = logging.getLogger("tickwork")
@@ -96,8 +96,9 @@ class Runner:
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
         writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
-        retry = next_attempt(schedule, claim, failed_at(state.now, self.budget.began, ended)) \
-            if outcome == Outcome.FAILED else {}
+        retry: dict[str, Any] = {}
+        if outcome == Outcome.FAILED:
+            retry, kind = retried(schedule, claim, failed_at(state.now, self.budget.began, ended), code, kind)
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
@@ -133,9 +134,9 @@ def _overran(claim: Claim, detail: str) -> Verdict:
     return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
 
 
-def _failed(claim: Claim, code: str, detail: str, stack: str) -> Verdict:
+def _failed(claim: Claim, code: str, detail: str, stack: str, kind: str = Kind.RAISED) -> Verdict:
     log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack)
-    return Outcome.FAILED, code, Kind.RAISED, detail
+    return Outcome.FAILED, code, kind, detail
 
 
 def _counted(emitted: list[Any]) -> dict[str, int]:
@@ -143,9 +144,10 @@ def _counted(emitted: list[Any]) -> dict[str, int]:
     return dict(Counter(e.event for e in emitted))
 
 
-def _raised(error: BaseException) -> tuple[str, str, str]:
+def _raised(error: BaseException) -> tuple[str, str, str, str]:
     code = error.code if isinstance(error, ActionError) else Code.INTERNAL_FAULT
     detail = f"{type(error).__name__}: {error}"
     trace = "".join(traceback.format_exception(error))
-    return code, detail, trace
+    final = isinstance(error, ActionError) and not error.retry  # retried() says whether it stopped an attempt
+    return code, detail, trace, Kind.UNRETRIED if final else Kind.RAISED
 
