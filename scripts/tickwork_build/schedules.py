@@ -10,6 +10,7 @@ carries its documented code.
 
 import inspect
 import re
+import time
 from types import ModuleType
 from typing import Callable, Literal
 
@@ -25,6 +26,8 @@ from tickwork.kinds.rules import (
     seconds_within_target, share_within_target, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
+from tickwork.kinds.forms import timing_of
+from tickwork.kinds.jitter import jitter_ms, jitter_within
 
 from .declaration import Declaration, Item
 from .problems import Problem
@@ -130,6 +133,7 @@ CHECKS = {
     "repeated": _choice("schedule.dst_invalid", "repeated", REPEATED),
     "cycle": _duration("schedule.cycle_invalid", "cycle", "300", True),
     "intervals": _intervals,
+    "jitter": lambda text: jitter_ms(_unquoted(text), "`jitter:`"),  # `every:` and calendars (kinds.jitter)
 }
 
 def _retry(text: str, queues: bool) -> dict:
@@ -146,9 +150,9 @@ RUNS = {"retry": None, "limit": None}
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
 ITEMS = {
-    "schedule": {"every": REQUIRED, "run": REQUIRED, **RUNS},
+    "schedule": {"every": REQUIRED, "run": REQUIRED, **RUNS, "jitter": None},
     "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
-                 "run": REQUIRED, **RUNS},
+                 "run": REQUIRED, **RUNS, "jitter": None},
     "pulse": {"cycle": REQUIRED, "intervals": 1, "run": REQUIRED, **RUNS},
 }
 
@@ -190,6 +194,7 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    jitter_ms: int | None = None  # `jitter: 5m`
 
     def manifest_entry(self) -> dict:
         entry = self.model_dump(exclude_none=True)
@@ -248,7 +253,7 @@ def validate_declaration(
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
-                  limit_ms=values["limit"], **(values["retry"] or {}))
+                  limit_ms=values["limit"], jitter_ms=values.get("jitter"), **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":
@@ -276,6 +281,9 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
     if kind == "calendar" and "cron" in values:
         cron = values["cron"]
         checks.append(("cron", lambda: seconds_within_target(cron_fields(cron), "its")))
+    if values.get("jitter") and ("every" in values or "cron" in values):
+        jitter, entry = values["jitter"], _timing_entry(kind, values)
+        checks.append(("jitter", lambda: jitter_within(timing_of(entry), jitter, "`jitter:`", utc_now())))
     for key, check in checks:
         try:
             check()
@@ -283,6 +291,17 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
             line = written[key].line if key in written else declaration.line
             return [_problem(declaration, error.code, line, error.message, error.mend)]
     return []
+
+
+def _timing_entry(kind: str, values: dict) -> dict:
+    if kind == "schedule":
+        return {"kind": kind, "every_ms": values["every"]}
+    return {"kind": kind, "cron": values["cron"], "zone": values["zone"], "nonexistent": values["nonexistent"],
+            "repeated": values["repeated"], "overdue_ms": None}
+
+
+def utc_now() -> int:
+    return int(time.time() * 1000)
 
 
 def _problem(declaration: Declaration, code: str, line: int, message: str, mend: str) -> Problem:

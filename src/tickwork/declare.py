@@ -68,12 +68,14 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     return declare
 
 
-def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None):
+def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None,
+             jitter: str | None = None):
     """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
     1m, 2m and 4m after each failure (in full: "8 after 1m up to 30m jitter 30s except
     invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
-    most 15m). The calendar and pulse decorators take both too."""
-    return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit})
+    most 15m). The calendar and pulse decorators take both too. `jitter="5m"` (and the calendar's):
+    each due time runs up to 5m after it, the same moment for every tick (docs/how-to/policies/jitter.md)."""
+    return _declare("schedule", name, {"every": every, "retry": retry, "limit": limit, "jitter": jitter})
 
 
 def calendar(
@@ -86,10 +88,11 @@ def calendar(
     name: str | None = None,
     retry: str | None = None,
     limit: str | None = None,
+    jitter: str | None = None,
 ):
     """`overdue` is seconds, or a duration such as "1h"."""
     items: dict[str, object] = {"cron": cron, "zone": zone, "overdue": overdue}
-    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit}
+    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit, "jitter": jitter}
     return _declare("calendar", name, items)
 
 

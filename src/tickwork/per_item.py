@@ -42,12 +42,13 @@ from .app import action_key, action_of
 from .database import FREE_QUERIES, PAID_QUERIES, Database, operation, past_the_cap
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
-from .kinds.forms import timing_of
+from .kinds.forms import jittered_form, timing_of
+from .kinds.jitter import jittered_entry
 from .kinds.rules import (
     choice_checked, comes_due, every_within_target, seconds_within_target, within_bounds, zone_checked,
 )
 from .errors import ScheduleError
-from .model import Action
+from .model import Action, seed_of
 from .store.facade import ScheduleStore
 from .store.schedules import Handed
 from .store.sql import digest, json_lists
@@ -96,18 +97,22 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        jitter: str | int | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
         `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
         `label`, on every call here: whom or what it is for, shown to operators, no part of the id."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated)
+        entry = jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated), jitter, self.now())
         return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
-                    retry: str | None = None, limit: str | None = None, label: str | None = None) -> str:
-        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit), expires, label)
+                    retry: str | None = None, limit: str | None = None, label: str | None = None,
+                    jitter: str | int | None = None) -> str:
+        """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now;
+        `jitter="5m"` (here and for `cron`) runs each due time up to 5m after it (kinds.jitter)."""
+        entry = jittered_entry(_every_entry(every), jitter, self.now())
+        return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
@@ -122,16 +127,18 @@ class Items:
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
-                            label: Labels = None) -> Bulk:
+                            label: Labels = None, jitter: str | int | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit)
-        return await self._each(action, inputs, entry, expires, label)
+        entry = jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated), jitter, self.now())
+        return await self._each(action, inputs, entry | _runs(retry, limit), expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
-                         retry: str | None = None, limit: str | None = None, label: Labels = None) -> Bulk:
+                         retry: str | None = None, limit: str | None = None, label: Labels = None,
+                         jitter: str | int | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit), expires, label)
+        entry = jittered_entry(_every_entry(every), jitter, self.now())
+        return await self._each(action, inputs, entry | _runs(retry, limit), expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
@@ -146,7 +153,7 @@ class Items:
         found = []
         for k, item in enumerate(many):
             with _at_item(k, len(many)):
-                found.append(_described(item))
+                found.append(_described(item, self.now()))
         return await self._many(found, many)
 
     @operation("cancel")
@@ -221,12 +228,13 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
         found = timing_of(entry)
         calendar = entry["kind"] == "calendar"
         due = comes_due(found, now, f"`{entry['cron']}`") if calendar else found.first_due(now)
-        timing = shared[entry_text] = (found.form, found.every_ms, due)
+        timing = shared[entry_text] = (jittered_form(found.form, entry.get("jitter_ms")), found.every_ms, due)
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, Handed(name=id, action=key, timing=entry_text, input=body, form=form, every_ms=every_ms, due_at=due,
-                      expires_at=expires, tick=now, label=_label(label)).row()
+                      expires_at=expires, tick=now, label=_label(label), jitter_ms=entry.get("jitter_ms"),
+                      jitter_seed=seed_of(id) if entry.get("jitter_ms") else None).row()
 
 
 def _used_up(why: str) -> ScheduleError:
@@ -262,7 +270,7 @@ def _once(at: object) -> dict:
     return {"kind": "once", "at_ms": _moment("at", at)}
 
 
-def _described(item: object) -> tuple:
+def _described(item: object, now: int) -> tuple:
     """An item of `hand_over` as (action, input, entry, expires, label)."""
     if not isinstance(item, dict):
         raise TypeError(f"items.hand_over takes dicts of a single call's arguments, not {type(item).__name__}")
@@ -271,17 +279,19 @@ def _described(item: object) -> tuple:
         raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
     item = dict(item)
     action, input, label = item.pop("action"), item.pop("input"), item.pop("label", None)
+    jitter = item.pop("jitter", None)
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
     runs = _runs(item.get("retry"), item.get("limit")) if timings != ["at"] else {}
     if timings == ["cron"]:
-        return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first")) | runs, item.get("expires"), label
+        entry = _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift", repeated="first"))
+        return action, input, jittered_entry(entry, jitter, now) | runs, item.get("expires"), label
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every")) | runs, item.get("expires"), label
-    return action, input, _once(**_taken(item, "at")), None, label
+        entry = jittered_entry(_every_entry(**_taken(item, "every")), jitter, now)
+        return action, input, entry | runs, item.get("expires"), label
+    return action, input, jittered_entry(_once(**_taken(item, "at")), jitter, now), None, label
 
 
 RUN_OPTIONS = ("expires", "retry", "limit")  # beside a repeating timing's own arguments

@@ -30,7 +30,7 @@ class DeclaredSet:
         """The set as the state rows see it: each schedule's name and form."""
         import hashlib  # at first use: a Worker's cold start skips it
 
-        declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in self.schedules))
+        declared = "\n".join(sorted(f"{s.name}\t{s.form}" for s in self.schedules))
         return hashlib.sha256(declared.encode()).hexdigest()
 
     @cached_property

@@ -23,7 +23,7 @@ from dataclasses import replace
 
 from ..context import new_trace
 from .declared import coalescing_key
-from ..model import Code, Schedule
+from ..model import Code, Schedule, due_jitter
 from ..store.claims import Claim
 from ..store.schedules import State
 from ..store.sql import run_id
@@ -135,9 +135,16 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
         return (Code.PAUSED, None), call, following
     if held:
         return (Code.RUNNING, None), call, following
-    if timing.overdue is not None and call.at is not None and now - call.at > timing.overdue:
-        return (Code.OVERDUE, f"{now - call.at} ms late; overdue allows {timing.overdue} ms"), call, following
+    late = _late(schedule, now, call)
+    if timing.overdue is not None and late is not None and late > timing.overdue:
+        return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
     return (None, None), call, following
+
+
+def _late(schedule: Schedule, now: int, call: Call) -> int | None:
+    """How late a call is: from its moment delayed by the schedule's jitter, the moment it was
+    meant to run, so that a jitter never makes a call overdue."""
+    return None if call.at is None else now - call.at - due_jitter(schedule.name, call.at, schedule.jitter)
 
 
 def _expired(timing: Timing, state: State, now: int, call: Call) -> tuple[Skip, Call]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from ..kinds.forms import VIXIE_DAYS
+from ..kinds.forms import VIXIE_DAYS, timing_part
 from ..model import Schedule
 from ..database import operation
 from ..store.schedules import Seed, State, Undeclared
@@ -65,10 +65,10 @@ async def reconcile(tick: TickState, fingerprint: str) -> None:
         try:
             if state is None:
                 new.append(_seed(schedule, timing.first_due(tick.now)))
-            elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
-                was = state.form if state.removed_at is None else None
+            elif state.form != schedule.form or (state.removed_at is not None and timing.forgets_absence):
+                was = timing_part(state.form) if state.removed_at is None else None
                 changed.append((state, _seed(schedule, timing.rebased(state.due_at, tick.now, was))))
-                if was is None and state.form == timing.form:
+                if was is None and state.form == schedule.form:
                     missed += missed_while_gone(tick.now, timing, state)
             elif state.removed_at is not None:
                 again.append(name)
@@ -95,4 +95,4 @@ def missed_while_gone(now: int, timing: Timing, state: State) -> list[Undeclared
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:
-    return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
+    return Seed(schedule.name, schedule.timing.every_ms, schedule.form, due, schedule.jitter)
