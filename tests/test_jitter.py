@@ -191,3 +191,40 @@ def test_a_bad_jitter_is_refused_with_its_code(db, call, says):
     with pytest.raises(ScheduleError) as refused:
         run(call(Items(db, lambda: NINE)))
     assert refused.value.code == "schedule.jitter_invalid" and says in refused.value.message
+
+
+def test_a_tick_inside_the_window_before_any_offset_costs_what_a_nothing_due_tick_does(db):
+    from test_statements_per_tick import FIRST_READ
+
+    schedules = [hourly(name=f"s{k}") for k in range(100)]
+    ticks(db, schedules, NINE - 60 * MINUTE)
+    first = min(due_jitter(f"s{k}", NINE, JITTER) for k in range(100))
+    now = NINE + first - SECOND  # every row's nominal due time has come; none has run
+    ticks(db, schedules, now - MINUTE)
+    run(db.all("UPDATE tickwork_app SET housekeeping_done_at = ?1", (now,)))
+    before = db.statements_run, db.round_trips
+    [report] = ticks(db, schedules, now)
+    assert (db.statements_run - before[0], db.round_trips - before[1], report.runs) == (FIRST_READ, 1, [])
+
+
+def test_the_tick_finds_due_rows_through_the_index_of_the_moments_they_run(db):
+    from tickwork.store.schedules import SELECT_DUE
+
+    plan = " ".join(r["detail"] for r in run(db.all(f"EXPLAIN QUERY PLAN {SELECT_DUE}", (NINE, -1))))
+    assert "USING INDEX tickwork_schedules_by_due (runs_at<?)" in plan and "SCAN tickwork_schedules " not in plan
+
+
+def test_a_due_time_that_supersedes_a_pending_retry_still_waits_for_its_own_offset(db):
+    """Every 15m, retried after 10m, 20m: the third attempt for 09:00 would come after 09:15, so
+    09:15 supersedes it when the row is read; 09:15 itself runs at its jittered moment."""
+    from test_retries import Failing
+
+    from tickwork.model import Retry
+
+    action = Failing()
+    quarterly = Schedule("q", Every(15 * MINUTE), action, retry=Retry(3, 10 * MINUTE), jitter=JITTER)
+    ticks(db, [quarterly], NINE - 15 * MINUTE, *minutes_of_the_window(NINE, 30 * MINUTE))
+    at_1515 = [r for r in runs(db, "q") if r["due_at"] == NINE + 15 * MINUTE and r["attempt"] == 1]
+    assert (NINE, 3, "superseded") in [(r["due_at"], r["attempt"], r["code"]) for r in runs(db, "q")]
+    offset = due_jitter("q", NINE + 15 * MINUTE, JITTER)
+    assert [r["started_at"] for r in at_1515] == [NINE + 15 * MINUTE + -(-offset // MINUTE) * MINUTE]

@@ -56,7 +56,7 @@ def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock
                   f" for {iso(due)}")  # type: ignore[arg-type]  # a pending retry keeps its due time
         superseded = replace(_retried(schedule, state, now), reason=Code.SUPERSEDED, detail=detail, trace=None)
         following = _claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None), now, owing, clock,
-                           claims_moment)
+                           claims_moment) if _jitter_came(schedule, state.retry_next, now) else None
         return [superseded] + ([following] if following is not None else [])
     if state.lease_live(clock):
         return []  # a run by hand holds the lease: the retry waits for it
@@ -139,6 +139,12 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
     if timing.overdue is not None and late is not None and late > timing.overdue:
         return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
     return (None, None), call, following
+
+
+def _jitter_came(schedule: Schedule, due: int, now: int) -> bool:
+    """Whether a due time's jittered moment has come: one that supersedes a retry before it has
+    is left due (the skip moves the row to it), to run at that moment."""
+    return due + due_jitter(schedule.name, due, schedule.jitter) <= now
 
 
 def _late(schedule: Schedule, now: int, call: Call) -> int | None:
