@@ -47,3 +47,12 @@ def test_the_console_schedule_page_says_when_the_next_due_time_runs():
     ticks(db, [hourly()], NINE - 60 * MINUTE)
     page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=census", now=NINE - 10 * MINUTE))
     assert f"jitter due 2026-03-02 09:00 UTC, {runs_at_words()}" in page
+
+
+def test_schedules_and_why_say_the_timing_and_the_rule_with_the_jitter(app):
+    app.tick([hourly()], NINE - 60 * MINUTE)
+    _, listed, _ = app.run("schedules", now=NINE - 10 * MINUTE, json_=False)
+    assert "every hour, jitter 5 minutes" in listed
+    _, answer, _ = app.run("why", "census", now=NINE - 10 * MINUTE)
+    assert answer["rule"].endswith("; each due time runs an offset under 5 minutes after it, drawn from the schedule "
+                                   "and the due time (jitter)")

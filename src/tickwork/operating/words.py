@@ -3,6 +3,7 @@
 
 import json
 import re
+from dataclasses import replace
 
 from .. import times
 from ..json_values import BIDI_CONTROLS
@@ -125,6 +126,8 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    if read.jitter_ms:
+        return f"{timing(replace(read, jitter_ms=None).text, overdue_ms)}, jitter {span(read.jitter_ms)}"
     if read.kind == "every":
         text = span(read.every_ms)
         return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text)
@@ -207,6 +210,9 @@ def rule(form: str, state: dict, overdue: int | None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    if read.jitter_ms:
+        return (f"{rule(replace(read, jitter_ms=None).text, state, overdue)}; each due time runs an offset under "
+                f"{span(read.jitter_ms)} after it, drawn from the schedule and the due time (jitter)")
     if read.kind == "every":
         return (f"runs fall on a grid counted in UTC from the first tick that saw it "
                 f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
