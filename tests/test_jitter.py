@@ -136,6 +136,8 @@ def test_a_worker_killed_after_claiming_loses_its_runs_to_their_leases_and_no_du
     assert lost and all(r["code"] == "lease_expired" for r in lost)
     # the killed worker made its calls and died before their ends: no other tick made them again
     assert all(len(action.at) <= 1 for action in actions.values())
+    assert all(action.at == [NINE + -(-due_jitter(name, NINE, JITTER) // MINUTE) * MINUTE]
+               for name, action in actions.items() if action.at)
 
 
 def test_a_schedules_form_keeps_its_jitter_and_a_form_without_one_reads_as_before():
