@@ -15,30 +15,36 @@ from tickwork.schedule_store import ScheduleStore, out_of_date
 from tickwork.times import MINUTE, utc
 
 KEPT = Path(__file__).parent / "fixtures" / "release_0_1_0.sql"
+MIGRATIONS = Path(__file__).parents[1] / "migrations"
+RELEASED_AT = 23  # the release's last tickwork migration; the app's own (0100 on) it had applied
 LAPSED = utc("2026-03-02 09:20")  # the 09:01 run's lease lasted to 09:16
 
 
-MIGRATIONS = Path(__file__).parents[1] / "migrations"
+def kept_store(deployed: bool) -> SQLiteDatabase:
+    """The store as the release left it; `deployed`: with the tickwork migrations after the
+    release applied, as a deploy of today's tickwork applies them before its first tick."""
+    db = SQLiteDatabase()
+    db._conn.executescript(KEPT.read_text())
+    for script in sorted(MIGRATIONS.glob("*.sql")) if deployed else ():
+        if RELEASED_AT < int(script.name[:4]) < 100:
+            db._conn.executescript(script.read_text())
+    return db
 
 
 @pytest.fixture
 def kept():
-    """The store as the release left it."""
-    db = SQLiteDatabase()
-    db._conn.executescript(KEPT.read_text())
-    app.MADE.clear()
-    app.STILL_RUNNING = None
+    db = kept_store(deployed=False)
     yield db
     db.close()
 
 
 @pytest.fixture
-def store(kept):
-    """The kept store with tickwork's migrations after the release's applied, as a deploy does."""
-    for later in sorted(MIGRATIONS.glob("*.sql")):
-        if "0023" < later.name[:4] < "0100":
-            kept._conn.executescript(later.read_text())
-    return kept
+def store():
+    db = kept_store(deployed=True)
+    app.MADE.clear()
+    app.STILL_RUNNING = None
+    yield db
+    db.close()
 
 
 def ticked(db, now, queue=None):
@@ -56,7 +62,7 @@ def made_at(db, now):
 
 def test_the_kept_store_is_of_this_release_schema_with_every_kind_of_row_in_it(kept):
     store = kept
-    assert rows(store, "SELECT schema_version FROM tickwork_app") == [{"schema_version": 23}]
+    assert rows(store, "SELECT schema_version FROM tickwork_app") == [{"schema_version": RELEASED_AT}]
     kinds = {r["kind"] for r in rows(store, "SELECT substr(form, 1, instr(form, ' ') - 1) AS kind "
                                             "FROM tickwork_schedules")}
     assert kinds == {"every", "calendar", "pulse", "once"}
@@ -71,8 +77,8 @@ def test_the_kept_store_is_of_this_release_schema_with_every_kind_of_row_in_it(k
 
 def test_the_worker_of_today_takes_the_kept_store_once_the_migrations_after_the_release_are_applied(store):
     # The Worker reads the store's schema before its first tick and refuses every tick of a store
-    # behind it (invocation.schema_current), which tick() alone never reads. Once a later migration
-    # raises SCHEMA, this copy needs the migrations after the release's applied, as a deploy does.
+    # behind it (invocation.schema_current), which tick() alone never reads: the kept store is
+    # behind once a later migration raises SCHEMA, and current with the migrations a deploy applies.
     assert out_of_date(run(ScheduleStore(store).schema())) is None
 
 

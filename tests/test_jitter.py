@@ -2,7 +2,7 @@
 offset in [0, 5m) drawn from (schedule, nominal due time) by the retries' own draw (model.jitter_of),
 so every racing tick agrees; the run's record, `call.at` and ids keep the nominal moment; DST rules
 place the nominal moment; `overdue:` is measured from the nominal moment plus its offset. The tick
-still finds due rows by one indexed column (`runs_at`, migration 0031)."""
+still finds due rows by one indexed column (`runs_at`, migration 0028)."""
 
 import asyncio
 from pathlib import Path
@@ -47,7 +47,7 @@ def test_the_store_computes_the_moment_a_row_runs_as_python_draws_it():
                            (name, due, JITTER, seed_of(name))))
     kept = asyncio.run(db.all("SELECT name, due_at, runs_at FROM tickwork_schedules"))
     assert all(r["runs_at"] - r["due_at"] == due_jitter(r["name"], r["due_at"], JITTER) for r in kept)
-    migration = Path(__file__).parents[1] / "migrations" / "0031_jitter.sql"
+    migration = Path(__file__).parents[1] / "migrations" / "0028_jitter.sql"
     assert " ".join(DUE_JITTER_SQL.split()) in " ".join(migration.read_text().split())
 
 

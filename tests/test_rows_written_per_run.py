@@ -31,9 +31,10 @@ def written(db: SQLiteDatabase, sql: str) -> set[str]:
 
 def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by_tick_only():
     # The index by tick is opened, but takes an entry only for ids of no tick's form (migration 0017);
-    # the index of the last occurrence covered, only for records covering several (migration 0020).
+    # the index of the last occurrence covered, only for records covering several (migration 0020);
+    # the index of failed runs, only for a record that failed (migration 0024): a start is `running`.
     assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick",
-                                                    "tickwork_runs_by_last_covered"}
+                                                    "tickwork_runs_by_last_covered", "tickwork_runs_failed"}
 
 
 def entries(db: SQLiteDatabase, index: str) -> int:
@@ -65,8 +66,9 @@ def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go
 
 
 def test_a_run_end_writes_its_record_alone_and_gives_the_lease_back_with_no_write_of_the_state_row():
+    # The index of failed runs is opened, but takes an entry only for a run that failed (migration 0024).
     db = open_store()
-    assert written(db, RECORD_ENDS) == {"tickwork_runs"}
+    assert written(db, RECORD_ENDS) == {"tickwork_runs", "tickwork_runs_failed"}
 
 
 def test_a_lease_writes_the_state_row_and_its_entry_in_the_index_of_due_times_not_an_index_of_leases():

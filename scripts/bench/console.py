@@ -29,8 +29,9 @@ sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "src")]
 
 from tickwork.console.console_store import CHARTED, GRID_LOOKS, OVERVIEW_GRID, RUNS_BY_HOUR, ConsoleStore  # noqa: E402
 from tickwork.database import Database  # noqa: E402
-from tickwork.store.operator import OperatorStore  # noqa: E402
-from tickwork.times import DAY, HOUR, MINUTE, utc  # noqa: E402
+from tickwork.store.delivery_filters import EARLIEST, DeliveryFilter, filtered_deliveries  # noqa: E402
+from tickwork.store.run_filters import LATEST, RunFilter, filtered_runs  # noqa: E402
+from tickwork.times import DAY, HOUR, MINUTE, NEVER, utc  # noqa: E402
 from tickwork_cli import cli  # noqa: E402
 from tickwork_cli.local_d1 import database_file  # noqa: E402
 from tickwork_cli.wrangler_d1 import inline  # noqa: E402
@@ -137,8 +138,12 @@ PAGES = {
     "runs": lambda c: c.runs(None, NOW - DAY, None, None, 50),
     "runs?outcome=failed": lambda c: c.runs(None, NOW - DAY, "failed", None, 50),
     "runs?name=chore_*": lambda c: c.runs(None, 0, None, "chore_*", 50),
-    "deliveries": lambda c: OperatorStore(c.db).deliveries(False, 200),
-    "deliveries?all=1": lambda c: OperatorStore(c.db).deliveries(True, 200),
+    "runs?error=nobody (a window)": lambda c: filtered_runs(c.db, RunFilter(NOW - DAY, NEVER, error="nobody"),
+                                                             LATEST, 51),
+    "deliveries": lambda c: filtered_deliveries(c.db, DeliveryFilter(False), EARLIEST, 201),
+    "deliveries?all=1": lambda c: filtered_deliveries(c.db, DeliveryFilter(True), EARLIEST, 201),
+    "deliveries?all=1&queue=NOWHERE (a window)": lambda c: filtered_deliveries(
+        c.db, DeliveryFilter(True, queue="NOWHERE"), EARLIEST, 201),
     "log": lambda c: c.log(None, 50),
 }
 VERBS = [

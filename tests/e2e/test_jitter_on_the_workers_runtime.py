@@ -1,4 +1,4 @@
-"""Jitter on the Workers runtime (issue 25): D1 computes each row's `runs_at` (migration 0031's
+"""Jitter on the Workers runtime (issue 25): D1 computes each row's `runs_at` (migration 0028's
 generated column) as Python draws it; a jittered calendar runs once, at the first tick past its
 offset, for its nominal `call.at`; items handed over in bulk with `jitter=` each run once at theirs."""
 

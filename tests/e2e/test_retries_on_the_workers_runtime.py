@@ -59,3 +59,13 @@ def test_pauses_stop_growing_at_the_rules_ceiling(host):
         assert host.tick(due + minutes * MINUTE)["ok"]
     assert _attempts(host, id) == [(k + 1, "failed", "e2e_unavailable", "raised", m * MINUTE)
                                    for k, m in enumerate((0, 1, 3, 5, 7))]
+
+
+def test_d1_hashes_a_jitters_seed_as_python_does(host):
+    from tickwork.model import SEEDS_SQL, seed_of
+
+    names = ["report_eu_daily_x", "report_us_daily_x", "Zürich-täglich", "日次の請求", "unavailable@15db3840bb10e426"]
+    given = ", ".join(f"('{name}')" for name in names)
+    rows = host.d1(f"WITH RECURSIVE given(name) AS (VALUES {given}), {SEEDS_SQL.format(names='given')} "
+                   "SELECT name, seed FROM seeds")
+    assert {row["name"]: row["seed"] for row in rows} == {name: seed_of(name) for name in names}

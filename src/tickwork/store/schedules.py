@@ -21,7 +21,7 @@ ONE_OFF_DONE = "done"
 # still there, as only those can be made (a request left on a removed row is never read again).
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 # Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
-# Rows are found by `runs_at`, the due time delayed by the row's jitter (migration 0031).
+# Rows are found by `runs_at`, the due time delayed by the row's jitter (migration 0028).
 SELECT_DUE = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
     SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND runs_at <= ?1
@@ -48,7 +48,7 @@ WHERE removed_at IS NULL AND action IS NULL AND name NOT IN (SELECT value FROM j
 
 # Then, in one batch: new rows, changed forms rebased, returning rows declared again, and the
 # declared set sealed as reconciled. ?1 of SEED is a JSON list of [name, every_ms, form, due_at,
-# jitter_ms, jitter_seed] (migration 0031: a row's jitter moves the moment it runs, `runs_at`).
+# jitter_ms, jitter_seed] (migration 0028: a row's jitter moves the moment it runs, `runs_at`).
 SEED = """
 INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick, jitter_ms, jitter_seed)
 SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
@@ -148,10 +148,15 @@ class Handed:
 
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
-# from before (not even a run asked for by hand). One going on, or a one-off moment already made
-# (`done`), is left as it is: a hand-over retried after the call makes no second call. Its label,
-# no part of the id, is the one of the hand-over that wrote the row.
+# from before (not even a run asked for by hand, its calls counted or its links to a replace). One
+# going on, a one-off moment already made (`done`) or one that made its `times` calls is left as it
+# is: a hand-over retried after the calls makes no more. Its label, no part of the id, is the one of
+# the hand-over that wrote the row.
 HANDED = json_rows(*Handed.COLUMNS)
+ENDED_TO_COME_BACK = "('cancelled', 'expired', 'action_gone', 'replaced')"
+COMES_BACK = """due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
+    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label,
+    calls_made = NULL, replaced_by = NULL, replaces = excluded.replaces"""
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
@@ -160,9 +165,8 @@ INSERT INTO tickwork_schedules
 SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label, jitter_ms, jitter_seed
 FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
-SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label
-WHERE ended IN ('cancelled', 'expired', 'action_gone')
+SET {COMES_BACK}
+WHERE ended IN {ENDED_TO_COME_BACK}
 """
 
 # ?1 a JSON list of ids; the rows it returns are those it ended. (An operator's cancel is the same
@@ -207,7 +211,7 @@ class State:
     retry_due: int | None = None  # its call, and the next due time it put aside
     retry_call: Call = Call()
     retry_next: int | None = None
-    runs_at: int | None = None  # the due time its jitter delays it to (migration 0031)
+    runs_at: int | None = None  # the due time its jitter delays it to (migration 0028)
 
     @classmethod
     def from_row(cls, row: Row) -> "State":

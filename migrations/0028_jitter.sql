@@ -13,4 +13,4 @@ ALTER TABLE tickwork_schedules ADD COLUMN runs_at INTEGER GENERATED ALWAYS AS (
 -- The tick's one lookup of due rows, now by the moment they run.
 DROP INDEX tickwork_schedules_by_due;
 CREATE INDEX tickwork_schedules_by_due ON tickwork_schedules (runs_at) WHERE removed_at IS NULL;
-UPDATE tickwork_app SET schema_version = 31 WHERE id = 1;
+UPDATE tickwork_app SET schema_version = 28 WHERE id = 1;

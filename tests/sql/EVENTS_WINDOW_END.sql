@@ -1,0 +1,3 @@
+SELECT e.emitted_at FROM tickwork_events AS e INDEXED BY tickwork_events_by_emitted
+WHERE e.emitted_at >= ?1 AND e.emitted_at < ?2 AND e.emitted_at >= ?3
+ORDER BY e.emitted_at LIMIT 1 OFFSET CAST(?10 AS INTEGER) - 1

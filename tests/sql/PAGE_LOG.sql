@@ -1,0 +1,1 @@
+SELECT * FROM tickwork_operator_log WHERE delivery IN (SELECT id FROM ({page})) ORDER BY at DESC

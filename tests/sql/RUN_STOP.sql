@@ -1,0 +1,5 @@
+SELECT tick_at, id FROM (
+    SELECT * FROM (SELECT tick_at, id FROM ({new}) LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1)
+    UNION ALL
+    SELECT * FROM (SELECT tick_at, id FROM ({old}) LIMIT 1 OFFSET CAST(?5 AS INTEGER) - 1))
+ORDER BY tick_at DESC, id DESC LIMIT 1

@@ -1,0 +1,1 @@
+SELECT id, state FROM ({page}) WHERE {when} ORDER BY emitted_at, id LIMIT CAST(?13 AS INTEGER)
