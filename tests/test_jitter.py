@@ -182,6 +182,18 @@ def test_a_handed_over_jitter_runs_at_its_offset(db):
     assert record["due_at"] == NINE and record["started_at"] == NINE + -(-offset // MINUTE) * MINUTE
 
 
+def test_items_replace_and_replace_many_keep_the_jitter_they_are_given(db):
+    items = Items(db, lambda: NINE)
+    old, old_many = run(items.every(ping, {"n": 1}, "1h")), run(items.every(ping, {"n": 2}, "1h"))
+    one = run(items.replace(old, ping, {"n": 1}, every="1h", jitter="5m"))
+    [many] = run(items.replace_many([{"replaces": old_many, "action": ping, "input": {"n": 2}, "every": "1h",
+                                      "jitter": "5m"}])).ids
+    for id in (one, many):
+        kept = state(db, id)
+        assert kept.form.endswith(" jitter=300000")
+        assert kept.runs_at == kept.due_at + due_jitter(id, kept.due_at, JITTER) != kept.due_at
+
+
 @pytest.mark.parametrize("call, says", [
     (lambda items: items.every(ping, {}, "1h", jitter="1h"), "not shorter than the 3600s"),
     (lambda items: items.every(ping, {}, "1h", jitter="5x"), "not a duration"),
