@@ -56,3 +56,14 @@ def test_schedules_and_why_say_the_timing_and_the_rule_with_the_jitter(app):
     _, answer, _ = app.run("why", "census", now=NINE - 10 * MINUTE)
     assert answer["rule"].endswith("; each due time runs an offset under 5 minutes after it, drawn from the schedule "
                                    "and the due time (jitter)")
+
+
+def test_why_inside_the_window_before_the_offset_says_when_it_runs_not_that_the_next_tick_makes_it(app):
+    offset = due_jitter("census", NINE, JITTER)
+    assert offset > MINUTE
+    app.tick([hourly()], NINE - 60 * MINUTE, NINE)  # the tick at 09:00 finds it not yet due
+    _, answer, _ = app.run("why", "census", now=NINE + MINUTE // 2)
+    assert "due now" not in answer["next_due_why"]
+    assert "the first tick at or after" in answer["next_due_why"]
+    _, answer, _ = app.run("why", "census", now=NINE + offset)
+    assert answer["next_due_why"].endswith("; due now: the next tick makes it")

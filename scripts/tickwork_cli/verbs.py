@@ -311,6 +311,8 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     if _unreached(view, now, last_tick):
         reason += (f"; not reached: ticks stopped, the last tick was "
                    f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
+    elif due <= now < (held := (runs_at(view.name, view.form, due) if jittered else None) or due):
+        reason += f"; its jitter holds it: the first tick at or after {when(held)} makes it"
     elif due <= now:
         reason += "; due now: the next tick makes it"
     return reason
