@@ -40,6 +40,8 @@ ITEMS = {
                  "pause twice the one before", "schedule.retry_invalid"),
     "limit": Key("duration: s, m, h or d", "the run is stopped at D and recorded `deadline_exceeded`; at most "
                  "15m", "schedule.limit_invalid"),
+    "jitter": Key("duration: s, m, h or d", "each due time runs an offset in [0, D) after it, the same for every "
+                  "tick (`every:` and calendars; shorter than the time between due times)", "schedule.jitter_invalid"),
     "starts": Key("an ISO 8601 moment with its offset", "no call before it: the first due time is the first at "
                   "or after it", "schedule.starts_invalid"),
     "skip": Key("dates (YYYY-MM-DD) and names of lists, comma-separated", "days in the calendar's zone on which "

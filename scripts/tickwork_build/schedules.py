@@ -10,6 +10,7 @@ carries its documented code.
 
 import inspect
 import re
+import time
 from types import ModuleType
 from typing import Callable, Literal, Mapping
 
@@ -25,6 +26,8 @@ from tickwork.kinds.rules import (
     seconds_within_target, share_within_target, skip_dates_of, starts_of, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
+from tickwork.kinds.forms import timing_of
+from tickwork.kinds.jitter import jitter_ms, jitter_within
 
 from .declaration import Declaration, Item
 from .problems import Problem
@@ -131,6 +134,7 @@ CHECKS = {
     "cycle": _duration("schedule.cycle_invalid", "cycle", "300", True),
     "intervals": _intervals,
     "overlap": lambda text: overlap_of(_unquoted(text), f"`overlap: {shown(_unquoted(text))}`"),
+    "jitter": lambda text: jitter_ms(_unquoted(text), "`jitter:`"),  # `every:` and calendars (kinds.jitter)
 }
 
 def _retry(text: str, queues: bool) -> dict:
@@ -155,9 +159,9 @@ RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None}
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
 ITEMS = {
-    "schedule": {"every": REQUIRED, "overdue": None, "run": REQUIRED, **RUNS},
+    "schedule": {"every": REQUIRED, "overdue": None, "run": REQUIRED, **RUNS, "jitter": None},
     "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
-                 "skip": None, "run": REQUIRED, **RUNS},
+                 "skip": None, "run": REQUIRED, **RUNS, "jitter": None},
     "pulse": {"cycle": REQUIRED, "intervals": 1, "overdue": None, "run": REQUIRED, **RUNS},
 }
 
@@ -199,6 +203,7 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    jitter_ms: int | None = None  # `jitter: 5m`
     starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
     overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
     skip: dict[str, str] | None = None  # `skip: holidays, 2026-07-04`: each date, with the list it came from or ""
@@ -267,7 +272,7 @@ def validate_declaration(
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
                   limit_ms=values["limit"], starts_ms=values["starts"], overdue_ms=values["overdue"],
-                  overlap=values["overlap"],
+                  overlap=values["overlap"], jitter_ms=values.get("jitter"),
                   **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
@@ -296,6 +301,9 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
     if kind == "calendar" and "cron" in values:
         cron = values["cron"]
         checks.append(("cron", lambda: seconds_within_target(cron_fields(cron), "its")))
+    if values.get("jitter") and ("every" in values or "cron" in values):
+        jitter, entry = values["jitter"], _timing_entry(kind, values)
+        checks.append(("jitter", lambda: jitter_within(timing_of(entry), jitter, "`jitter:`", utc_now())))
     for key, check in checks:
         try:
             check()
@@ -303,6 +311,17 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
             line = written[key].line if key in written else declaration.line
             return [_problem(declaration, error.code, line, error.message, error.mend)]
     return []
+
+
+def _timing_entry(kind: str, values: dict) -> dict:
+    if kind == "schedule":
+        return {"kind": kind, "every_ms": values["every"]}
+    return {"kind": kind, "cron": values["cron"], "zone": values["zone"], "nonexistent": values["nonexistent"],
+            "repeated": values["repeated"], "overdue_ms": None}
+
+
+def utc_now() -> int:
+    return int(time.time() * 1000)
 
 
 def _problem(declaration: Declaration, code: str, line: int, message: str, mend: str) -> Problem:

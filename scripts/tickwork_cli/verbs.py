@@ -16,6 +16,7 @@ from tickwork.operating.words import asked_words as _asked_words
 from tickwork.operating.words import call_words as _call_words
 from tickwork.operating.words import clip as _clip
 from tickwork.operating.words import did as _did
+from tickwork.operating.jitter_words import history_note, jitter_note, runs_at
 from tickwork.operating.words import due_reason as _due_reason
 from tickwork.operating.words import events_of as _events
 from tickwork.operating.words import gap_words as _gap_words
@@ -259,6 +260,8 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
              + (f" since {when(since)}" if since is not None else "") + ", newest first"]
+    if history_note(name, state.get("form")):
+        lines.append(f"  {history_note(name, state.get('form'))}")
     if items:
         table = []
         for i, run in zip(items, runs, strict=True):
@@ -308,7 +311,8 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     if view.next_due is None:
         return "never: nothing is left to call"
     due = view.next_due  # past the calendar's skip dates, each said
-    reason = f"{when(due)} ({relative(due, now)}): {_due_reason(view.form, due, has_run)}"
+    jittered = jitter_note(view.name, view.form, due) if state.get("retry_attempt") is None else ""
+    reason = f"{when(due)} ({relative(due, now)}){jittered}: {_due_reason(view.form, due, has_run)}"
     if view.skipped:
         reason += f"; {', '.join(view.skipped)}"
     if state.get("retry_attempt") is not None:
@@ -316,6 +320,8 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     if _unreached(view, now, last_tick):
         reason += (f"; not reached: ticks stopped, the last tick was "
                    f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
+    elif due <= now < (held := (runs_at(view.name, view.form, due) if jittered else None) or due):
+        reason += f"; its jitter holds it: the first tick at or after {when(held)} makes it"
     elif due <= now:
         reason += "; due now: the next tick makes it"
     return reason
@@ -395,6 +401,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
     data = {
         "schedule": name, "declared": where, "rule": view.rule(state), "next_due": _instant(view.next_due, now),
         "next_due_why": _next_due_why(view, state, now, last is not None, last_tick),
+        "runs_at": _instant(runs_at(name, view.form, view.next_due), now) if view.next_due else None,
         "notes": _why_notes(view, now), "last_due": _instant(last_due, now), "last_due_what": what,
         "last_run": _run_item(last, now) if last else None, "paused": view.paused,
         "last_tick": _instant(last_tick, now),

@@ -113,7 +113,7 @@ class App:
         return tuple(
             Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
                      source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"),
-                     starts=entry.get("starts_ms"), overlap=entry.get("overlap"))
+                     starts=entry.get("starts_ms"), overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"))
             for entry, action in self._entries
         )
 

@@ -82,6 +82,10 @@ CODES: dict[str, Code] = {
         "build and run time", "`overlap:` is other than `skip` or `buffer`",
         "write `overlap: skip` (a due time the previous run still holds is skipped) or `overlap: buffer` (it "
         "waits for that run's end)"),
+    "schedule.jitter_invalid": Code(
+        "build and run time", "`jitter:` is not a duration of whole seconds (s, m, h or d), is not shorter than the "
+        "time between two due times, or is given to a kind that takes none (a pulse, a one-off moment)",
+        "write e.g. `jitter: 5m`, shorter than the schedule's interval"),
     "schedule.id_invalid": Code(
         "run time", "`items.cancel` was given something that is not the id of a schedule handed over",
         "cancel with the string `items.calendar`, `items.every` or `items.once` returned"),

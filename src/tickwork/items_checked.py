@@ -46,8 +46,10 @@ def _once(at: object) -> dict:
     return {"kind": "once", "at_ms": _moment("at", at)}
 
 
-def _described(item: object) -> tuple:
+def _described(item: object, now: int) -> tuple:
     """An item of `hand_over` as (action, input, entry, expires, label)."""
+    from .kinds.jitter import jittered_entry
+
     if not isinstance(item, dict):
         raise TypeError(f"items.hand_over takes dicts of a single call's arguments, not {type(item).__name__}")
     missing = [f"`{name}`" for name in ("action", "input") if name not in item]
@@ -55,6 +57,7 @@ def _described(item: object) -> tuple:
         raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
     item = dict(item)
     action, input, label = item.pop("action"), item.pop("input"), item.pop("label", None)
+    jitter = item.pop("jitter", None)
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
@@ -62,11 +65,13 @@ def _described(item: object) -> tuple:
     runs = _runs(item.get("retry"), item.get("limit"), item.get("overlap")) \
         | _span(item.get("starts"), item.get("times")) if timings != ["at"] else {}
     if timings == ["cron"]:
-        return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first", skip=None)) | runs, item.get("expires"), label
+        entry = _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift", repeated="first",
+                                   skip=None))
+        return action, input, jittered_entry(entry, jitter, now) | runs, item.get("expires"), label
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every", overdue=None)) | runs, item.get("expires"), label
-    return action, input, _once(**_taken(item, "at")), None, label
+        entry = _every_entry(**_taken(item, "every", overdue=None))
+        return action, input, jittered_entry(entry, jitter, now) | runs, item.get("expires"), label
+    return action, input, jittered_entry(_once(**_taken(item, "at")), jitter, now), None, label
 
 
 RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times", "overlap")  # beside a repeating timing's own arguments

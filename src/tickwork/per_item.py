@@ -47,9 +47,10 @@ from .items_checked import (  # noqa: F401  (the checks' names stay importable f
 )
 from .items_checked import _checked_cron, _choice, _cron, _every, _ms, _text, _zone  # noqa: F401
 from .json_values import ascii_json
-from .kinds.forms import timing_of
+from .kinds.forms import jittered_form, timing_of
+from .kinds.jitter import jittered_entry
 from .kinds.rules import comes_due
-from .model import Action
+from .model import Action, seed_of
 from .store.facade import ScheduleStore
 from .store.replaces import Replaces
 from .store.schedules import Handed
@@ -97,6 +98,7 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        jitter: str | int | None = None,
         starts: int | None = None,
         times: int | None = None,
         skip: Iterable | None = None,
@@ -108,17 +110,20 @@ class Items:
         `retry="3 after 1m"`, `limit="2m"` and `overlap="buffer"` as a declared schedule's (pauses
         of a minute or more). `label`, on every call here: whom or what it is for, shown to
         operators, no part of the id. `starts` (epoch ms): no call before it; `times`: it ends
-        after that many calls made."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated, skip) | _span(starts, times)
+        after that many calls made; `jitter="5m"` (here and for `every`) runs each due time up to
+        5m after it (kinds.jitter)."""
+        entry = jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
+        entry |= _span(starts, times)
         return await self._hand_over(action, input, entry | _runs(retry, limit, overlap), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
                     retry: str | None = None, limit: str | None = None, label: str | None = None,
                     starts: int | None = None, times: int | None = None, overdue: int | None = None,
-                    overlap: str | None = None) -> str:
+                    overlap: str | None = None, jitter: str | int | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now
         (or at `starts`, where given); `overdue` (ms) as a calendar's, counted from the grid time."""
-        entry = _every_entry(every, overdue) | _runs(retry, limit, overlap) | _span(starts, times)
+        entry = jittered_entry(_every_entry(every, overdue), jitter, self.now())
+        entry |= _runs(retry, limit, overlap) | _span(starts, times)
         return await self._hand_over(action, input, entry, expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
@@ -135,19 +140,21 @@ class Items:
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
                             label: Labels = None, starts: int | None = None, times: int | None = None,
-                            skip: Iterable | None = None, overlap: str | None = None) -> Bulk:
+                            skip: Iterable | None = None, overlap: str | None = None,
+                            jitter: str | int | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = (_calendar(cron, zone, overdue, nonexistent, repeated, skip) | _runs(retry, limit, overlap)
-                 | _span(starts, times))
+        entry = (jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
+                 | _runs(retry, limit, overlap) | _span(starts, times))
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
                          retry: str | None = None, limit: str | None = None, label: Labels = None,
                          starts: int | None = None, times: int | None = None, overdue: int | None = None,
-                         overlap: str | None = None) -> Bulk:
+                         overlap: str | None = None, jitter: str | int | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        entry = _every_entry(every, overdue) | _runs(retry, limit, overlap) | _span(starts, times)
+        entry = (jittered_entry(_every_entry(every, overdue), jitter, self.now()) | _runs(retry, limit, overlap)
+                 | _span(starts, times))
         return await self._each(action, inputs, entry, expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
@@ -164,7 +171,7 @@ class Items:
         found = []
         for k, item in enumerate(many):
             with _at_item(k, len(many)):
-                found.append(_described(item))
+                found.append(_described(item, self.now()))
         return await self._many(found, many)
 
     @operation("cancel")
@@ -226,7 +233,7 @@ class Items:
                                     "id it `replaces`")
                 item = dict(item)
                 old = _id(item.pop("replaces"))
-                action, input, entry, expires, label = _described(item)
+                action, input, entry, expires, label = _described(item, self.now())
                 id, row = _row(action, input, entry, expires, now, shared, label)
                 if id == old:
                     raise ScheduleError("item.replace_unchanged", f"the schedule replacing {old} is the same one",
@@ -301,12 +308,13 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
         calendar = entry["kind"] == "calendar"
         starts = entry.get("starts_ms")
         due = comes_due(found, now, f"`{entry['cron']}`", starts) if calendar else found.first_due_from(now, starts)
-        timing = shared[entry_text] = (found.form, found.every_ms, due)
+        timing = shared[entry_text] = (jittered_form(found.form, entry.get("jitter_ms")), found.every_ms, due)
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, Handed(name=id, action=key, timing=entry_text, input=body, form=form, every_ms=every_ms, due_at=due,
-                      expires_at=expires, tick=now, label=_label(label)).row()
+                      expires_at=expires, tick=now, label=_label(label), jitter_ms=entry.get("jitter_ms"),
+                      jitter_seed=seed_of(id) if entry.get("jitter_ms") else None).row()
 
 
 def _used_up(why: str) -> ScheduleError:

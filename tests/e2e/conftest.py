@@ -66,6 +66,12 @@ async def yearly_flaky():
     print(f"e2e: yearly_flaky succeeded for {call.at}")
 
 
+@calendar("0 6 2 1 *", jitter="5m")
+async def spread():
+    """Jittered: runs its offset after 06:00 on 2 January, for that nominal `call.at`."""
+    print(f"e2e: spread for {call.at}")
+
+
 async def refuses_for_good():
     """Handed over by POST /hand-over-retrying: a failure that will not heal, never retried."""
     raise ActionError("e2e_invalid", "the e2e action's input is invalid on purpose", retry=False)
@@ -350,6 +356,15 @@ class Default(Default):
             id = await items(APP, self.env).calendar(getattr(e2e, asked["action"]), {{}}, asked["cron"],
                                                      retry=asked["retry"])
             return _Response.json({{"id": id}}, status=201)
+        if request.method == "POST" and url.path == "/hand-over-jittered":
+            # {{"every", "jitter", "count"}}: `count` items of `remember` every `every`, jittered, in bulk.
+            from app.domains.e2e import remember
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            done = await items(APP, self.env).every_many(remember, [{{"order": k}} for k in range(asked["count"])],
+                                                         asked["every"], jitter=asked["jitter"])
+            return _Response.json({{"ids": done.ids}}, status=201)
         if request.method == "POST" and url.path in ("/replace", "/hand-over-every"):
             # {{"order", "every", "starts", "times"}} and, to replace, {{"old"}}: the order's schedule
             # every `every` ms from `starts`, `times` calls; a refusal answers its code.

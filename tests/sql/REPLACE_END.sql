@@ -1,5 +1,5 @@
 
-WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS action, json_extract(value, '$[2]') AS timing, json_extract(value, '$[3]') AS input, json_extract(value, '$[4]') AS form, json_extract(value, '$[5]') AS every_ms, json_extract(value, '$[6]') AS due_at, json_extract(value, '$[7]') AS expires_at, json_extract(value, '$[8]') AS tick, json_extract(value, '$[9]') AS label, json_extract(value, '$[10]') AS replaces FROM json_each(?1)), k AS (
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS action, json_extract(value, '$[2]') AS timing, json_extract(value, '$[3]') AS input, json_extract(value, '$[4]') AS form, json_extract(value, '$[5]') AS every_ms, json_extract(value, '$[6]') AS due_at, json_extract(value, '$[7]') AS expires_at, json_extract(value, '$[8]') AS tick, json_extract(value, '$[9]') AS label, json_extract(value, '$[10]') AS jitter_ms, json_extract(value, '$[11]') AS jitter_seed, json_extract(value, '$[12]') AS replaces FROM json_each(?1)), k AS (
     SELECT j.name, j.replaces,
            EXISTS (SELECT 1 FROM tickwork_schedules AS n WHERE n.name = j.name AND n.ended IS NULL) AS taken
     FROM j)

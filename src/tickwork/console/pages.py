@@ -7,6 +7,7 @@ from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
 from ..operating.end_words import links
+from ..operating.jitter_words import jitter_note
 from ..operating.words import when
 from . import charts, deploys
 from .console_store import CHARTED, COUNTED
@@ -217,6 +218,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
             said_.append(("why then", words.retry_words(state, view.attempts, dict(view.settings))))
         elif next_due:
             said_.append(("why then", words.due_reason(view.form, next_due[0], found.last is not None)))
+            if jitter_note(view.name, view.form, next_due[0]):
+                said_.append(("jitter", f"due {when(next_due[0])}{jitter_note(view.name, view.form, next_due[0])}"))
     if view.skips_due_times:
         said_.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
     if view.lease is not None:

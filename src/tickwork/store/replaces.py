@@ -15,9 +15,10 @@ REPLACING = json_rows(*Handed.COLUMNS, "replaces")
 REPLACE_HAND_OVER = f"""
 {REPLACING}
 INSERT INTO tickwork_schedules
-    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, replaces)
+    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, replaces,
+     jitter_ms, jitter_seed)
 SELECT j.name, j.action, j.timing, j.input, j.form, j.every_ms, j.due_at, j.expires_at, j.tick, j.tick,
-       IFNULL(j.label, o.label), j.replaces
+       IFNULL(j.label, o.label), j.replaces, j.jitter_ms, j.jitter_seed
 FROM j JOIN tickwork_schedules AS o ON o.name = j.replaces AND o.action IS NOT NULL AND o.ended IS NULL
 WHERE true
 ON CONFLICT (name) DO UPDATE

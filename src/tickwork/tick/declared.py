@@ -63,7 +63,8 @@ def described(schedule: Schedule) -> dict[str, Any]:
     # declared, as an older marker kept none; skip dates (up to 1,000) as a digest, compared only.
     skip = getattr(schedule.timing, "skip", ())
     parts = (("overdue", schedule.timing.overdue), ("skip", _digest(skip) if skip else None),
-             ("starts", schedule.starts), ("times", schedule.times))
+             ("starts", schedule.starts), ("times", schedule.times), ("overlap", schedule.overlap),
+             ("jitter", schedule.jitter))
     return kept | {key: value for key, value in parts if value is not None}
 
 

@@ -26,7 +26,7 @@ from dataclasses import replace
 from ..context import new_trace
 from .declared import coalescing_key
 from ..kinds import waits_while_held
-from ..model import Code, Schedule
+from ..model import Code, Schedule, due_jitter
 from ..store.claims import Claim
 from ..store.schedules import State
 from ..store.sql import run_id
@@ -59,7 +59,7 @@ def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock
                   f" for {iso(due)}")  # type: ignore[arg-type]  # a pending retry keeps its due time
         superseded = replace(_retried(schedule, state, now), reason=Code.SUPERSEDED, detail=detail, trace=None)
         following = _claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None), now, owing, clock,
-                           claims_moment)
+                           claims_moment) if _jitter_came(schedule, state.retry_next, now) else None
         return [superseded] + ([following] if following is not None else [])
     if state.lease_live(clock):
         return []  # a run by hand holds the lease: the retry waits for it
@@ -151,10 +151,22 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
     skipped = None if call.at is None else timing.skipped_on(call.at)
     if skipped is not None:  # decided from the timing alone: no statement asks
         return (Code.SKIP_DATE, skipped), call, following
-    late = now - (timing.slot(state.due_at, now) if call.at is None else call.at)
+    late = now - timing.slot(state.due_at, now) if call.at is None else _late(schedule, now, call.at)
     if timing.overdue is not None and late > timing.overdue:
         return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
     return (None, None), call, following
+
+
+def _jitter_came(schedule: Schedule, due: int, now: int) -> bool:
+    """Whether a due time's jittered moment has come: one that supersedes a retry before it has
+    is left due (the skip moves the row to it), to run at that moment."""
+    return due + due_jitter(schedule.name, due, schedule.jitter) <= now
+
+
+def _late(schedule: Schedule, now: int, at: int) -> int:
+    """How late a call is: from its moment delayed by the schedule's jitter, the moment it was
+    meant to run, so that a jitter never makes a call overdue."""
+    return now - at - due_jitter(schedule.name, at, schedule.jitter)
 
 
 def _expired(timing: Timing, state: State, now: int, call: Call) -> tuple[Skip, Call]:

@@ -9,7 +9,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 from dataclasses import replace
 
-from ..kinds.forms import VIXIE_DAYS
+from ..kinds.forms import VIXIE_DAYS, timing_part
 from ..model import Schedule
 from ..database import operation
 from ..store.schedules import Seed, State, Undeclared
@@ -74,13 +74,13 @@ async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = Tru
         try:
             if state is None:
                 new.append(_seed(schedule, timing.first_due_from(tick.now, schedule.starts)))
-            elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
-                was = state.form if state.removed_at is None else None
+            elif state.form != schedule.form or (state.removed_at is not None and timing.forgets_absence):
+                was = timing_part(state.form) if state.removed_at is None else None
                 rebased = timing.rebased(state.due_at, tick.now, was)
                 if schedule.starts is not None and rebased < schedule.starts:  # no call before its start
                     rebased = timing.first_due_from(tick.now, schedule.starts)
                 changed.append((state, _seed(schedule, rebased)))
-                if was is None and state.form == timing.form:
+                if was is None and state.form == schedule.form:
                     missed += missed_while_gone(tick.now, timing, state)
             elif _before_its_start(schedule, state, tick.now):
                 changed.append((state, _seed(schedule, timing.first_due_from(tick.now, schedule.starts))))
@@ -129,4 +129,4 @@ def _before_its_start(schedule: Schedule, state: State, now: int) -> bool:
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:
-    return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
+    return Seed(schedule.name, schedule.timing.every_ms, schedule.form, due, schedule.jitter)
