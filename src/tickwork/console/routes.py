@@ -172,8 +172,7 @@ async def _runs(db, app, frame, query):
     runs = filters.run_filter(query, frame.now)
     found = await filtered_runs(db, runs, _keys(query, "before", int, str) or LATEST, PAGE + 1)
     shown = filters.shown(query, filters.RUN_KEYS)
-    return 200, runs_page.runs(frame, found.rows[:PAGE], len(found.rows) > PAGE, shown, found.stop,
-                               _done(query, "retried", runs_page.RETRIED))
+    return 200, runs_page.runs(frame, found.rows[:PAGE], len(found.rows) > PAGE, shown, found.stop)
 
 
 async def _deliveries(db, app, frame, query):
@@ -181,20 +180,9 @@ async def _deliveries(db, app, frame, query):
     found = await filtered_deliveries(db, deliveries, _keys(query, "after", int, str) or (-1.0, ""), DELIVERIES + 1)
     shown = filters.shown(query, filters.DELIVERY_KEYS)
     back = frame.href("/deliveries", **{**shown, "after": query.get("after") or None})
-    notice = _done(query, "dismissed", deliveries_page.DONE) or _done(query, "cancelled", deliveries_page.DONE)
     on = {**shown, "after": query["after"]} if query.get("after") else shown  # the page a bulk form takes from
     return 200, deliveries_page.deliveries(frame, found.rows[:DELIVERIES], found.log, on, back,
-                                           len(found.rows) > DELIVERIES, found.stop, notice)
-
-
-def _done(query: dict, name: str, said: str) -> str:
-    """What the bulk change the page was redirected from did, as the redirect's count says."""
-    count = query.get(name)
-    if count is None:
-        return ""
-    if not CURSOR_TIME.fullmatch(count):
-        raise Unwritten(name, count, "a count")
-    return said.format(n=int(count), done=name)
+                                           len(found.rows) > DELIVERIES, found.stop)
 
 
 async def _run(db, app, frame, query):
@@ -265,7 +253,7 @@ async def _act(db, frame, route, form, app=None) -> Response:
             bulk = await bulk_actions.act(db, frame, route, form, back)
         except filters.Refused as refused:
             return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
-        return respond(bulk.status, bulk.body, **({"location": bulk.location} if bulk.location else {}))
+        return see_other(frame, back, bulk.said) if bulk.said is not None else respond(bulk.status, bulk.body)
     if route == "/schedule/backfill":
         return await _backfill(db, frame, form, back, app)
     if route == "/backfill/cancel":
