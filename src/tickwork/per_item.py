@@ -42,6 +42,7 @@ from .app import action_key, action_of
 from .database import FREE_QUERIES, PAID_QUERIES, Database, operation, past_the_cap
 from .json_values import BIDI_CONTROLS, NotJSON, ascii_json, is_text, json_text
 from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
+from .kinds.concurrency import entry_of as _limited, limit_columns
 from .kinds.forms import timing_of
 from .kinds.rules import (
     choice_checked, comes_due, every_within_target, seconds_within_target, within_bounds, zone_checked,
@@ -96,22 +97,27 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        concurrency: tuple[str, int] | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`; `overdue` (ms) bounds how late a call may be; `expires` (epoch ms) ends it.
         `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
-        `label`, on every call here: whom or what it is for, shown to operators, no part of the id."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated)
+        `label`, on every call here: whom or what it is for, shown to operators, no part of the id;
+        `concurrency=("api:acme", 4)`: at most 4 runs of that key at once (kinds.concurrency)."""
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _limited(concurrency)
         return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
-                    retry: str | None = None, limit: str | None = None, label: str | None = None) -> str:
+                    retry: str | None = None, limit: str | None = None, label: str | None = None,
+                    concurrency: tuple[str, int] | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now."""
-        return await self._hand_over(action, input, _every_entry(every) | _runs(retry, limit), expires, label)
+        entry = _every_entry(every) | _runs(retry, limit) | _limited(concurrency)
+        return await self._hand_over(action, input, entry, expires, label)
 
-    async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
+    async def once(self, action: Action, input: object, at: int, *, label: str | None = None,
+                   concurrency: tuple[str, int] | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
-        return await self._hand_over(action, input, _once(at), None, label)
+        return await self._hand_over(action, input, _once(at) | _limited(concurrency), None, label)
 
     @operation("cancel")
     async def cancel(self, id: str) -> bool:
@@ -122,25 +128,28 @@ class Items:
     async def calendar_many(self, action: Action, inputs: Iterable, cron: str, *, zone: str = "UTC",
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
-                            label: Labels = None) -> Bulk:
+                            label: Labels = None, concurrency: tuple[str, int] | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit)
+        entry = _calendar(cron, zone, overdue, nonexistent, repeated) | _runs(retry, limit) | _limited(concurrency)
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
-                         retry: str | None = None, limit: str | None = None, label: Labels = None) -> Bulk:
+                         retry: str | None = None, limit: str | None = None, label: Labels = None,
+                         concurrency: tuple[str, int] | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _every_entry(every) | _runs(retry, limit), expires, label)
+        entry = _every_entry(every) | _runs(retry, limit) | _limited(concurrency)
+        return await self._each(action, inputs, entry, expires, label)
 
-    async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
+    async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None,
+                        concurrency: tuple[str, int] | None = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _once(at), None, label)
+        return await self._each(action, inputs, _once(at) | _limited(concurrency), None, label)
 
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`),
-        `every` or `at`; `expires`, `retry` and `limit` for `cron` and `every`; `label` for any.
+        `every` or `at`; `expires`, `retry`, `limit` for `cron` and `every`; `label`, `concurrency` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []
@@ -226,7 +235,7 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, Handed(name=id, action=key, timing=entry_text, input=body, form=form, every_ms=every_ms, due_at=due,
-                      expires_at=expires, tick=now, label=_label(label)).row()
+                      expires_at=expires, tick=now, label=_label(label), **limit_columns(entry)).row()
 
 
 def _used_up(why: str) -> ScheduleError:
@@ -271,6 +280,7 @@ def _described(item: object) -> tuple:
         raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
     item = dict(item)
     action, input, label = item.pop("action"), item.pop("input"), item.pop("label", None)
+    limited = _limited(item.pop("concurrency", None))
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
@@ -278,10 +288,10 @@ def _described(item: object) -> tuple:
     runs = _runs(item.get("retry"), item.get("limit")) if timings != ["at"] else {}
     if timings == ["cron"]:
         return action, input, _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift",
-                                                 repeated="first")) | runs, item.get("expires"), label
+                                                 repeated="first")) | runs | limited, item.get("expires"), label
     if timings == ["every"]:
-        return action, input, _every_entry(**_taken(item, "every")) | runs, item.get("expires"), label
-    return action, input, _once(**_taken(item, "at")), None, label
+        return action, input, _every_entry(**_taken(item, "every")) | runs | limited, item.get("expires"), label
+    return action, input, _once(**_taken(item, "at")) | limited, None, label
 
 
 RUN_OPTIONS = ("expires", "retry", "limit")  # beside a repeating timing's own arguments
