@@ -181,3 +181,17 @@ def test_every_form_keeps_the_key_on_the_row_and_one_without_keeps_its_id(db):
     assert (rows[keyed]["concurrency_key"], rows[keyed]["concurrency_limit"]) == ("api:acme", 4)
     assert rows[bulk[0]]["concurrency_key"] == "api:acme"
     assert runs(db, plain) == []
+
+
+def test_why_says_a_schedule_waits_owed_while_its_keys_runs_fill_the_limit(app):
+    ids = owed(app.db, 6, limit=4)
+    with pytest.raises(Killed):  # 4 runs left under way, their leases held to 09:16 or so
+        run(tick_on(KilledAfter(app.db, lambda c: RECORD_STARTS in c.sqls), NINE))
+    [waiting] = [r["name"] for r in app.rows("SELECT name FROM tickwork_schedules WHERE due_at = ?1 LIMIT 1", NINE)]
+    assert waiting in ids
+    _, answer, _ = app.run("why", waiting, now=NINE + MINUTE)
+    assert answer["next_due_why"].endswith("; waiting: 4 of 4 runs of api:acme under way; owed, a tick after one of "
+                                           "them ends makes it")
+    assert answer["rule"].endswith("; at most 4 runs at once of `api:acme` (`concurrency`)")
+    _, answer, _ = app.run("why", waiting, now=NINE + HOUR)  # their leases lapsed: nothing under way
+    assert answer["next_due_why"].endswith("; due now: the next tick makes it")

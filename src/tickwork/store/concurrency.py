@@ -7,6 +7,7 @@ owed, and a later tick claims it in due order. A run under way is one whose reco
 within its lease (the lease's own test, leases.LEASE_OPEN, and its time): a run whose ticker was
 killed holds its slot only until its lease lapses."""
 
+from ..database import Database
 from .claims import ENDING_ONE_OFFS, TAKEABLE, _take_leases
 from .leases import LEASE_OPEN
 
@@ -41,3 +42,17 @@ allowed AS MATERIALIZED (
 TAKE_LEASES_LIMITED = _take_leases(within=_within("?3"))
 # As claims.TAKE_LEASES_ENDING, for a chunk with a keyed one-off moment: ?3 the tick, ?4 the clock.
 TAKE_LEASES_LIMITED_ENDING = _take_leases(ENDING_ONE_OFFS, _within("?4"))
+
+
+# `why` of a schedule naming a key: the key's runs under way at ?2 (the operator's clock), along the
+# index the claim counts by; only read for a row that names one.
+UNDER_WAY = f"""
+SELECT COUNT(*) AS under_way FROM tickwork_schedules AS o INDEXED BY tickwork_schedules_by_concurrency
+WHERE o.concurrency_key = ?1 AND o.lease_until > ?2 AND {LEASE_OPEN.replace("s.lease_run", "o.lease_run")}
+"""
+
+
+async def under_way(db: Database, key: str, now: int) -> int:
+    """How many runs of the schedules naming `key` are under way at `now`."""
+    rows = await db.all(UNDER_WAY, (key, now))
+    return int(rows[0]["under_way"]) if rows else 0
