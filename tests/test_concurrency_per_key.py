@@ -195,3 +195,19 @@ def test_why_says_a_schedule_waits_owed_while_its_keys_runs_fill_the_limit(app):
     assert answer["rule"].endswith("; at most 4 runs at once of `api:acme` (`concurrency`)")
     _, answer, _ = app.run("why", waiting, now=NINE + HOUR)  # their leases lapsed: nothing under way
     assert answer["next_due_why"].endswith("; due now: the next tick makes it")
+
+
+def test_the_console_shows_a_schedules_limit_and_that_it_waits_owed_while_its_keys_runs_fill_it(db):
+    from console_fixtures import PREFIX, ask
+    from test_the_console_pages import shown
+
+    ids = owed(db, 6, limit=4)
+    with pytest.raises(Killed):
+        run(tick_on(KilledAfter(db, lambda c: RECORD_STARTS in c.sqls), NINE))
+    [waiting] = [r["name"] for r in run(db.all("SELECT name FROM tickwork_schedules WHERE due_at = ?1 LIMIT 1",
+                                               (NINE,)))]
+    page = shown(ask(db, "GET", f"{PREFIX}/schedule?name={waiting}", now=NINE + MINUTE))
+    assert waiting in ids and "concurrency at most 4 runs at once of `api:acme` (`concurrency`)" in page
+    assert "waiting waiting: 4 of 4 runs of api:acme under way; owed, a tick after one of them ends makes it" in page
+    later = shown(ask(db, "GET", f"{PREFIX}/schedule?name={waiting}", now=NINE + HOUR))
+    assert "under way" not in later

@@ -51,6 +51,11 @@ SELECT COUNT(*) AS under_way FROM tickwork_schedules AS o INDEXED BY tickwork_sc
 WHERE o.concurrency_key = ?1 AND o.lease_until > ?2 AND {LEASE_OPEN.replace("s.lease_run", "o.lease_run")}
 """
 
+# The same for the console's page of one schedule, by its name, in the page's batch: a row naming
+# no key matches nothing (= NULL), so it costs that page one lookup of the row and nothing more.
+UNDER_WAY_OF = UNDER_WAY.replace("o.concurrency_key = ?1",
+                                 "o.concurrency_key = (SELECT concurrency_key FROM tickwork_schedules WHERE name = ?1)")
+
 
 async def under_way(db: Database, key: str, now: int) -> int:
     """How many runs of the schedules naming `key` are under way at `now`."""
