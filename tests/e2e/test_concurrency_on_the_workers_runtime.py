@@ -43,3 +43,11 @@ def test_eight_ticks_racing_over_a_keyed_backlog_make_each_call_exactly_once(hos
         assert all(answer["ok"] for answer in answers), answers
         assert sum(len(answer["runs"]) for answer in answers) <= 40
     assert made(host) == [{"outcome": "succeeded", "n": 40, "schedules": 40}]
+
+
+def test_the_console_on_the_worker_says_a_schedules_limit(host):
+    from conftest import E2E_CONSOLE_TOKEN
+
+    [id] = hand_over(host, 1)
+    page = host.fetch(f"/ops/schedule?name={id}", headers={"authorization": f"Bearer {E2E_CONSOLE_TOKEN}"})
+    assert page.status == 200 and "at most 4 runs at once of `api:acme` (`concurrency`)" in page.text
