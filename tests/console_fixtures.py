@@ -86,6 +86,14 @@ def post(db, path: str, fields: dict, access=LOCAL, now: int = NOW, headers: dic
                {**fields, "csrf": token})
 
 
+def said_of(answer) -> str:
+    """What a change said, as its 303 See Other carries it to the page it goes back to (`said=`)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    assert answer.status == 303, (answer.status, answer.body)
+    return parse_qs(urlsplit(answer.headers["location"]).query)["said"][0]
+
+
 def paused(db, name: str) -> bool:
     return bool(run(db.all("SELECT paused FROM tickwork_schedules WHERE name = ?1", (name,)))[0]["paused"])
 

@@ -16,32 +16,35 @@ from tickwork.times import MINUTE, utc
 
 KEPT = Path(__file__).parent / "fixtures" / "release_0_1_0.sql"
 MIGRATIONS = Path(__file__).parents[1] / "migrations"
-AFTER_THE_RELEASE = "0024"  # the release's store is at schema 23
+RELEASED_AT = 23  # the release's last tickwork migration; the app's own (0100 on) it had applied
 LAPSED = utc("2026-03-02 09:20")  # the 09:01 run's lease lasted to 09:16
+
+
+def kept_store(deployed: bool) -> SQLiteDatabase:
+    """The store as the release left it; `deployed`: with the tickwork migrations after the
+    release applied, as a deploy of today's tickwork applies them before its first tick."""
+    db = SQLiteDatabase()
+    db._conn.executescript(KEPT.read_text())
+    for script in sorted(MIGRATIONS.glob("*.sql")) if deployed else ():
+        if RELEASED_AT < int(script.name[:4]) < 100:
+            db._conn.executescript(script.read_text())
+    return db
 
 
 @pytest.fixture
 def kept():
-    db = SQLiteDatabase()
-    db._conn.executescript(KEPT.read_text())
-    app.MADE.clear()
-    app.STILL_RUNNING = None
+    db = kept_store(deployed=False)
     yield db
     db.close()
 
 
 @pytest.fixture
-def store(kept):
-    """The kept store once a deploy of today applied the migrations after the release (0033 adds
-    the columns of concurrency per key, which the tick reads): the Worker ticks no store behind."""
-    migrated(kept)
-    return kept
-
-
-def migrated(store):
-    for later in sorted(MIGRATIONS.glob("00*.sql")):  # tickwork's own, not the example app's
-        if later.name >= AFTER_THE_RELEASE:
-            store._conn.executescript(later.read_text())
+def store():
+    db = kept_store(deployed=True)
+    app.MADE.clear()
+    app.STILL_RUNNING = None
+    yield db
+    db.close()
 
 
 def ticked(db, now, queue=None):
@@ -59,7 +62,7 @@ def made_at(db, now):
 
 def test_the_kept_store_is_of_this_release_schema_with_every_kind_of_row_in_it(kept):
     store = kept
-    assert rows(store, "SELECT schema_version FROM tickwork_app") == [{"schema_version": 23}]
+    assert rows(store, "SELECT schema_version FROM tickwork_app") == [{"schema_version": RELEASED_AT}]
     kinds = {r["kind"] for r in rows(store, "SELECT substr(form, 1, instr(form, ' ') - 1) AS kind "
                                             "FROM tickwork_schedules")}
     assert kinds == {"every", "calendar", "pulse", "once"}
@@ -72,12 +75,11 @@ def test_the_kept_store_is_of_this_release_schema_with_every_kind_of_row_in_it(k
     assert states == {"succeeded", "outcome_unknown"}
 
 
-def test_the_worker_of_today_takes_the_kept_store_without_a_migration(kept):
+def test_the_worker_of_today_takes_the_kept_store_once_the_migrations_after_the_release_are_applied(store):
     # The Worker reads the store's schema before its first tick and refuses every tick of a store
-    # behind it (invocation.schema_current), which tick() alone never reads. Once a later migration
-    # raises SCHEMA, this copy needs the migrations after the release's applied, as a deploy does.
-    migrated(kept)
-    assert out_of_date(run(ScheduleStore(kept).schema())) is None
+    # behind it (invocation.schema_current), which tick() alone never reads: the kept store is
+    # behind once a later migration raises SCHEMA, and current with the migrations a deploy applies.
+    assert out_of_date(run(ScheduleStore(store).schema())) is None
 
 
 def test_a_tick_on_the_kept_store_makes_the_due_runs_the_retry_and_the_backfill_without_error(store):

@@ -76,7 +76,7 @@ def test_a_lease_writes_the_state_row_and_its_entry_in_the_index_of_due_times_no
     indexes = {name for (name,) in db._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "tickwork_schedules_by_lease" not in indexes
     # The index of leases by concurrency key is opened, but takes an entry only for a row naming a
-    # key (migration 0033): a lease of a row without one writes none.
+    # key (migration 0029): a lease of a row without one writes none.
     assert written(db, TAKE_LEASES) - {"tickwork_schedules_by_hand"} == {
         "tickwork_schedules", "tickwork_schedules_by_due", "tickwork_schedules_by_concurrency"}
     ticks(db, [every(15)], NINE, NINE + 15 * MINUTE)

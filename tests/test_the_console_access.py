@@ -75,7 +75,7 @@ def test_a_change_through_access_is_logged_with_the_identity_s_email(db):
     headers = {"cf-access-jwt-assertion": TEAM_KEY.jwt()}
     answer = post(db, f"{PREFIX}/schedule/pause", {"name": "census"}, access_of(CPythonVerifier(TEAM_KEY)),
                   headers=headers)
-    assert answer.status == 200
+    assert answer.status == 303
     assert logged(db) == [("ada@acme.example", "pause", "census")]
 
 
@@ -250,4 +250,4 @@ def test_a_form_within_the_console_s_few_kb_is_read_through_the_host_s_reader(db
     token = csrf_of(ask(db, "GET", f"{PREFIX}/schedule?name=census", token_access(), headers=bearer(TOKEN)).body)
     answer, asked = reading(db, token_access(), bearer(TOKEN), urlencode({"name": "census", "csrf": token}).encode())
 
-    assert answer.status == 200 and paused(db, "census")
+    assert answer.status == 303 and paused(db, "census")

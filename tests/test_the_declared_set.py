@@ -26,7 +26,7 @@ class CountedEvery(Every):
 
 def counted(count: int) -> tuple[list, list[Schedule]]:
     reads: list = []
-    return reads, [Schedule(f"hourly_{k}", CountedEvery(60 * MINUTE, reads), Calls()) for k in range(count)]
+    return reads, [Schedule(f"hourly_{k}", CountedEvery(60 * MINUTE, reads=reads), Calls()) for k in range(count)]
 
 
 def test_ticks_with_one_declared_set_read_each_schedules_form_once(db):

@@ -18,13 +18,10 @@ from tickwork.timing import Call, Owing
 NINE = utc("2026-03-02 09:00")
 MONDAY_NINE = calendar("0 9 * * 1")  # 2026-03-02 is a Monday
 LATE_CALENDAR = calendar("0 9 * * 1", overdue=5 * MINUTE)
+HOLIDAY = replace(LATE_CALENDAR, timing=replace(LATE_CALENDAR.timing, skip=(("2026-03-02", "holidays"),)))
 CENSUS = every(15)
 GONE = replace(CENSUS, action=None)
 RETRIED = replace(CENSUS, retry=Retry(3, MINUTE))
-
-
-class Overdue(Every):
-    overdue = MINUTE
 
 
 def row(due_at=NINE, form="every 900000", paused=False, lease_run=None, lease_until=None, **fields):
@@ -66,6 +63,18 @@ RULES = [
     ("a call as late as its overdue rule allows runs",
      LATE_CALENDAR, row(form=LATE_CALENDAR.timing.form), NINE + 5 * MINUTE, False,
      [(None, NINE, utc("2026-03-09 09:00"), 1, None, None)]),
+    ("an every call later than its overdue rule allows after its grid time is skipped overdue",
+     replace(CENSUS, timing=Every(15 * MINUTE, overdue=5 * MINUTE)), row(), NINE + 6 * MINUTE, False,
+     [(Code.OVERDUE, NINE, NINE + 15 * MINUTE, 1, None, None)]),
+    ("an every call within its overdue rule runs",
+     replace(CENSUS, timing=Every(15 * MINUTE, overdue=5 * MINUTE)), row(), NINE + 5 * MINUTE, False,
+     [(None, NINE, NINE + 15 * MINUTE, 1, None, None)]),
+    ("a calendar's call on one of its skip dates is skipped skip_date, not overdue: it was never owed",
+     HOLIDAY, row(form=HOLIDAY.timing.form), NINE + 6 * MINUTE, False,
+     [(Code.SKIP_DATE, NINE, utc("2026-03-09 09:00"), 1, None, None)]),
+    ("a paused calendar on a skip date is skipped paused",
+     HOLIDAY, row(form=HOLIDAY.timing.form, paused=True), NINE, False,
+     [(Code.PAUSED, NINE, utc("2026-03-09 09:00"), 1, None, None)]),
     ("calendars sharing an action claim their moment",
      MONDAY_NINE, row(form=MONDAY_NINE.timing.form), NINE, True,
      [(None, NINE, utc("2026-03-09 09:00"), 1, None, coalescing_key(MONDAY_NINE))]),
@@ -80,7 +89,7 @@ RULES = [
      CENSUS, handed(expires_at=NINE + MINUTE, due_at=NINE), NINE + 20 * MINUTE, False,
      [(None, NINE, NEVER, 1, None, None)]),
     ("a call owed from before the expiry but later than overdue allows ends expired",
-     replace(CENSUS, timing=Overdue(15 * MINUTE)), handed(expires_at=NINE + MINUTE),
+     replace(CENSUS, timing=Every(15 * MINUTE, overdue=MINUTE)), handed(expires_at=NINE + MINUTE),
      NINE + 20 * MINUTE, False, [(Code.EXPIRED, NINE, NEVER, 1, None, None)]),
     ("a run asked for by hand ahead of the due time runs now, moving no grid",
      CENSUS, row(due_at=NINE + 5 * MINUTE, run_requested_at=NINE - MINUTE), NINE, False,

@@ -8,6 +8,7 @@ from tickwork.times import DAY, LONGEST, duration_ms
 
 from .collect import collect
 from .console import check_console
+from .dates import named_lists
 from .declaration import NAME, Declaration
 from .migrations import schema_of
 from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
@@ -45,6 +46,8 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
         problems += [problem for schema in where.schemas.values() for problem in schema.problems]
     specs: list[Spec] = []
     seen: dict[str, Declaration] = {}
+    dates, trouble = named_lists(project.dates, (project.root / "pyproject.toml").read_text(encoding="utf-8"))
+    problems += trouble
     for declaration in declarations:
         if declaration.kind == "purge":
             spec, trouble = validate_purge(declaration, where)
@@ -52,7 +55,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
         else:
             spec, trouble = validate_declaration(
                 declaration, modules.get(declaration.module), project.domain_module(declaration.domain),
-                bool(queues.bound or queues.producers or queues.consumers),
+                bool(queues.bound or queues.producers or queues.consumers), dates,
             )
             name = declaration.name if NAME.fullmatch(declaration.name) else None  # a bad name is reported as such
         if name in seen:

@@ -5,15 +5,20 @@ prefix the Worker's fetch serves it under, and how operators get in, one way or 
     console_aud = "4714c1358e65fe4b..."  # the Access application's AUD tag
     console_token = "CONSOLE_TOKEN"     # a Worker secret (`wrangler secret put CONSOLE_TOKEN`)
 
+and, optionally, its address as operators reach it, which the alerts link a run's page from:
+
+    console_url = "https://ops.example.com/ops"   # https, ending with the prefix
+
 Every problem is `settings.console_invalid`, at the line that writes the key."""
 
 import re
+from urllib.parse import urlsplit
 
 from .problems import Problem
 from .project import Project
 from .settings import PYPROJECT, _shown, line_of
 
-KEYS = ("console", "console_team", "console_aud", "console_token")
+KEYS = ("console", "console_team", "console_aud", "console_token", "console_url")
 PREFIX = re.compile(r"(/[A-Za-z0-9._~-]+)+")
 TEAM = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 AUD = re.compile(r"[A-Za-z0-9]{16,128}")
@@ -66,6 +71,12 @@ def check_console(project: Project) -> tuple[dict | None, list[Problem]]:
         problem("console", "the console lets no one in: neither Cloudflare Access nor a token is set",
                 'set `console_team` and `console_aud` for Cloudflare Access, or `console_token = "CONSOLE_TOKEN"` '
                 "naming a Worker secret")
+    if "console_url" in written and isinstance(prefix, str):
+        wrong = _address_wrong(written["console_url"], prefix)
+        if wrong:
+            problem("console_url", f"`console_url = {_shown(written['console_url'])}` {wrong}",
+                    f'write the address operators open the console at, https and ending with the prefix: '
+                    f'`console_url = "https://ops.example.com{prefix}"`')
     token = written.get("console_token")
     if isinstance(token, str) and isinstance(project.worker_vars, dict) and token in project.worker_vars:
         problem("console_token", f"`{token}` is a plain var of the Worker's configuration, not a secret",
@@ -73,5 +84,24 @@ def check_console(project: Project) -> tuple[dict | None, list[Problem]]:
                 "(and in .dev.vars locally)")
     if problems:
         return None, problems
-    return {"prefix": prefix, "team": written.get("console_team"), "aud": written.get("console_aud"),
-            "token": token}, []
+    found = {"prefix": prefix, "team": written.get("console_team"), "aud": written.get("console_aud"),
+             "token": token}
+    if "console_url" in written:
+        found["url"] = written["console_url"].rstrip("/")
+    return found, []
+
+
+
+def _address_wrong(address: object, prefix: str) -> str | None:
+    """What keeps `address` from being the console's absolute address under `prefix`; None if nothing."""
+    if not isinstance(address, str):
+        return "is not an address"
+    parts = urlsplit(address)
+    local = parts.hostname in ("localhost", "127.0.0.1", "::1")
+    if parts.scheme != "https" and not (parts.scheme == "http" and local):
+        return "is not an https address (http only for localhost)"
+    if not parts.hostname or parts.username or parts.password or parts.query or parts.fragment or "?" in address:
+        return "is not a plain address: a host, and a path with no query, fragment or credentials"
+    if not parts.path.rstrip("/").endswith(prefix):
+        return f"does not end with the console's prefix `{prefix}`"
+    return None

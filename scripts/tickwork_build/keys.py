@@ -40,6 +40,11 @@ ITEMS = {
                  "pause twice the one before", "schedule.retry_invalid"),
     "limit": Key("duration: s, m, h or d", "the run is stopped at D and recorded `deadline_exceeded`; at most "
                  "15m", "schedule.limit_invalid"),
+    "starts": Key("an ISO 8601 moment with its offset", "no call before it: the first due time is the first at "
+                  "or after it", "schedule.starts_invalid"),
+    "skip": Key("dates (YYYY-MM-DD) and names of lists, comma-separated", "days in the calendar's zone on which "
+                "it makes no call: each due time then is recorded skipped `skip_date`, not missed; a name reads the "
+                "list of `[tool.tickwork.dates]`", "schedule.skip_date_invalid"),
     "table": Key("a table's name", "the app's table whose old rows the purge deletes", "purge.table_unknown"),
     "column": Key("a column's name", "the column holding each row's time", "purge.column_unknown"),
     "format": Key("`epoch_ms`, `epoch_s` or `iso`", "how the column holds the time", "purge.format_invalid"),
@@ -85,6 +90,12 @@ SETTINGS = (
             "`console_team`", "settings.console_invalid"),
     Setting(PYPROJECT, "console_token", "string: a secret's name", "", "the Worker secret holding a bearer "
             "token that lets an operator in", "settings.console_invalid"),
+    Setting(PYPROJECT, "console_url", "string: an https address", "", "the console's own address, ending with "
+            "its prefix: alerts sent to the app's queue then carry `run_url`, the failed run's page",
+            "settings.console_invalid"),
+    Setting(PYPROJECT, "dates", "table of lists of dates", "", "named lists of dates (YYYY-MM-DD) that "
+            "calendars skip with `skip: NAME`, e.g. `[tool.tickwork.dates] holidays = [\"2026-12-25\"]`",
+            "settings.dates_invalid"),
     Setting(WRANGLER, "d1_databases[].binding", "string", "", "the D1 binding the Worker reads the database by",
             "settings.d1_databases_invalid"),
     Setting(WRANGLER, "d1_databases[].database_name", "string", "", "the database's name",

@@ -43,6 +43,7 @@ class Project:
     config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
     alerts: object = None  # [tool.tickwork] alerts: the producer binding alerts go to, as written
     console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
+    dates: object = None  # [tool.tickwork.dates]: named lists of skip dates, as written (dates.py checks them)
 
     @property
     def app_package(self) -> str:
@@ -114,6 +115,7 @@ def load_project(root: Path) -> Project:
         config_file=name,
         alerts=tickwork.get("alerts"),
         console={key: value for key, value in tickwork.items() if key.startswith("console")},
+        dates=tickwork.get("dates"),
     )
 
 

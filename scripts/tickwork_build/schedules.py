@@ -11,7 +11,7 @@ carries its documented code.
 import inspect
 import re
 from types import ModuleType
-from typing import Callable, Literal
+from typing import Callable, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,7 +22,7 @@ from tickwork.kinds.cron_syntax import shown
 from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
     choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
-    seconds_within_target, share_within_target, within_bounds, zone_checked,
+    seconds_within_target, share_within_target, skip_dates_of, starts_of, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
 
@@ -140,16 +140,23 @@ def _limit(text: str) -> int:
     return limit_of(_unquoted(text))
 
 
-# Opt-in items every kind holds: retries of a failed run, and the run's own time limit.
-RUNS = {"retry": None, "limit": None}
+def _skip(text: str, dates: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
+    """`skip: holidays, 2026-07-04`: dates and names of lists, mixed."""
+    given = [_unquoted(part.strip()) for part in _unquoted(text).split(",")]
+    return skip_dates_of(given, dates, f"`skip: {shown(_unquoted(text))}`")
+
+
+# Opt-in items every kind holds: retries of a failed run, the run's own time limit, and the moment
+# before which it makes no call.
+RUNS = {"retry": None, "limit": None, "starts": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
 ITEMS = {
-    "schedule": {"every": REQUIRED, "run": REQUIRED, **RUNS},
+    "schedule": {"every": REQUIRED, "overdue": None, "run": REQUIRED, **RUNS},
     "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
-                 "run": REQUIRED, **RUNS},
-    "pulse": {"cycle": REQUIRED, "intervals": 1, "run": REQUIRED, **RUNS},
+                 "skip": None, "run": REQUIRED, **RUNS},
+    "pulse": {"cycle": REQUIRED, "intervals": 1, "overdue": None, "run": REQUIRED, **RUNS},
 }
 
 _MISSING = {
@@ -190,6 +197,8 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
+    skip: dict[str, str] | None = None  # `skip: holidays, 2026-07-04`: each date, with the list it came from or ""
 
     def manifest_entry(self) -> dict:
         entry = self.model_dump(exclude_none=True)
@@ -202,11 +211,13 @@ PURGE_ENTRY = ("kind", "name", "table", "column", "format", "after_ms", "after_s
 
 
 def validate_declaration(
-    declaration: Declaration, module: ModuleType | None, package: str, queues: bool = False
+    declaration: Declaration, module: ModuleType | None, package: str, queues: bool = False,
+    dates: Mapping[str, tuple[str, ...]] | None = None,
 ) -> tuple[Spec | None, list[Problem]]:
     """Every problem of one declaration, whose `run:` names an action of `module` (None where it
     failed to import) defined in the domain's `package`; its Spec where it has none. `queues`:
-    the app has queues bound, so its Worker ticks at each 10-second mark."""
+    the app has queues bound, so its Worker ticks at each 10-second mark; `dates`, the named
+    lists of skip dates (dates.py)."""
     holds = ITEMS[declaration.kind]
     written: dict[str, Item] = {}
     problems = []
@@ -239,6 +250,10 @@ def validate_declaration(
                 values[key] = _retry(item.value, queues)
             elif key == "limit":
                 values[key] = _limit(item.value)
+            elif key == "starts":
+                values[key] = starts_of(_unquoted(item.value))
+            elif key == "skip":
+                values[key] = _skip(item.value, dates or {})
             else:
                 values[key] = CHECKS[key](item.value)
         except ScheduleError as error:
@@ -248,12 +263,13 @@ def validate_declaration(
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
-                  limit_ms=values["limit"], **(values["retry"] or {}))
+                  limit_ms=values["limit"], starts_ms=values["starts"], overdue_ms=values["overdue"],
+                  **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":
         fields |= dict(cron=values["cron"], zone=values["zone"], nonexistent=values["nonexistent"],
-                       repeated=values["repeated"], overdue_ms=values["overdue"])
+                       repeated=values["repeated"], skip=values["skip"] or None)
     else:
         fields |= dict(cycle_ms=values["cycle"], intervals=values["intervals"])
     return Spec(**fields), []

@@ -11,7 +11,7 @@ from tickwork.operating.words import (
 )
 from tickwork.store.operator import FROM_STATES, OperatorStore
 
-from .manifest import consumer_tries
+from .manifest import consumer_tries, declared
 from .verbs import Answer, OperatorError, _clip, _instant, _log_item, _table
 from .words import when
 
@@ -85,11 +85,12 @@ def _backfill_item(row: dict, now: int) -> dict:
 
 
 async def backfill(store: OperatorStore, now: int, name: str | None, start: int | None, end: int | None,
-                   who: str, dry_run: bool = False) -> Answer:
+                   who: str, dry_run: bool = False, project=None) -> Answer:
     if name is None:
         raise OperatorError("backfill.schedule_missing: name the schedule (or an item's id) to backfill")
     try:
-        plan = await plan_backfill(store, now, name, start, end)
+        entry = ((declared(project) if project else None) or {}).get(name) or {}
+        plan = await plan_backfill(store, now, name, start, end, skip=entry.get("skip"))
     except Refused as refused:
         raise OperatorError(str(refused)) from None
     if plan is None:
@@ -98,6 +99,7 @@ async def backfill(store: OperatorStore, now: int, name: str | None, start: int 
     occurrences = [{"at": _instant(call.at, now), "n": call.n, "i": call.i, "dst": call.dst} for call in todo]
     data = {"verb": "backfill", "schedule": name, "from": _instant(start, now), "to": _instant(end, now),
             "dry_run": dry_run, "occurrences": occurrences, "made_already": plan.made_already,
+            "skipped": list(plan.skipped),
             "listed_at_most": DRY_RUN_MOST if plan.more else None, "who": who, "changed": False}
     head = backfill_words(plan)
     if dry_run:

@@ -2,6 +2,8 @@
 
 import json
 
+from tickwork.operating.end_words import links
+
 
 def label_and_input(state: dict | None, show_input: bool) -> dict:
     """A schedule's label (None for a declared one or one handed over without), and with
@@ -23,4 +25,9 @@ def labelled(data: dict, lines: list[str], state: dict | None, show_input: bool)
         shown.append(f"  label      {extra['label']}")
     if show_input and (state or {}).get("action") is not None:
         shown.append(f"  input      {json.dumps(extra['input'], ensure_ascii=False, sort_keys=True)}")
+    said = links(state or {})
+    if said:
+        data["links"] = {what: words for what, words in said}
+    shown += [f"  {what:<10} {words.removeprefix(what + ' ') if what.startswith('replace') else words}"
+              for what, words in said]
     lines[1:1] = shown

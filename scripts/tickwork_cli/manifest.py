@@ -5,6 +5,8 @@ import ast
 import json
 from pathlib import Path
 
+from tickwork.kinds.skip_dates import with_lists
+
 MANIFEST = Path("build") / "app" / "tickwork_manifest.py"
 
 
@@ -39,7 +41,8 @@ def declared(project_root: Path) -> dict[str, dict] | None:
     entries = _constant(project_root, "SCHEDULES")
     if not isinstance(entries, (tuple, list)):
         return None
-    return {entry["name"]: entry for entry in entries if isinstance(entry, dict) and "name" in entry}
+    lists = _constant(project_root, "DATES") or {}  # the named lists of skip dates, written once
+    return {entry["name"]: with_lists(entry, lists) for entry in entries if isinstance(entry, dict) and "name" in entry}
 
 
 def consumer_tries(project_root: Path) -> dict[str, int]:

@@ -112,7 +112,8 @@ def _schedule_item(view: ScheduleView, now: int) -> dict:
         "next_due": _instant(view.next_due, now),
         "paused": view.paused,
         "removed": _instant(view.removed_at, now),
-        "ended": view.ended,
+        "ended": view.ended,  # the code, as ever: `cancelled`, `replaced`, `made_its_calls`, ...
+        "ended_words": view.end,  # and in words: `replaced by <id>`, `made its 5 calls`
         "running": running,
         "last_run": last,
         "run_requested": requested,
@@ -123,7 +124,7 @@ def _schedule_item(view: ScheduleView, now: int) -> dict:
 def _state_words(item: dict) -> str:
     notes = []
     if item["removed"]:
-        what = f"ended ({item['ended']})" if item["ended"] else "removed"
+        what = f"ended ({item['ended_words']})" if item["ended"] else "removed"
         notes.append(f"{what} {item['removed']['relative']}")
     if item["paused"]:
         notes.append("paused")
@@ -295,12 +296,15 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     due = view.due_at
     if view.removed_at is not None:
         if view.ended:
-            return f"none: it ended ({view.ended}) at {when(view.removed_at)}"
+            return f"none: it ended ({view.end}) at {when(view.removed_at)}"
         return (f"none: no longer declared since {when(view.removed_at)} (a deploy removed it); "
                 f"its state and runs are kept")
     if view.next_due is None:
         return "never: nothing is left to call"
+    due = view.next_due  # past the calendar's skip dates, each said
     reason = f"{when(due)} ({relative(due, now)}): {_due_reason(view.form, due, has_run)}"
+    if view.skipped:
+        reason += f"; {', '.join(view.skipped)}"
     if state.get("retry_attempt") is not None:
         reason = f"{when(due)} ({relative(due, now)}): {_retry_words(state, view.attempts, dict(view.settings))}"
     if _unreached(view, now, last_tick):

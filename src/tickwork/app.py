@@ -109,7 +109,8 @@ class App:
 
         return tuple(
             Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
-                     source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"))
+                     source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"),
+                     starts=entry.get("starts_ms"))
             for entry, action in self._entries
         )
 

@@ -4,7 +4,7 @@ become its own. The tick's backfill step is tick/backfill.py (its names are stil
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .errors import ScheduleError
 from .store.schedules import ONE_OFF_DONE, State
@@ -101,6 +101,7 @@ class Plan:
     end: int
     found: list
     todo: list
+    skipped: tuple = ()  # what the calendar's skip dates in the range say: left out, never made
 
     @property
     def more(self) -> bool:
@@ -126,9 +127,10 @@ def check_range(start: int | None, end: int | None, now: int, names: tuple[str, 
 
 
 async def plan(store, now: int, name: str, start: int | None, end: int | None,
-               names: tuple[str, str] = ("--from", "--to")) -> Plan | None:
+               names: tuple[str, str] = ("--from", "--to"), skip: dict | None = None) -> Plan | None:
     """What a backfill would make, read through the operator's store (`OperatorStore`), after
-    its checks: None where there is no schedule `name`."""
+    its checks: None where there is no schedule `name`. `skip`: a declared calendar's skip dates,
+    from its declaration (a state row keeps its form alone); a handed-over one's are its row's."""
     from .operating.words import when  # the operator's wording, which the tick never needs
 
     check_range(start, end, now, names)
@@ -141,6 +143,9 @@ async def plan(store, now: int, name: str, start: int | None, end: int | None,
         raise Refused("backfill.schedule_removed", f"`{name}` is {what} since {when(int(row['removed_at']))}: "
                                                    f"there is nothing to backfill")
     timing = timing_of_row(row)
+    if skip and not row.get("timing") and hasattr(timing, "skip"):
+        timing = replace(timing, skip=tuple(sorted(skip.items())))
     found = to_backfill(timing, own_from(timing, State.from_row(row)), int(row["first_tick"]), start, end)
     made = await store.made([(name, call.at) for call in found])
-    return Plan(name, start, end, found, [call for call in found if (name, call.at) not in made])
+    skipped = tuple(timing.skipped_within(start, end)) if hasattr(timing, "skipped_within") else ()
+    return Plan(name, start, end, found, [call for call in found if (name, call.at) not in made], skipped)

@@ -45,6 +45,16 @@ CODES: dict[str, Code] = {
     "schedule.overdue_invalid": Code(
         "build and run time", "`overdue:` is not a whole number above zero of seconds (or of s, m, h, d), or is "
         "longer than a hundred years", "write e.g. `overdue: 3600`"),
+    "schedule.skip_date_invalid": Code(
+        "build and run time", "a date of `skip:` (or `skip=`) is not written YYYY-MM-DD or does not exist; or a "
+        "schedule handed over names a list, which only a declaration may", "write a date that exists, e.g. "
+        "`2026-12-25`, or in a declaration the name of a list of `[tool.tickwork.dates]`"),
+    "schedule.skip_list_unknown": Code(
+        "build", "`skip:` names a list of dates that `[tool.tickwork.dates]` does not declare",
+        "declare it in pyproject.toml: `[tool.tickwork.dates]` `holidays = [\"2026-12-25\"]`, or name a list declared"),
+    "schedule.skip_dates_too_many": Code(
+        "build and run time", "a calendar's skip dates, its own and its lists' together, are more than 1,000",
+        "keep the dates of the years ahead; drop those past"),
     "schedule.dst_invalid": Code(
         "build and run time", "`nonexistent:` is other than `shift` or `skip`, or `repeated:` other than `first` "
         "or `both`", "write `nonexistent: shift` or `skip`, `repeated: first` or `both`"),
@@ -55,8 +65,16 @@ CODES: dict[str, Code] = {
         "build", "`intervals:` is not a whole number (digits 0-9), below 1 or above `cycle`",
         "write e.g. `intervals: 24`, at most the cycle's seconds"),
     "schedule.retry_invalid": Code(
-        "build and run time", "`retry:` is not `N after D` (attempts more, 1 to 10, and a duration of s, m, h or "
-        "d), or its last pause is longer than a hundred years", "write e.g. `retry: 3 after 1m`"),
+        "build and run time", "`retry:` is not `N after D [up to C] [jitter J] [except code, ...]` (attempts more, "
+        "1 to 10, durations of s, m, h or d, its parts in that order), or its last pause is longer than a hundred "
+        "years", "write e.g. `retry: 3 after 1m`, or `retry: 8 after 1m up to 30m jitter 30s except invalid_input`"),
+    "schedule.starts_invalid": Code(
+        "build and run time", "`starts:` (or `starts=`) is not a moment: an ISO 8601 time with its offset in a "
+        "declaration, epoch ms handed over; or it is given to a one-off item", "write e.g. "
+        "`starts: 2027-01-04T09:00:00Z`, or `starts=` epoch ms on items.every and items.calendar"),
+    "schedule.times_invalid": Code(
+        "run time", "`times=` is not a whole number above zero, or is given to a one-off item",
+        "write e.g. `times=12` on items.every or items.calendar: ended after 12 calls made"),
     "schedule.limit_invalid": Code(
         "build and run time", "`limit:` is not a duration of s, m, h or d above zero, or is longer than the "
         "15-minute run limit", "write e.g. `limit: 2m`, at most `15m`"),
@@ -157,6 +175,10 @@ CODES: dict[str, Code] = {
     "settings.alerts_invalid": Code(
         "build", "`alerts` is not the name of a `[[queues.producers]]` binding of the Worker's configuration",
         "name a producer binding: `alerts = \"ALERTS\"`"),
+    "settings.dates_invalid": Code(
+        "build", "a list of `[tool.tickwork.dates]` is not a list of dates written YYYY-MM-DD (or TOML dates), "
+        "its name is not a name, or it holds more than 1,000 dates",
+        "write e.g. `holidays = [\"2026-12-25\", \"2027-01-01\"]`"),
     "settings.console_invalid": Code(
         "build", "a `console*` setting is not one the console has, or is of the wrong form (a path prefix, an "
         "Access team and AUD given together, a secret's name)", "write e.g. `console = \"/ops\"` with "

@@ -28,6 +28,13 @@ log = logging.getLogger("tickwork")
 MARK_KEPT = FIRST_READ + 2 + ENDS_WITH_EVENTS + SWEEP
 
 
+def run_pages_of(app: App) -> str | None:
+    """The console's page of a run up to its id, where the app sets the console's address
+    (`[tool.tickwork] console_url`): what the alerts link to. None without one."""
+    address = (app.console or {}).get("url")
+    return f"{address.rstrip('/')}/run?id=" if address else None
+
+
 def marks_ahead(scheduled: int, now: int) -> list[int]:
     """The 10-second marks of the minute of `scheduled` still to come at `now`; none for an
     invocation running outside its minute (a tick by hand at another time, one started late)."""
@@ -69,7 +76,7 @@ async def cron_invocation(
             reports.append(await tick(
                 db, declared, at, budget=invocation.time - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
-                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k),
+                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k), run_pages=run_pages_of(app),
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))

@@ -112,6 +112,8 @@ class Schedule:
     source: str = ""  # file:line of the declaration, for logs
     retry: Retry | None = None  # opt-in: by default a failure is tried again at the next due time
     limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
+    starts: int | None = None  # `starts:`: no call before it (epoch ms)
+    times: int | None = None  # a handed-over one's `times`: it ends after that many calls made
 
 
 @dataclass(frozen=True)
@@ -133,13 +135,14 @@ class Outcome(StrEnum):
 class Code(StrEnum):
     PAUSED = "paused"  # skipped: an operator paused the schedule
     RUNNING = "running"  # skipped: the previous run still holds the lease
-    OVERDUE = "overdue"  # skipped: a calendar's call is later than its `overdue:` allows
+    OVERDUE = "overdue"  # skipped: a call (of any repeating kind) is later than its `overdue:` allows
     COALESCED = "coalesced"  # skipped: another calendar of the action makes the call for this moment
     LEASE_EXPIRED = "lease_expired"  # failed: the run's worker was lost while it held the lease
     DEADLINE_EXCEEDED = "deadline_exceeded"  # failed: past the run limit or the tick's budget
     INTERNAL_FAULT = "internal_fault"  # failed: the action raised and named no code of its own
     EXPIRED = "expired"  # skipped: a handed-over schedule's `expires` passed; it has ended
     SUPERSEDED = "superseded"  # skipped: the next due time came before a pending retry
+    SKIP_DATE = "skip_date"  # skipped: a calendar's occurrence falls on one of its `skip:` dates, not missed
     UNDECLARED = "undeclared"  # skipped: a calendar came due while a deploy had removed it
     ACTION_GONE = "action_gone"  # failed: a handed-over schedule's action is no longer in the app; it has ended
 

@@ -148,7 +148,25 @@ async def d1_storm():
     if wrong:
         raise ValueError(f"D1 answered wrong: {wrong[:5]}")
     print(f"e2e: d1 storm {call.input['tag']} of {call.input['n']} statements")
+
+
+@calendar("0 6 1,2 11 *", zone="America/New_York", skip=["holidays"])
+async def opening():
+    """Skips 2026-11-01, a date of the named list `holidays` ([tool.tickwork.dates]), the day
+    New York's clocks fall back."""
+    print(f"e2e: opening for {call.at}")
+
+
+@schedule(every="30d", overdue="1h")
+async def graced():
+    print("e2e: graced ran")
 '''
+
+# The named list of skip dates the e2e domain's `opening` names.
+E2E_DATES_TOML = """
+[tool.tickwork.dates]
+holidays = [2026-11-01, 2026-12-25]
+"""
 
 
 # The example app's secret, as `make dev` reads it from the project's .dev.vars.
@@ -323,6 +341,24 @@ class Default(Default):
             asked = _json.loads(await request.text())
             id = await items(APP, self.env).calendar(getattr(e2e, asked["action"]), {{}}, asked["cron"],
                                                      retry=asked["retry"])
+            return _Response.json({{"id": id}}, status=201)
+        if request.method == "POST" and url.path in ("/replace", "/hand-over-every"):
+            # {{"order", "every", "starts", "times"}} and, to replace, {{"old"}}: the order's schedule
+            # every `every` ms from `starts`, `times` calls; a refusal answers its code.
+            from app.domains.e2e import remember
+            from tickwork import ScheduleError
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            timing = {{"every": asked["every"], "starts": asked.get("starts"), "times": asked.get("times")}}
+            handed = items(APP, self.env)
+            try:
+                if url.path == "/replace":
+                    id = await handed.replace(asked["old"], remember, {{"order": asked["order"]}}, **timing)
+                else:
+                    id = await handed.every(remember, {{"order": asked["order"]}}, **timing)
+            except ScheduleError as error:
+                return _Response.json({{"code": error.code}}, status=409)
             return _Response.json({{"id": id}}, status=201)
         if request.method == "POST" and url.path == "/ship":
             from app.domains.e2e import ship_orders
@@ -499,7 +535,8 @@ def make_project(directory: Path) -> Path:
         shutil.copytree(ROOT / name, directory / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(ROOT / "python_modules", directory / "python_modules", symlinks=False)
     pyproject = (ROOT / "pyproject.toml").read_text()
-    (directory / "pyproject.toml").write_text(pyproject.replace("[tool.tickwork]\n", '[tool.tickwork]\nalerts = "ALERTS"\n', 1))
+    (directory / "pyproject.toml").write_text(pyproject.replace("[tool.tickwork]\n", '[tool.tickwork]\nalerts = "ALERTS"\n', 1)
+                                              + E2E_DATES_TOML)
     wrangler_toml = _without_build_command((ROOT / "wrangler.toml").read_text())
     (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML)
     (directory / "migrations" / "9000_e2e_seen.sql").write_text(E2E_MIGRATION)

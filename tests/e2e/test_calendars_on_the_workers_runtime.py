@@ -1,8 +1,9 @@
-"""Calendars on the Workers runtime: zones from the vendored tzdata, `call.at` in Pyodide."""
+"""Calendars on the Workers runtime: zones from the vendored tzdata, `call.at` in Pyodide; skip
+dates from a named list, and a grace (`overdue:`) on an `every:` schedule."""
 
-from tickwork.times import utc
+from tickwork.times import DAY, HOUR, utc
 
-CALLS = "SELECT schedule, at, tick_at, outcome, dst FROM tickwork_runs"
+CALLS = "SELECT schedule, at, tick_at, outcome, code, detail, dst FROM tickwork_runs"
 
 
 def test_a_zoned_calendar_runs_late_with_the_moment_it_was_for(host):
@@ -29,3 +30,28 @@ def test_a_repeated_local_time_runs_at_both_instants_under_repeated_both(host):
         (utc("2026-10-25 00:30"), "repeated_first"),
         (utc("2026-10-25 01:30"), "repeated_second"),
     ]
+
+
+def test_a_calendar_skips_a_date_of_its_named_list_on_the_day_clocks_fall_back(host):
+    host.tick(utc("2026-10-31 12:00"))
+
+    assert host.tick(utc("2026-11-01 11:00"))["ok"]  # 06:00 EST, after the clocks fell back
+    assert host.tick(utc("2026-11-02 11:00"))["ok"]
+
+    rows = host.d1(f"{CALLS} WHERE schedule = 'opening' ORDER BY at")
+    assert [(row["at"], row["outcome"], row["code"], row["detail"]) for row in rows] == [
+        (utc("2026-11-01 11:00"), "skipped", "skip_date", "2026-11-01 skipped: holidays"),
+        (utc("2026-11-02 11:00"), "succeeded", None, None),
+    ]
+
+
+def test_an_every_schedule_later_than_its_grace_is_skipped_overdue_then_runs_on_time(host):
+    first = utc("2026-05-01 12:00")
+    host.tick(first)
+
+    assert host.tick(first + 30 * DAY + 2 * HOUR)["ok"]  # two hours late: its grace is one
+    assert host.tick(first + 60 * DAY)["ok"]
+
+    rows = host.d1(f"{CALLS} WHERE schedule = 'graced' ORDER BY tick_at")
+    assert [(row["outcome"], row["code"]) for row in rows] == [("skipped", "overdue"), ("succeeded", None)]
+    assert rows[0]["detail"] == "7200000 ms late; overdue allows 3600000 ms"

@@ -1,6 +1,6 @@
 """Schedules handed over at run time from the Worker's `fetch`, ticked on the Workers runtime
-against Miniflare's D1: called with their input, cancelled by id, and each exactly once when
-eight ticks race over a thousand of them."""
+against Miniflare's D1: called with their input, cancelled by id, each exactly once when eight
+ticks race over a thousand of them, replaced in place, and ended after the calls `times` asks."""
 
 import json
 from concurrent.futures import ThreadPoolExecutor
@@ -88,3 +88,42 @@ def test_two_thousand_cancelled_in_bulk_from_fetch_are_not_called(host):
     assert answer == {"cancelled": 2000, "left_over": 0, "statements": 1}
     host.tick(NINE)
     assert calls_made(host) == {"runs": 0, "schedules": 0}
+
+
+STARTS = utc("2030-01-07 09:00")  # ahead of the host's clock: the hand-over's `now` is the Worker's own
+MINUTE = 60_000
+
+
+def every_minute(host, path, **asked):
+    answer = host.fetch(path, "POST", json.dumps({"every": MINUTE, "starts": STARTS, **asked}).encode())
+    return answer.status, answer.json()
+
+
+def remembered(host):
+    return [row["due_at"] for row in host.d1(
+        "SELECT due_at FROM tickwork_runs WHERE schedule LIKE 'remember@%' AND outcome = 'succeeded' ORDER BY due_at")]
+
+
+def test_a_schedule_handed_over_with_times_2_makes_two_calls_from_its_start_and_ends(host):
+    status, answer = every_minute(host, "/hand-over-every", order=21, times=2)
+    assert status == 201, answer
+    for moment in (STARTS - MINUTE, STARTS, STARTS + MINUTE, STARTS + 2 * MINUTE, STARTS + 3 * MINUTE):
+        assert host.tick(moment)["ok"]
+    assert remembered(host) == [STARTS, STARTS + MINUTE]
+    [row] = host.d1(f"SELECT ended, calls_made FROM tickwork_schedules WHERE name = '{answer['id']}'")
+    assert row == {"ended": "made_its_calls", "calls_made": 2}
+
+
+def test_a_replace_from_fetch_ends_the_old_schedule_and_the_new_one_is_called_in_its_place(host):
+    [old] = hand_over(host, [{"order": 22, "at": NINE, "label": "order 22"}])
+    status, answer = every_minute(host, "/replace", old=old, order=22, times=1)
+    assert status == 201, answer
+    again, refused = every_minute(host, "/replace", old=old, order=22, times=3)
+    assert (again, refused) == (409, {"code": "item.not_live"})
+    for moment in (NINE, STARTS, STARTS + MINUTE):
+        assert host.tick(moment)["ok"]
+    assert remembered(host) == [STARTS]
+    rows = {row["name"]: row for row in host.d1(
+        "SELECT name, ended, replaced_by, replaces, label FROM tickwork_schedules WHERE name LIKE 'remember@%'")}
+    assert rows[old]["ended"] == "replaced" and rows[old]["replaced_by"] == answer["id"]
+    assert (rows[answer["id"]]["replaces"], rows[answer["id"]]["label"]) == (old, "order 22")

@@ -69,6 +69,23 @@ def test_pause_and_resume_change_the_local_d1_with_their_log_rows(host):
     assert done.stderr == "tickwork run: no schedule named `no_such_schedule`: `tickwork schedules` lists them\n"
 
 
+def test_remake_makes_a_failed_due_time_again_through_wrangler_once(host):
+    host.tick(NOON)
+    host.tick(utc("2026-01-06 12:00"))
+    [failed] = host.d1("SELECT id, due_at FROM tickwork_runs WHERE schedule = 'always_fails'")
+    asked = answer(tickwork(host, "remake", failed["id"], "--who", "alice", "--json", now=utc("2026-01-06 12:01")))
+    assert asked["changed"] and asked["due"]["ms"] == failed["due_at"]
+    again = tickwork(host, "remake", failed["id"], now=utc("2026-01-06 12:01"))
+    assert again.returncode == 1 and "remake.not_remakable" in again.stderr and "already waits" in again.stderr
+    host.tick(utc("2026-01-06 12:02"))
+    host.tick(utc("2026-01-06 12:03"))
+    assert host.d1("SELECT due_at, outcome, backfill FROM tickwork_runs WHERE schedule = 'always_fails' "
+                   "ORDER BY tick_at") == [{"due_at": failed["due_at"], "outcome": "failed", "backfill": None},
+                                           {"due_at": failed["due_at"], "outcome": "failed", "backfill": "alice"}]
+    assert host.d1("SELECT who, verb FROM tickwork_operator_log WHERE schedule = 'always_fails'") == [
+        {"who": "alice", "verb": "remake"}]
+
+
 def test_status_reports_ticking_and_a_stop(host):
     host.tick(NOON)
     done = tickwork(host, "status", now=NOON + 2 * 60_000)

@@ -7,5 +7,6 @@ SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, ti
        concurrency_limit FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
 SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label
-WHERE ended IN ('cancelled', 'expired', 'action_gone')
+    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label,
+    calls_made = NULL, replaced_by = NULL, replaces = excluded.replaces
+WHERE ended IN ('cancelled', 'expired', 'action_gone', 'replaced')

@@ -1,6 +1,6 @@
 
-SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM tickwork_runs AS r WHERE r.id >= 'z' || printf('%012x', max(CAST(?1 AS INTEGER), 0)) AND r.tick_at >= ?1
+SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at, r.id FROM tickwork_runs AS r WHERE r.id >= 'z' || printf('%012x', max(CAST(?1 AS INTEGER), 0)) AND r.tick_at >= ?1
                ORDER BY r.id DESC LIMIT CAST(?2 AS INTEGER))
 UNION ALL
-SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick WHERE r.id < 'z' AND r.tick_at >= ?1
+SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at, r.id FROM tickwork_runs AS r INDEXED BY tickwork_runs_by_tick WHERE r.id < 'z' AND r.tick_at >= ?1
                ORDER BY r.tick_at DESC LIMIT CAST(?2 AS INTEGER))

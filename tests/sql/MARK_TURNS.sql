@@ -1,5 +1,5 @@
 
-WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run, json_extract(value, '$[2]') AS outcome, json_extract(value, '$[3]') AS code, json_extract(value, '$[4]') AS detail, json_extract(value, '$[5]') AS ended, json_extract(value, '$[6]') AS trace, json_extract(value, '$[7]') AS event, json_extract(value, '$[8]') AS delivery, json_extract(value, '$[9]') AS queue, json_extract(value, '$[10]') AS sender, json_extract(value, '$[11]') AS lease_until, json_extract(value, '$[12]') AS retry FROM json_each(?1))
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run, json_extract(value, '$[2]') AS outcome, json_extract(value, '$[3]') AS code, json_extract(value, '$[4]') AS detail, json_extract(value, '$[5]') AS ended, json_extract(value, '$[6]') AS trace, json_extract(value, '$[7]') AS event, json_extract(value, '$[8]') AS delivery, json_extract(value, '$[9]') AS queue, json_extract(value, '$[10]') AS sender, json_extract(value, '$[11]') AS lease_until, json_extract(value, '$[12]') AS retry, json_extract(value, '$[13]') AS run_page FROM json_each(?1))
 UPDATE tickwork_schedules AS s
 SET failing_since = CASE WHEN j.outcome = 'failed' THEN j.ended END,
     alert_since = CASE WHEN j.outcome = 'failed' THEN j.ended ELSE s.failing_since END,

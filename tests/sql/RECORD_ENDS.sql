@@ -1,6 +1,6 @@
 
-WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run, json_extract(value, '$[2]') AS outcome, json_extract(value, '$[3]') AS code, json_extract(value, '$[4]') AS kind, json_extract(value, '$[5]') AS detail, json_extract(value, '$[6]') AS ended, json_extract(value, '$[7]') AS items, json_extract(value, '$[8]') AS batches, json_extract(value, '$[9]') AS events, json_extract(value, '$[10]') AS retry, json_extract(value, '$[11]') AS attempt, json_extract(value, '$[12]') AS for_due, json_extract(value, '$[13]') AS at, json_extract(value, '$[14]') AS n, json_extract(value, '$[15]') AS i, json_extract(value, '$[16]') AS dst FROM json_each(?1))
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run, json_extract(value, '$[2]') AS outcome, json_extract(value, '$[3]') AS code, json_extract(value, '$[4]') AS kind, json_extract(value, '$[5]') AS detail, json_extract(value, '$[6]') AS ended, json_extract(value, '$[7]') AS items, json_extract(value, '$[8]') AS batches, json_extract(value, '$[9]') AS events, json_extract(value, '$[10]') AS retry, json_extract(value, '$[11]') AS attempt, json_extract(value, '$[12]') AS for_due, json_extract(value, '$[13]') AS at, json_extract(value, '$[14]') AS n, json_extract(value, '$[15]') AS i, json_extract(value, '$[16]') AS dst, json_extract(value, '$[17]') AS stack FROM json_each(?1))
 UPDATE tickwork_runs AS r
 SET outcome = j.outcome, code = j.code, kind = j.kind, detail = j.detail, ended_at = j.ended,
-    items = j.items, batches = j.batches, events = j.events
+    items = j.items, batches = j.batches, events = j.events, stack = j.stack
 FROM j WHERE r.id = j.run AND r.outcome = 'running'

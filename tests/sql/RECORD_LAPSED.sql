@@ -11,9 +11,10 @@ WITH lapsed AS (
     WHERE r.id < 'z' AND r.tick_at >= CAST(?2 AS INTEGER) AND r.tick_at <= (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) AND r.outcome = 'running') WHERE lease_until <= ?1)
 INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
 SELECT s.alert_run, 'tickwork.schedule_failing',
-       json_object('schedule', s.name, 'outcome', 'failed', 'code', 'lease_expired',
-                   'detail', 'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: ' || 'its worker was lost, or could not reach D1 to record the end', 'since', strftime('%Y-%m-%dT%H:%M:%fZ', ?1 / 1000.0, 'unixepoch'), 'at', strftime('%Y-%m-%dT%H:%M:%fZ', ?1 / 1000.0, 'unixepoch'),
-                   'run', r.id, 'trace', r.trace),
+       json_patch(json_object('schedule', s.name, 'outcome', 'failed',
+                   'code', 'lease_expired', 'detail', 'the run held its lease past ' || CAST(?1 AS INTEGER) || ' and its end was never recorded: ' || 'its worker was lost, or could not reach D1 to record the end',
+                   'since', strftime('%Y-%m-%dT%H:%M:%fZ', ?1 / 1000.0, 'unixepoch'), 'at', strftime('%Y-%m-%dT%H:%M:%fZ', ?1 / 1000.0, 'unixepoch'),
+                   'run', r.id, 'trace', r.trace), json_object('run_url', ?3 || r.id)),
        NULL, ?1, r.trace
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_runs AS r ON r.id = x.run
 WHERE s.lease_run = x.run AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1

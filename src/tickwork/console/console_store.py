@@ -37,10 +37,10 @@ SCHEDULE_COUNTS = "SELECT handed_over, live, paused, n FROM tickwork_schedule_co
 # them rather than merged in tick order, which would sort every row read again.
 COUNTED = 10_000
 LATEST_SINCE = f"""
-SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM tickwork_runs AS r WHERE {NEW_SINCE}
+SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at, r.id FROM tickwork_runs AS r WHERE {NEW_SINCE}
                ORDER BY r.id DESC LIMIT CAST(?2 AS INTEGER))
 UNION ALL
-SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at FROM {OLD_BY_TICK} WHERE {OLD_SINCE}
+SELECT * FROM (SELECT r.outcome, r.schedule, r.tick_at, r.id FROM {OLD_BY_TICK} WHERE {OLD_SINCE}
                ORDER BY r.tick_at DESC LIMIT CAST(?2 AS INTEGER))"""
 # RUN_COUNTS counts them so; the overview sums RUNS_BY_HOUR's rows of the day to the same row
 # (counted_in_day), reading them once for its counts and its bars.
@@ -51,11 +51,11 @@ FROM ({LATEST_SINCE})
 """
 
 # The schedules with failed runs among those RUN_COUNTS counts (?1, ?2 the same), the latest
-# failure first, ?3 at most, each with its label (a per-item schedule's name is an id): one lookup
-# by name for each of the ?3.
+# failure first, ?3 at most, each with its label (a per-item schedule's name is an id) and the id of
+# its latest failed run (SQLite's bare column beside max()): one lookup by name for each of the ?3.
 FAILED_SINCE = f"""
 SELECT f.*, s.label AS label FROM (
-    SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed FROM ({LATEST_SINCE})
+    SELECT schedule, count(*) AS failures, max(tick_at) AS last_failed, id AS last_run FROM ({LATEST_SINCE})
     WHERE outcome = 'failed'
     GROUP BY schedule ORDER BY last_failed DESC LIMIT CAST(?3 AS INTEGER)) AS f
 LEFT JOIN tickwork_schedules AS s ON s.name = f.schedule
@@ -107,7 +107,7 @@ DELIVERY_COUNTS = " UNION ALL ".join(
     f"FROM (SELECT state FROM tickwork_deliveries WHERE {among} LIMIT CAST(?1 AS INTEGER))"
     for state, among in (("pending", TO_SEND), ("failed", FAILING), ("outcome_unknown", FAILING)))
 FAILING_DELIVERIES = f"""
-SELECT d.id, d.state, d.attempts, d.last_error, d.updated_at, e.name AS event_name
+SELECT d.id, d.state, d.attempts, d.last_error, d.updated_at, e.name AS event_name, e.run AS run
 FROM tickwork_deliveries AS d INDEXED BY tickwork_deliveries_failing JOIN tickwork_events AS e ON e.id = d.event
 WHERE d.{FAILING} ORDER BY d.updated_at DESC LIMIT CAST(?1 AS INTEGER)
 """

@@ -9,7 +9,7 @@ from ..store.bulk_verbs import Bulk
 from ..store.delivery_filters import SEARCHED
 from .filters import DELIVERY_STATES
 from .html import Html, join, link, table, tag
-from .parts import Frame, button, choice, field, hidden, moment, page, said, search_form
+from .parts import Frame, button, choice, field, hidden, moment, page, run_link, said, search_form
 
 STATES = [("", "those an operator may act on"), *((state, state) for state in DELIVERY_STATES)]
 FILTERS = ("all", "state", "queue", "event", "schedule", "from", "to", "after")  # what a bulk form carries
@@ -29,13 +29,14 @@ def deliveries(frame: Frame, rows: list[dict], log: list[dict], query: dict, bac
         listed.append([tag("span", view.id, class_="id"), view.event_name, view.queue,
                        view.state, view.sends, moment(view.next_send, frame.now), row.get("schedule") or "",
                        words.clip(view.last_error, 160), tag("code", words.clip(row.get("body"), 120)),
-                       join([tag("div", line) for line in logged]), join(buttons)])
+                       join([tag("div", line) for line in logged]),
+                       run_link(frame, {"id": row.get("run")}, "its run") if row.get("run") else "", join(buttons)])
     every = query.get("all") == "1"
     switch = (link(frame.href("/deliveries"), "only those an operator may act on") if every
               else link(frame.href("/deliveries", all="1"), "every delivery kept"))
     body = [filter_form(frame, query), tag("p", switch), said(notice) if notice else "",
             table(["DELIVERY", "EVENT", "QUEUE", "STATE", "SENDS", "NEXT SEND", "SCHEDULE", "LAST ERROR", "BODY",
-                   "OPERATOR LOG", ""], listed, "no deliveries")]
+                   "OPERATOR LOG", "RUN", ""], listed, "no deliveries")]
     if more:
         after = f"{int(rows[-1]['emitted_at'])}:{rows[-1]['id']}"
         body.append(tag("p", link(frame.href("/deliveries", **{**query, "after": after}), "next page")))

@@ -7,6 +7,7 @@ from ..operating.concurrency_words import limit_words, waiting_words
 from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
+from ..operating.end_words import links
 from ..operating.words import when
 from . import charts
 from .console_store import CHARTED, COUNTED
@@ -14,7 +15,7 @@ from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
     CSS, Frame, answer, attempt, attempt_noted, button, choice, field, hidden, iso, moment, named, outcome,
-    outcome_noted, page, said, search_form, took,
+    outcome_noted, page, run_link, said, search_form, took,
 )
 
 # -- the overview -----------------------------------------------------------------------------
@@ -40,14 +41,16 @@ def overview(frame: Frame, found, since: int) -> str:
                      "no declared schedule is failing")
     failed = table(["SCHEDULE", "FAILED RUNS", "LAST FAILED"],
                    [[named(frame, row["schedule"], row.get("label")), row["failures"],
-                     moment(row["last_failed"], frame.now)] for row in found.failed_recently[:FAILING_MOST]],
+                     run_link(frame, {"id": row.get("last_run")}, moment(row["last_failed"], frame.now))]
+                    for row in found.failed_recently[:FAILING_MOST]],
                    "no failed runs")
     if len(found.failed_recently) > FAILING_MOST:
         failed = join([failed, tag("p", link(frame.href("/runs", since="24h", outcome="failed"),
                                              "more: every failed run of the last day"))])
-    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED"],
+    deliveries = table(["DELIVERY", "EVENT", "STATE", "SENDS", "LAST ERROR", "UPDATED", "RUN"],
                        [[tag("span", row["id"], class_="id"), row["event_name"], row["state"], row["attempts"],
-                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now)]
+                         words.clip(row.get("last_error"), 120), moment(row["updated_at"], frame.now),
+                         run_link(frame, {"id": row.get("run")}, "its run")]
                         for row in found.failing_deliveries], "no failed delivery")
     return page(frame, "", "Overview",
                 tag("h2", "Ticks"), ticks, tag("h2", "Counts"), counts(frame, found),
@@ -104,7 +107,7 @@ STATES = [(state, SHOWN_AS.get(state, state)) for state in (*LIFE, "all")]
 
 def schedule_row(frame: Frame, row: dict, entry: Entry | None = None) -> list:
     view = schedule_view(row, frame.now, entry)
-    state = "ended (" + view.ended + ")" if view.ended else (
+    state = "ended (" + view.end + ")" if view.end else (
         "removed" if view.removed_at is not None else ("paused" if view.paused else "live"))
     last = "-"
     if view.last is not None:
@@ -162,7 +165,8 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
         [[moment(run_view(run).due_at, frame.now, view.zone),
-          moment(run.get("started_at"), frame.now), took(run), outcome(run), attempt_noted(run, view),
+          moment(run.get("started_at"), frame.now), took(run), run_link(frame, run, outcome(run)),
+          attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
           detail(run)]
@@ -201,11 +205,14 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("label", state["label"]))
     if state.get("input") is not None:
         said_.append(("input", tag("code", state["input"])))
+    said_ += [(what, _linked(frame, what, words_)) for what, words_ in links(state)]
     if view.removed_at is not None:
-        said_.append(("ended", join([view.ended or "no longer declared", " ", moment(view.removed_at, frame.now)])))
+        said_.append(("ended", join([view.end or "no longer declared", " ", moment(view.removed_at, frame.now)])))
     else:
         said_.append(("next due", join([tag("div", moment(due, frame.now, view.zone)) for due in next_due]
                                        or ["never"])))
+        if view.skipped:
+            said_.append(("skipped", join([tag("div", said) for said in view.skipped])))
         if next_due and state.get("retry_attempt") is not None:
             said_.append(("why then", words.retry_words(state, view.attempts, dict(view.settings))))
         elif next_due:
@@ -223,6 +230,14 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("last run", words.last_run_words(found.last, state, found.gaps, view.attempts,
                                                        dict(view.settings))))
     return said_
+
+
+def _linked(frame: Frame, what: str, said: str) -> Html | str:
+    """A fact naming another schedule (`replaces`, `replaced by`) links to its page."""
+    if what not in ("replaces", "replaced by"):
+        return said
+    other = said.removeprefix(what + " ")
+    return link(frame.href("/schedule", name=other), other, class_="id")
 
 
 def lease_words(frame: Frame, lease: LeaseView) -> Html:

@@ -1,6 +1,8 @@
 """What every console page is built of: the frame of a request, the page around a body, times
 in UTC and a calendar's zone, outcomes, and the forms that post an operator's change."""
 
+from collections.abc import Callable
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -32,6 +34,8 @@ CSS = (
     ".said { padding: .6em 1em; background: #eef6ff; border: 1px solid #b6d4fe; }\n"
     ".said.refused { background: #fdeceb; border-color: #f5c2bf; }\n"
     "form label { display: inline-block; margin: 0 1.2em .4em 0; white-space: nowrap; }\n"
+    "pre.whole { white-space: pre-wrap; overflow-wrap: anywhere; background: #fff; border: 1px solid #e3e6ea; "
+    "padding: .6em; }\n"
     "dl { display: grid; grid-template-columns: max-content 1fr; gap: .3em 1.2em; }\n"
     "dt { font-weight: 600; } dd { margin: 0; }\n"
     "code, .id { font-family: ui-monospace, monospace; font-size: .92em; word-break: break-all; }\n"
@@ -81,6 +85,9 @@ class Frame:
     now: int
     route: str | None = None  # the page asked for (a GET's), under the prefix; None for an action's answer
     query: tuple[tuple[str, str], ...] = ()  # its query, as asked for
+    said: str | None = None  # what the change before the redirect here said, its seal checked (csrf.opened)
+    # The query that carries what a change says to the page it goes back to, sealed (csrf.sealed).
+    sealed: Callable[[str], dict[str, str]] = dataclasses.field(default=lambda said: {}, repr=False, compare=False)
 
     def href(self, page: str, **query) -> str:
         return url(self.prefix + page, **query)
@@ -91,8 +98,9 @@ class Frame:
         return self.route is not None and (REFRESH_FLAG, str(REFRESH)) in self.query
 
     def refresh_switch(self) -> Html:
-        """The link that turns the page's refresh on, or off: the same page, its query kept."""
-        kept = {key: value for key, value in self.query if key != REFRESH_FLAG}
+        """The link that turns the page's refresh on, or off: the same page, its query kept but for
+        what a change said (said=, seal=), which is for the one view it was shown in."""
+        kept = {key: value for key, value in self.query if key not in (REFRESH_FLAG, *NOTICE_KEYS)}
         if self.refreshing:
             return link(self.href(self.route or "", **kept), f"refreshing every {REFRESH} s: stop", class_="refresh")
         return link(self.href(self.route or "", **kept, **{REFRESH_FLAG: str(REFRESH)}), f"refresh every {REFRESH} s",
@@ -100,6 +108,7 @@ class Frame:
 
 
 REFRESH, REFRESH_FLAG = 30, "refresh"
+NOTICE_KEYS = ("said", "seal")  # csrf.NOTICE, csrf.SEAL: a notice is shown once, never carried on
 
 
 def page(frame: Frame, here: str, title: str, *body) -> str:
@@ -113,7 +122,7 @@ def page(frame: Frame, here: str, title: str, *body) -> str:
             void("link", rel="stylesheet", href=frame.href("/console.css"))),
         tag("body",
             tag("header", tag("b", "tickwork"), *nav, tag("span", f"{frame.who} · {when(frame.now)}", class_="who")),
-            tag("main", *switch, tag("h1", title), *body)),
+            tag("main", *switch, tag("h1", title), said(frame.said) if frame.said else "", *body)),
         lang="en",
     )
 
@@ -193,6 +202,15 @@ def attempt(run: dict, attempts: int | None) -> str:
     """`attempt 2 of 4` where the schedule retries or the run is a retry; '' otherwise."""
     number = int(run.get("attempt") or 1)
     return words.attempt_words(number, attempts) if attempts or number > 1 else ""
+
+
+def run_link(frame: Frame, run: dict, shown: Html | str | None = None) -> Html:
+    """A link to the run's own page (run_page.py), reading `shown` (by default its id); every
+    table that shows a run links to it so."""
+    if not run.get("id"):
+        return text(shown if shown is not None else "")
+    return link(frame.href("/run", id=run["id"]), shown if shown is not None else run["id"],
+                class_="run" if shown is not None else "run id")
 
 
 # -- forms ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ one operator change as the command makes it (operator_store.py), logged with who
 import json
 import re
 from dataclasses import replace
+from urllib.parse import urlencode
 
 from .. import backfill
 from ..operating import words
@@ -12,6 +13,8 @@ from ..operating.views import entry_of_schedule
 from ..app import App, timing_of
 from ..database import Database, one_invocation
 from ..store.operator import OperatorStore
+from ..errors import ScheduleError
+from ..operating.remake import UNKNOWN, remake
 from ..times import DAY, HOUR, NEVER, instant
 from ..store.delivery_filters import filtered_deliveries
 from ..store.run_filters import LATEST, filtered_runs
@@ -19,6 +22,8 @@ from . import bulk_actions, csrf, deliveries_page, filters, pages, runs_page
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
+from .run_page import run_page
+from .run_store import RunStore
 
 PAGE = 50  # rows a page of schedules, runs or log
 DELIVERIES = 200  # rows a page of deliveries
@@ -69,7 +74,9 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
     if isinstance(identity, Refused):
         extra = {"www_authenticate": 'Bearer realm="tickwork console"'} if identity.status == 401 else {}
         return respond(identity.status, f"{identity.why}\n", "text/plain; charset=utf-8", **extra)
-    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now)
+    said = csrf.opened(identity, request.query, now) if request.method != "POST" else None
+    frame = pages.Frame(prefix, identity.who, csrf.token(identity, now), now, said=said,
+                        sealed=lambda notice: csrf.sealed(identity, notice, now))
     route = rest.rstrip("/")
     if request.method == "POST":
         body = await request.body_within(BODY_MOST)
@@ -81,7 +88,7 @@ async def serve(db: Database, app: App, request: Request, now: int, access: Chec
         if foreign or not csrf.good(identity, form.get("csrf"), now):
             why = foreign or "its form token is missing or stale: reload the page and try again"
             return respond(403, pages.answer(frame, "Refused", f"Nothing changed: {why}.", frame.href(""), True))
-        return await _act(db, frame, route, form)
+        return await _act(db, frame, route, form, app)
     if request.method not in ("GET", "HEAD"):
         return respond(405, "the console takes GET and POST\n", "text/plain; charset=utf-8", allow="GET, HEAD, POST")
     if route == "/console.css":
@@ -147,8 +154,8 @@ def _next_due(state: dict | None, declared) -> list[int]:
             found.append(due)  # a pending retry; the due times go on from the one it put aside
             put_aside = int(state["retry_next"])
             due = put_aside if put_aside > due else timing.following(due, due)
-        while due < NEVER and len(found) < NEXT_DUE:
-            found.append(due)
+        while (due := timing.called_from(due)[0]) < NEVER and len(found) < NEXT_DUE:
+            found.append(due)  # a calendar's skip dates left out, a date at a step, said beside them
             due = timing.following(due, due)
         return found
     except (KeyError, TypeError, ValueError):
@@ -184,13 +191,21 @@ def _done(query: dict, name: str, said: str) -> str:
     return said.format(n=int(count), done=name)
 
 
+async def _run(db, app, frame, query):
+    """One run whole: its record, the end of its traceback, every attempt of its due time, what it
+    emitted with each delivery's state, what it covered and who asked for it."""
+    id = _text(query, "id") or ""
+    found = await RunStore(db).run(id)
+    return (200 if found.run is not None else 404), run_page(frame, id, found)
+
+
 async def _log(db, app, frame, query):
     rows = await ConsoleStore(db).log(_keys(query, "before", int, str), PAGE)
     return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
 
 
 PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs": _runs,
-         "/deliveries": _deliveries, "/log": _log}
+         "/deliveries": _deliveries, "/log": _log, "/run": _run}
 
 
 def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:
@@ -226,10 +241,10 @@ def _keys(query: dict, name: str, *types) -> tuple | None:
 
 # -- actions ------------------------------------------------------------------------------------
 
-async def _act(db, frame, route, form) -> Response:
+async def _act(db, frame, route, form, app=None) -> Response:
     back = form.get("back") or ""
-    if not back.startswith(frame.prefix + "/") and back != frame.prefix:
-        back = frame.href("")
+    if (not back.startswith(frame.prefix + "/") and back != frame.prefix) or not back.isprintable():
+        back = frame.href("")  # a page of the console's own, fit for the 303's Location
     kind, _, verb = route.lstrip("/").partition("/")
     if route in bulk_actions.ROUTES:
         try:
@@ -238,9 +253,11 @@ async def _act(db, frame, route, form) -> Response:
             return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
         return respond(bulk.status, bulk.body, **({"location": bulk.location} if bulk.location else {}))
     if route == "/schedule/backfill":
-        return await _backfill(db, frame, form, back)
+        return await _backfill(db, frame, form, back, app)
     if route == "/backfill/cancel":
         return await _cancel_backfill(db, frame, form.get("id") or "", back)
+    if route == "/run/remake":
+        return await _remake(db, frame, form.get("id") or "", back)
     if kind == "schedule" and verb in SCHEDULE_VERBS:
         key, what = form.get("name") or "", "schedule"
         change = await OperatorStore(db).change(SCHEDULE_VERBS[verb], key, frame.who, frame.now)
@@ -262,7 +279,26 @@ async def _act(db, frame, route, form) -> Response:
         "dismiss": "dismissed: it is never sent again",
         "cancel": "cancelled" if what == "delivery" else "cancelled: no call is made for it again",
     }[verb]
-    return respond(200, pages.answer(frame, "Done", f"{key} {done} (logged as {frame.who}).", back))
+    return see_other(frame, back, f"{key} {done} (logged as {frame.who}).")
+
+
+def see_other(frame: pages.Frame, back: str, said: str) -> Response:
+    """A change made: 303 See Other to the page the form came from, which shows what was said
+    (`said=`, sealed: csrf.sealed), so a reload reads that page again rather than posting the
+    change again."""
+    location = back + ("&" if "?" in back else "?") + urlencode(frame.sealed(said[:LONGEST_TEXT]))
+    return respond(303, "", "text/plain; charset=utf-8", location=location)
+
+
+async def _remake(db, frame, id: str, back) -> Response:
+    """The due time of the failed run `id` made again by the next tick, as the operator's run."""
+    try:
+        asked = await remake(db, id, frame.who, frame.now)
+    except ScheduleError as refused:
+        status, title = (404, "Not found") if refused.code == UNKNOWN else (409, "Nothing changed")
+        return respond(status, pages.answer(frame, title, f"{refused.code}: {refused.message}; nothing changed.",
+                                            back, True))
+    return see_other(frame, back, f"{asked.words(frame.who)} (logged as {frame.who}).")
 
 
 def _why_unchanged(verb: str, row: dict) -> str:
@@ -277,13 +313,16 @@ def _why_unchanged(verb: str, row: dict) -> str:
     return f"it is already {'paused' if row['paused'] else 'running on its timing'}"
 
 
-async def _backfill(db, frame, form, back) -> Response:
+async def _backfill(db, frame, form, back, app=None) -> Response:
     """A backfill as `tickwork backfill NAME --from --to` asks for it, with its checks; `dry`,
     only the listing of what it would make (as --dry-run)."""
     name, start, end = form.get("name") or "", form.get("from") or "", form.get("to") or ""
     store = OperatorStore(db)
     try:
-        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"))
+        declared = next((s for s in (app.schedules if app is not None else ()) if s.name == name), None)
+        skip = dict(getattr(declared.timing, "skip", ())) if declared is not None else None
+        plan = await backfill.plan(store, frame.now, name, _instant("from", start), _instant("to", end), ("from", "to"),
+                                   skip)
     except backfill.Refused as refused:
         return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
     if plan is None:
@@ -292,16 +331,14 @@ async def _backfill(db, frame, form, back) -> Response:
     if form.get("dry"):
         return respond(200, pages.backfill_listed(frame, plan, start, end, back))
     if not plan.todo and not plan.more:
-        return respond(200, pages.answer(frame, "Nothing to make", f"{words.backfill_words(plan)}; nothing to make, "
-                                         "so no backfill was asked for.", back))
+        return see_other(frame, back, f"{words.backfill_words(plan)}; nothing to make, so no backfill was asked for.")
     change = await store.backfill(name, plan.start, plan.end, frame.who, frame.now)
     if not change.changed:
         return respond(409, pages.answer(frame, "Nothing changed", f"{name} was removed meanwhile: there is nothing "
                                          "to backfill; nothing changed.", back, True))
     assert change.row is not None  # a backfill asked for returns its row
-    return respond(200, pages.answer(frame, "Done", f"{words.backfill_words(plan)}; "
-                                     f"{words.backfill_asked_words(change.row['backfill'])} (logged as {frame.who}).",
-                                     back))
+    return see_other(frame, back, f"{words.backfill_words(plan)}; {words.backfill_asked_words(change.row['backfill'])} "
+                           f"(logged as {frame.who}).")
 
 
 def _instant(what: str, text: str) -> int | None:
@@ -323,5 +360,4 @@ async def _cancel_backfill(db, frame, id: str, back) -> Response:
         return respond(409, pages.answer(frame, "Nothing changed", f"backfill.not_pending: backfill {id} is "
                                          f"{change.row['state']}: only a pending backfill can be cancelled; "
                                          "nothing changed.", back, True))
-    return respond(200, pages.answer(frame, "Done", f"{words.backfill_cancelled_words(change.row)} "
-                                     f"(logged as {frame.who}).", back))
+    return see_other(frame, back, f"{words.backfill_cancelled_words(change.row)} (logged as {frame.who}).")

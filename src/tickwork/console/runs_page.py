@@ -8,7 +8,7 @@ from ..store.bulk_verbs import Bulk
 from ..store.run_filters import SEARCHED, RunFilter
 from ..times import NEVER
 from .html import Html, join, link, table, tag
-from .parts import Frame, choice, field, hidden, moment, outcome_noted, page, said, search_form, took
+from .parts import Frame, choice, field, hidden, moment, outcome_noted, page, run_link, said, search_form, took
 
 OUTCOMES = [("", "any"), ("succeeded", "succeeded"), ("failed", "failed"), ("skipped", "skipped"),
             ("running", "running")]
@@ -37,7 +37,8 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict, stop: tuple[in
         [[moment(run["tick_at"], frame.now, zone_of(run.get("form"))),
           join([link(frame.href("/schedule", name=run["schedule"]), run["schedule"], class_="id"),
                 tag("span", f"label {run['label']}", class_="zone") if run.get("label") else ""]),
-          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run), outcome_noted(run),
+          moment(None if words.ahead_of_due(run) else run["due_at"], frame.now), took(run),
+          run_link(frame, run, outcome_noted(run)),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
     body = [form, said(notice) if notice else "", listed]

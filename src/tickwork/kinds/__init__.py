@@ -53,6 +53,13 @@ class Timing(ABC):
     def first_due(self, tick: int) -> int:
         """The due time of a schedule seen for the first time by the tick at `tick`."""
 
+    def first_due_from(self, tick: int, starts: int | None) -> int:
+        """The first due time, seen first at `tick`, that makes no call before `starts` (`starts:`,
+        `starts=`): its first moment at or after it. A start already past changes nothing."""
+        if starts is None or starts <= tick:
+            return self.first_due(tick)
+        return self.first_due(starts - 1)
+
     @abstractmethod
     def owed(self, due: int, tick: int) -> Call:
         """The one call owed by a tick at or past `due`: missed calls collapse into it."""
@@ -65,6 +72,16 @@ class Timing(ABC):
         """The moment the call owed at `tick` is for, where `owed` names none (a handed-over
         schedule's `call.at`): missed moments collapse into the latest."""
         return due
+
+    def skipped_on(self, at: int) -> str | None:
+        """Why the occurrence at `at` is not called (a calendar's skip date, `2026-12-25 skipped:
+        holidays`); None where it is called."""
+        return None
+
+    def called_from(self, due: int) -> tuple[int, list[str]]:
+        """The first due time from `due` (one of its due times) that is called, and what each one
+        passed over says: `due` itself, where none is skipped (a calendar's skip dates are)."""
+        return due, []
 
     def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         """The due time once the form changed from `was` (None where the schedule was removed

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, cast
 from . import Call, Covered, Timing
 from ..times import DAY, NEVER, from_datetime
 from .forms import VIXIE_DAYS, calendar_form
+from .skip_dates import NONE, Dates, SkipDates, skip_dates
 from .zones import zone_info
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ _ASIDE = timedelta(seconds=1)
 _EPOCH = date(1970, 1, 1)
 _MS = timedelta(milliseconds=1)
 _DAY = timedelta(days=1)
+A_DAY = 86_400  # more than a day's occurrences, which are a minute apart at the least
 
 
 def parse_cron(expression: str) -> Any:  # a croniter
@@ -304,9 +306,32 @@ class Calendar(Timing):
 
     cron: CronCalendar
     overdue: int | None = None  # ms
+    skip: tuple[tuple[str, str], ...] = NONE  # dates in its zone it does not run on (skip_dates.py)
     skips_while_running = False
     coalesces = True
     forgets_absence = True
+
+    @cached_property
+    def _skip(self) -> SkipDates | None:
+        return skip_dates(self.skip if isinstance(self.skip, Dates) else Dates(self.skip), self.cron.zone) \
+            if self.skip else None
+
+    def skipped_on(self, at: int) -> str | None:
+        return None if self._skip is None else self._skip.on(at)
+
+    def skipped_within(self, start: int, end: int) -> list[str]:
+        """What the skip dates from `start` to `end` say, as a backfill's plan tells them."""
+        return [] if self._skip is None else self._skip.said_within(start, end)
+
+    def called_from(self, due: int) -> tuple[int, list[str]]:
+        """The first occurrence from `due` (one of its occurrences) on no skip date, and what each
+        skip date passed over says (`2026-12-25 skipped: holidays`), for the next due time shown."""
+        passed, skip = [], self._skip
+        while skip is not None and due < NEVER and (said := skip.on(due)) is not None:
+            passed.append(said)
+            upcoming = self.cron.next_after(skip.end_of(skip.day_of(due)))
+            due = NEVER if upcoming is None else upcoming.at
+        return due, passed
 
     @property
     def form(self) -> str:
@@ -317,10 +342,20 @@ class Calendar(Timing):
         return self._next(tick)
 
     def owed(self, due: int, tick: int) -> Call:
-        latest = self.cron.latest_at_or_before(tick)
+        latest = self._latest_called(due, tick)
         if latest is None or latest.at < due:
             return Call(at=due)
         return Call(at=latest.at, dst=latest.dst)
+
+    def _latest_called(self, due: int, tick: int) -> Occurrence | None:
+        """The latest occurrence at or before `tick`: of those from `due` on, the latest on no skip
+        date, a skip date's day passed over at a step; where all are on skip dates, the latest
+        (the tick records it skipped)."""
+        latest = self.cron.latest_at_or_before(tick)
+        found, skip = latest, self._skip
+        while skip is not None and found is not None and found.at >= due and skip.on(found.at) is not None:
+            found = self.cron.latest_at_or_before(skip.start_of(skip.day_of(found.at)) - 1)
+        return found if found is not None and found.at >= due else latest
 
     def following(self, due: int, tick: int) -> int:
         return self._next(tick)
@@ -328,8 +363,11 @@ class Calendar(Timing):
     def occurrences(self, due: int, start: int, end: int, most: int) -> list[Call]:
         """Walked one occurrence at a time: `most` bounds the walk."""
         found: list[Call] = []
-        upcoming = self.cron.next_after(start - 1)
+        upcoming, skip = self.cron.next_after(start - 1), self._skip
         while upcoming is not None and upcoming.at <= end and len(found) < most:
+            if skip is not None and skip.on(upcoming.at) is not None:  # left out, a skip date at a step
+                upcoming = self.cron.next_after(skip.end_of(skip.day_of(upcoming.at)))
+                continue
             found.append(Call(at=upcoming.at, dst=upcoming.dst))
             if upcoming.at == end:
                 break
@@ -338,11 +376,26 @@ class Calendar(Timing):
 
     def covered(self, due: int, tick: int, most: int) -> Covered | None:
         """Counted, not walked: a month of a minutely calendar costs about what an hour does."""
-        latest = self.cron.latest_at_or_before(tick)
-        if latest is None or latest.at < due:
-            return None
-        count, first = self.cron.count(due, latest.at, most)
+        latest = self._latest_called(due, tick)
+        if latest is None or latest.at < due or self.skipped_on(latest.at) is not None:
+            return None  # none, or all on skip dates: none is missed
+        skipped = self._skipped_between(due, latest.at)
+        count, first = self.cron.count(due, latest.at, most + skipped)
+        count -= skipped
+        first = self._first_called(first)
         return Covered(min(count, most), first, latest.at, count <= most) if count and first is not None else None
+
+    def _skipped_between(self, start: int, end: int) -> int:
+        """How many occurrences from `start` to `end` fall on skip dates, counted day by day."""
+        skip = self._skip
+        return 0 if skip is None else sum(self.cron.count(lo, hi, A_DAY)[0] for lo, hi in skip.within(start, end))
+
+    def _first_called(self, first: int | None) -> int | None:
+        skip = self._skip
+        while skip is not None and first is not None and skip.on(first) is not None:
+            upcoming = self.cron.next_after(skip.end_of(skip.day_of(first)))
+            first = None if upcoming is None else upcoming.at
+        return first
 
     def rebased(self, due: int, tick: int, was: str | None = None) -> int:
         """Where only the reading of its days changed (`was` its form before), an occurrence of

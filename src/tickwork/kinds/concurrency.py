@@ -1,5 +1,5 @@
 """Concurrency per key: at most K runs at once of the schedules that name one key, across racing
-ticks. The key and its limit are kept on each schedule's row (migration 0033); the claim counts
+ticks. The key and its limit are kept on each schedule's row (migration 0029); the claim counts
 the key's runs under way in the statement that takes the leases (store.claims.TAKE_LEASES_LIMITED),
 so a run beyond the limit is neither leased nor skipped: it stays due, owed, for a later tick."""
 

@@ -31,6 +31,7 @@ def rebased_due(due: int, new_every: int, tick: int) -> int:
 @dataclass(frozen=True)
 class Every(Timing):
     every: int  # ms
+    overdue: int | None = None  # ms: a call later than this after its grid time is skipped `overdue`
 
     @property
     def every_ms(self) -> int:
@@ -42,6 +43,10 @@ class Every(Timing):
 
     def first_due(self, tick: int) -> int:
         return first_due(tick, self.every)
+
+    def first_due_from(self, tick: int, starts: int | None) -> int:
+        """Its grid begins at `starts`, the first call at it, where that is still to come."""
+        return starts if starts is not None and starts > tick else self.first_due(tick)
 
     def owed(self, due: int, tick: int) -> Call:
         return Call()

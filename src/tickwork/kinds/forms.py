@@ -46,7 +46,11 @@ class Kind:
         if self.prefix == "calendar":
             from .calendar import cron_calendar  # only an app with calendars needs them
 
-            made = of(cron_calendar(*(entry[key] for key in self.keys[:4])), entry.get("overdue_ms"))
+            from .skip_dates import dates_of
+
+            made = of(cron_calendar(*(entry[key] for key in self.keys[:4])), entry.get("overdue_ms"), dates_of(entry))
+        elif self.prefix in GRACED:  # `overdue_ms` absent (an entry from before) reads as no grace
+            made = of(*(entry[key] for key in self.keys), overdue=entry.get("overdue_ms"))
         else:
             made = of(*(entry[key] for key in self.keys))
         return made
@@ -63,6 +67,7 @@ KINDS = {kind.name: kind for kind in (
 # app.KINDS, whose names these are (a test says so).
 
 PREFIXES = ("every", "calendar", "pulse", "once")
+GRACED = ("every", "pulse")  # the kinds besides calendars that take `overdue:`
 
 # Ends the form of a calendar whose days tickwork read otherwise before it followed Vixie cron's
 # rule, so that its state row, stored under the old reading, is rebased.
@@ -94,7 +99,7 @@ def form_of(row: Entry) -> str:
 
 def timing_of_row(row: Entry) -> Timing:
     """A schedule's timing from its state row: a handed-over one's from its JSON, a declared
-    one's from its form (which keeps no `overdue:`)."""
+    one's from its form (which keeps no `overdue:` and no `skip:`: the declaration has them)."""
     if row.get("timing"):
         return timing_of(json.loads(row["timing"]))
     return parse_form(form_of(row)).timing()

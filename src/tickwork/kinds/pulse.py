@@ -14,6 +14,7 @@ from .forms import pulse_form
 class Pulse(Timing):
     cycle: int  # ms
     intervals: int = 1
+    overdue: int | None = None  # ms: a call later than this after its share's start is skipped `overdue`
 
     @property
     def form(self) -> str:
@@ -35,6 +36,10 @@ class Pulse(Timing):
 
     def following(self, due: int, tick: int) -> int:
         return self.start(self.share(tick) + 1)
+
+    def slot(self, due: int, tick: int) -> int:
+        """The start of the share the tick calls: how late the call is is counted from there."""
+        return self.start(self.share(tick))
 
     def call_of(self, share: int) -> Call:
         return Call(at=self.start(share), n=self.intervals, i=share % self.intervals)

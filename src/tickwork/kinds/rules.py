@@ -13,6 +13,8 @@ bound), so nothing may come due more often than once a minute.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from ..errors import Invalid, ScheduleError
@@ -70,10 +72,10 @@ def share_within_target(cycle: int, intervals: int) -> None:
                             "make `cycle` / `intervals` at least 60 seconds")
 
 
-def comes_due(timing: Timing, tick: int, said: str) -> int:
-    """The due time of a timing first seen at `tick`: a calendar whose cron names no date that
-    exists (the 30th of February) has none, and is refused."""
-    due = timing.first_due(tick)
+def comes_due(timing: Timing, tick: int, said: str, starts: int | None = None) -> int:
+    """The due time of a timing first seen at `tick` (none before `starts`): a calendar whose
+    cron names no date that exists (the 30th of February) has none, and is refused."""
+    due = timing.first_due_from(tick, starts)
     if due >= NEVER:
         raise ScheduleError("schedule.cron_invalid", f"{said} never comes due",
                             "name a date that exists, e.g. not the 30th of February")
@@ -169,3 +171,72 @@ def limit_of(text: str) -> int:
         raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 15m",
                       "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")
     return ms
+
+
+STARTS_MEND = "write the moment with its offset, e.g. `starts: 2027-01-04T09:00:00Z` or `2027-01-04T09:00:00+01:00`"
+
+
+def starts_of(text: str) -> int:
+    """`starts: 2027-01-04T09:00:00Z` in epoch ms: an ISO 8601 moment with its offset, so it
+    names one instant whatever the zone a reader is in."""
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` is not an ISO 8601 moment", STARTS_MEND) from None
+    if moment.tzinfo is None:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` has no offset: it names no one instant",
+                      STARTS_MEND)
+    ms = int(moment.timestamp() * 1000)
+    if not 0 <= ms < NEVER:
+        raise Invalid("schedule.starts_invalid", f"`starts: {text}` is before 1970 or past 9999", STARTS_MEND)
+    return ms
+# A calendar's skip dates, its own and those of the lists it names, are at most this many: a
+# decade of a country's holidays, kept in each of its entries.
+MOST_SKIP_DATES = 1000
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_LIST = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def skip_date_checked(value: object, said: str, lists: bool = True) -> str:
+    """A date written YYYY-MM-DD that exists (a TOML date too), as YYYY-MM-DD; `lists`: where
+    names of lists may stand beside dates, so the mend says so."""
+    text = value.isoformat() if isinstance(value, date) and not isinstance(value, datetime) else value
+    try:
+        if isinstance(text, str) and _DATE.fullmatch(text):
+            return date.fromisoformat(text).isoformat()
+    except ValueError:
+        pass
+    raise ScheduleError("schedule.skip_date_invalid", f"{said}: {value!r} is not a date written YYYY-MM-DD",
+                        "write a date that exists, e.g. `2026-12-25`" + (
+                            ", or the name of a list of dates" if lists else
+                            "; a schedule handed over takes dates alone, not the names of lists"))
+
+
+def skip_dates_of(given: Iterable[object], lists: Mapping[str, Sequence[str]] | None, said: str) -> dict[str, str]:
+    """The skip dates `given` names, dates and names of `lists` mixed, each with the list it came
+    from ("" for a date given alone), sorted; at most MOST_SKIP_DATES. `lists` None: dates alone
+    (a schedule handed over, which no build reads)."""
+    found: dict[str, str] = {}
+    for value in given:
+        if lists is None:
+            found.setdefault(skip_date_checked(value, said, lists=False), "")
+        elif isinstance(value, str) and _LIST.fullmatch(value):
+            if value not in lists:
+                named = ", ".join(sorted(lists)) or "none"
+                raise ScheduleError("schedule.skip_list_unknown", f"{said}: no list of dates is named `{value}` "
+                                    f"(named: {named})", f"declare it in pyproject.toml: `[tool.tickwork.dates]` "
+                                    f'`{value} = ["2026-12-25"]`, or name one of those declared')
+            for day in lists[value]:
+                found.setdefault(day, value)
+        else:
+            found.setdefault(skip_date_checked(value, said), "")
+    skip_dates_within_bound(len(found), said)
+    return dict(sorted(found.items()))
+
+
+def skip_dates_within_bound(count: int, said: str) -> None:
+    if count > MOST_SKIP_DATES:
+        raise ScheduleError("schedule.skip_dates_too_many", f"{said} names {count:,} dates; a calendar skips "
+                            f"{MOST_SKIP_DATES:,} at the most", "keep the dates of the years ahead; drop those past")

@@ -13,10 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..kinds.forms import form_of
+from ..kinds.forms import form_of, timing_of
 from ..store.leases import holds_lease
 from ..times import NEVER
 from . import words
+from .end_words import ended_words
 from .words import number
 
 Row = Mapping[str, Any]
@@ -88,7 +89,9 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
     if schedule is None:
         return None
     retry = schedule.retry
-    settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit}
+    settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit,
+                "starts_ms": getattr(schedule, "starts", None),
+                "skip": dict(getattr(schedule.timing, "skip", ())) or None}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 
 
@@ -100,6 +103,38 @@ def handed_over_timing(row: Row) -> dict[str, Any] | None:
     except ValueError:
         return None
     return found if isinstance(found, dict) else None
+
+
+def skip_of(row: Row, entry: Entry | None) -> dict[str, str] | None:
+    """A calendar's skip dates (date to the list it came from): a handed-over one's from its row,
+    a declared one's from its entry."""
+    if row.get("timing"):
+        found = (handed_over_timing(row) or {}).get("skip")
+    else:
+        found = entry.settings.get("skip") if entry is not None else None
+    return dict(found) if isinstance(found, Mapping) and found else None
+
+
+def skip_words(skip: Mapping[str, str] | None) -> str:
+    """`, not on 3 skip dates (holidays, 1 of its own)`, or nothing where it skips none."""
+    if not skip:
+        return ""
+    own = sum(1 for source in skip.values() if not source)
+    named = sorted({source for source in skip.values() if source}) + ([f"{own} of its own"] if own else [])
+    return f", not on {len(skip)} skip date{'' if len(skip) == 1 else 's'} ({', '.join(named)})"
+
+
+def called_next(form: str, due: int, skip: Mapping[str, str] | None) -> tuple[int, tuple[str, ...]]:
+    """A calendar's next due time on no skip date from the kept `due`, and what each skip date
+    passed over says; `due` itself where it skips none."""
+    if not skip or due >= NEVER:
+        return due, ()
+    read = words.read_form(form)
+    if read is None or read.kind != "calendar":
+        return due, ()
+    timing = timing_of(read.entry() | {"skip": dict(skip)})
+    called, passed = timing.called_from(due)
+    return called, tuple(passed)
 
 
 def overdue_of(row: Row, entry: Entry | None) -> int | None:
@@ -146,7 +181,8 @@ class ScheduleView:
     settings: Mapping[str, Any]
     attempts: int | None  # a due time's attempts in all, where it retries
     due_at: int
-    next_due: int | None  # None where ended or nothing is left to call
+    next_due: int | None  # None where ended or nothing is left to call; past a calendar's skip dates
+    skipped: tuple[str, ...]  # what the skip dates from due_at to next_due say: `2026-12-25 skipped: holidays`
     state: str  # live, paused or ended
     paused: bool
     removed_at: int | None
@@ -156,6 +192,7 @@ class ScheduleView:
     run_requested_by: str | None
     retry_pending: bool
     last: LastRunView | None
+    end: str | None = None  # why it ended, in words: `replaced by <id>`, `made its 5 calls`, ...
 
     @property
     def handed_over(self) -> bool:
@@ -169,7 +206,7 @@ class ScheduleView:
 
     def rule(self, row: Row) -> str:
         """How its timing places its calls, and its `retry` and `limit`, in words."""
-        said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms)}"
+        said = f"{self.timing}: {words.rule(self.form, dict(row), self.overdue_ms, self.settings.get('starts_ms'))}"
         run_settings = words.run_settings_words(dict(self.settings))
         return said + (f"; {run_settings}" if run_settings else "")
 
@@ -197,16 +234,19 @@ def schedule_view(row: Row, now: int, entry: Entry | None = None, lease_started:
     overdue = overdue_of(row, entry)
     settings = words.settings_of(dict(row), dict(entry.settings) if entry is not None else None)
     removed, due = number(row.get("removed_at")), int(row["due_at"])
+    skip = skip_of(row, entry)
+    called, skipped = called_next(form, due, skip) if removed is None else (due, ())
     return ScheduleView(
         name=row["name"], action=row.get("action"), form=form, kind=words.kind_of(form), zone=zone_of(form),
-        overdue_ms=overdue, timing=words.timing(form, overdue), settings=settings,
+        overdue_ms=overdue, timing=words.timing(form, overdue) + skip_words(skip), settings=settings,
         attempts=words.attempts_of(settings), due_at=due,
-        next_due=None if removed is not None or due >= NEVER else due,
+        next_due=None if removed is not None or called >= NEVER else called, skipped=skipped,
         state="ended" if removed is not None else "paused" if row["paused"] else "live",
         paused=bool(row["paused"]), removed_at=removed, ended=row.get("ended"),
         lease=lease_of(row, now, lease_started),
         run_requested_at=number(row.get("run_requested_at")), run_requested_by=row.get("run_requested_by"),
         retry_pending=row.get("retry_attempt") is not None and removed is None, last=_last_of(row),
+        end=ended_words(row),
     )
 
 

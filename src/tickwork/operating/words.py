@@ -125,21 +125,20 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    grace = f", overdue after {span(overdue_ms)}" if overdue_ms else ""
     if read.kind == "every":
         text = span(read.every_ms)
-        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text)
+        return "every " + (text.partition(" ")[2] if text.startswith("1 ") else text) + grace
     if read.kind == "calendar":
         said = [f"{read.cron} in {read.zone}"]
         # the defaults go unsaid, and so does the reading of the days every calendar now has
         said += [f"{key}: {value}" for key, value, default in (("nonexistent", read.nonexistent, "shift"),
                                                                 ("repeated", read.repeated, "first"))
                  if value != default]
-        if overdue_ms:
-            said.append(f"overdue after {span(overdue_ms)}")
-        return ", ".join(said)
+        return ", ".join(said) + grace
     if read.kind == "pulse":
         count = read.intervals
-        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}"
+        return f"pulse: {count} share{'' if count == 1 else 's'} of {span(read.cycle)}" + grace
     return f"once at {when(read.at)}"
 
 
@@ -148,10 +147,11 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
 SKIPS = {
     "paused": "skipped: the schedule was paused",
     "running": "skipped: the run before it still held the lease",
-    "overdue": "skipped: the call was later than its `overdue:` allows",
+    "overdue": "skipped: the call was later than its `overdue:` allows; its occurrences are counted missed",
     "coalesced": "skipped: another calendar of the same action made the call for this moment",
     "expired": "skipped: its `expires` had passed, so it ended",
     "superseded": "skipped: the next due time came before this attempt, and superseded it",
+    "skip_date": "skipped: the date is one of the calendar's skip dates; not counted missed",
     "undeclared": "skipped: a deploy had removed the calendar when it came due; declared again, it owed nothing",
 }
 
@@ -202,21 +202,24 @@ def overdue_words(overdue: int | None) -> str:
             f"instead, recorded `overdue`, and the calendar goes on to its next moment")
 
 
-def rule(form: str, state: dict, overdue: int | None) -> str:
-    """How a schedule's timing places its calls, in words."""
+def rule(form: str, state: dict, overdue: int | None, starts: int | None = None) -> str:
+    """How a schedule's timing places its calls, in words; `starts`, its start (`starts`)."""
     read = read_form(form)
     if read is None:
         return form
+    grace = f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else ""
     if read.kind == "every":
-        return (f"runs fall on a grid counted in UTC from the first tick that saw it "
-                f"({when(int(state['first_tick']))}); missed ticks make one run, not a backlog")
+        first_tick = int(state["first_tick"])
+        # a start still to come when it was first seen is where its grid begins (kinds.every)
+        origin = (f"its start ({when(int(starts))})" if starts is not None and int(starts) > first_tick
+                  else f"the first tick that saw it ({when(first_tick)})")
+        return f"runs fall on a grid counted in UTC from {origin}; missed ticks make one run, not a backlog" + grace
     if read.kind == "calendar":
-        text = (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
-                f"at the next tick, and only the latest one is owed")
-        return text + (f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else "")
+        return (f"called at each moment of `{read.cron}` read in {read.zone}; a missed moment is called late, "
+                f"at the next tick, and only the latest one is owed") + grace
     if read.kind == "pulse":
         return (f"the cycle of {span(read.cycle)} counted from the Unix epoch, in {read.intervals} shares; one "
-                f"call a share, while no call runs; a missed share is not made up")
+                f"call a share, while no call runs; a missed share is not made up") + grace
     return f"called once, at {when(read.at)} or at the first tick after it"
 
 
@@ -242,7 +245,7 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 
 def run_settings_words(settings: dict) -> str:
-    """`retry` and `limit` in words, as a rule's tail: '' where the schedule sets neither."""
+    """`retry`, `limit` and `starts` in words, as a rule's tail: '' where the schedule sets none."""
     from .retry_words import retry_of_settings, rule_words
 
     said = []
@@ -251,6 +254,8 @@ def run_settings_words(settings: dict) -> str:
         said.append(rule_words(retry, span))
     if settings.get("limit_ms"):
         said.append(f"a run is stopped after {span(int(settings['limit_ms']))} (`limit`)")
+    if settings.get("starts_ms") is not None:
+        said.append(f"no call before {when(int(settings['starts_ms']))} (`starts`)")
     return "; ".join(said)
 
 
@@ -384,8 +389,9 @@ def backfill_words(plan) -> str:
     """`statement: 2 occurrences from <from> to <to> without a succeeded run (0 made already)`."""
     todo = len(plan.todo)
     counted = f"{todo}{' or more' if plan.more else ''} occurrence{'' if todo == 1 else 's'}"
+    left_out = f"; left out: {', '.join(plan.skipped)}" if getattr(plan, "skipped", ()) else ""
     return (f"{plan.name}: {counted} from {when(plan.start)} to {when(plan.end)} without a succeeded run"
-            f" ({plan.made_already} made already)")
+            f" ({plan.made_already} made already){left_out}")
 
 
 def backfill_asked_words(backfill_id: str) -> str:

@@ -14,6 +14,9 @@ Each message is the outbox's envelope, `{"tickwork": 1, "delivery", "event", "bo
   failed run of those it ends, `code` and `detail` null;
 - `tickwork.ticks_stopped`: `{"from", "to", "gap_s"}`, the app's tick before the gap and the
   tick that found it.
+
+Where the app sets its console's address (`[tool.tickwork] console_url`), a failing or recovered
+schedule's alert carries `run_url` too, the console's page of its run; without it, no such field.
 """
 
 from dataclasses import dataclass
@@ -29,9 +32,11 @@ __all__ = ["Alerts", "GAP_WITH_ALERT", "LAPSED_ALERTS", "TURNS", "deliveries"]
 
 @dataclass(frozen=True)
 class Alerts:
-    """Where the alerts go: the producer binding `queue`."""
+    """Where the alerts go: the producer binding `queue`; `run_page`, the console's page of a
+    run up to its id (`https://ops.example.com/ops/run?id=`), where the app sets its address."""
 
     queue: str
+    run_page: str | None = None
 
     def turning(self, ends: list, traces: dict, sender: str) -> list:
         """Statements for an end's batch, after the ends: each end that turns its schedule
@@ -39,7 +44,7 @@ class Alerts:
         keeps one alert. `traces` by run."""
         rows = [AlertEnd(name=e.name, run=e.run, outcome=e.outcome, code=e.code, detail=e.detail, ended=e.ended,
                          trace=traces.get(e.run), event=event, delivery=delivery, queue=self.queue, sender=sender,
-                         lease_until=e.ended + SEND_WINDOW, retry=e.retry)
+                         lease_until=e.ended + SEND_WINDOW, retry=e.retry, run_page=self.run_page)
                 for e in ends for event, delivery in [_ids(e.run)]]
         return turning(rows)
 
@@ -52,13 +57,14 @@ class Alerts:
         """For the claim batch: the statements, for a chunk of skips (JSON), keeping the alerts of
         the schedules whose skipped retries start them failing (`stopped_after`: a retry superseded
         this long after it was due, the ticks having stopped, is not announced)."""
-        return lambda chunk: skips_turning(chunk, tick, self.queue, sender, now + SEND_WINDOW, stopped_after)
+        return lambda chunk: skips_turning(chunk, tick, self.queue, sender, now + SEND_WINDOW, stopped_after,
+                                           self.run_page)
 
     def lapsed(self, runs: tuple, now: int, sender: str) -> list:
         """Statements for the batch that ends the runs whose leases lapsed (`runs`: the store's
         LAPSED parameters, the clock and the window's first tick): each with no attempt left that starts its schedule
         failing keeps one alert, `lease_expired`."""
-        return lapsed(runs, self.queue, sender, now + SEND_WINDOW)
+        return lapsed(runs, self.queue, sender, now + SEND_WINDOW, self.run_page)
 
 
 def deliveries(statements: list, results: list) -> list[Delivery]:

@@ -29,6 +29,13 @@ def iso_sql(ms: str) -> str:
     return f"strftime('%Y-%m-%dT%H:%M:%fZ', {ms} / 1000.0, 'unixepoch')"
 
 
+def with_run_url(body: str, run_page: str, run: str) -> str:
+    """An alert's body with `run_url`, the console's page of `run`, where the app sets the console's
+    address (`run_page`, the page's address up to the run's id, NULL where none is set): a NULL
+    member of json_patch's patch is left out, so the body has no such field then."""
+    return f"json_patch({body}, json_object('run_url', {run_page} || {run}))"
+
+
 @dataclass(frozen=True)
 class AlertEnd:
     """A run's end as its alert would tell it: the alert's event and delivery ids (derived from the
@@ -47,10 +54,11 @@ class AlertEnd:
     sender: str
     lease_until: int
     retry: int | None
+    run_page: str | None = None  # the console's page of a run, up to its id, where the app sets its address
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
         "name", "run", "outcome", "code", "detail", "ended", "trace", "event", "delivery", "queue", "sender",
-        "lease_until", "retry")
+        "lease_until", "retry", "run_page")
 
     def row(self) -> list[object]:
         """The end as ALERT_ENDS reads it, column by column (COLUMNS)."""
@@ -83,13 +91,14 @@ WHERE s.name = j.name AND (j.outcome = '{Outcome.FAILED}') = (s.failing_since IS
 
 # The alert of each run the update marked. Its ids derive from the run's: a batch written again
 # keeps no second one.
+_TURN_BODY = with_run_url(f"""json_object('schedule', j.name, 'outcome', j.outcome, 'code', j.code, 'detail', j.detail,
+                   'since', {iso_sql('s.alert_since')}, 'at', {iso_sql('j.ended')},
+                   'run', j.run, 'trace', j.trace)""", "j.run_page", "j.run")
 RECORD_TURNS = f"""
 {ALERT_ENDS}
 INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
 SELECT j.event, CASE WHEN j.outcome = '{Outcome.FAILED}' THEN '{FAILING}' ELSE '{RECOVERED}' END,
-       json_object('schedule', j.name, 'outcome', j.outcome, 'code', j.code, 'detail', j.detail,
-                   'since', {iso_sql('s.alert_since')}, 'at', {iso_sql('j.ended')},
-                   'run', j.run, 'trace', j.trace),
+       {_TURN_BODY},
        NULL, j.ended, j.trace
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.alert_run = j.run
 WHERE true
@@ -156,13 +165,16 @@ WHERE s.name = x.name AND s.lease_run = x.run AND s.failing_since IS NULL
               AND NOT ({RETRY_PENDING} AND r.by_hand IS NULL))
 """
 
+# ?3: the console's run page, up to the run's id, or NULL.
+_LAPSED_BODY = with_run_url(f"""json_object('schedule', s.name, 'outcome', '{Outcome.FAILED}',
+                   'code', '{Code.LEASE_EXPIRED}', 'detail', {LAPSED_DETAIL},
+                   'since', {iso_sql('?1')}, 'at', {iso_sql('?1')},
+                   'run', r.id, 'trace', r.trace)""", "?3", "r.id")
 RECORD_LAPSED = f"""
 WITH {LAPSED}
 INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
 SELECT s.alert_run, '{FAILING}',
-       json_object('schedule', s.name, 'outcome', '{Outcome.FAILED}', 'code', '{Code.LEASE_EXPIRED}',
-                   'detail', {LAPSED_DETAIL}, 'since', {iso_sql('?1')}, 'at', {iso_sql('?1')},
-                   'run', r.id, 'trace', r.trace),
+       {_LAPSED_BODY},
        NULL, ?1, r.trace
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_runs AS r ON r.id = x.run
 WHERE s.lease_run = x.run AND {MARKED_LAPSED}
@@ -197,13 +209,15 @@ WHERE s.name = j.name AND s.skip_run = j.run AND j.retrying IS NOT NULL AND s.fa
   AND (j.reason <> '{Code.SUPERSEDED}' OR ?2 - j.due <= ?6) AND {IS_FAILING}
 """
 
+# ?3: the console's run page, up to the run's id, or NULL.
+_SKIP_BODY = with_run_url(f"""json_object('schedule', s.name, 'outcome', f.outcome, 'code', f.code, 'detail', f.detail,
+                   'since', {iso_sql('s.alert_since')}, 'at', {iso_sql('s.alert_since')},
+                   'run', f.id, 'trace', f.trace)""", "?3", "f.id")
 RECORD_SKIP_TURNS = f"""
 {CLAIMS}
 INSERT INTO tickwork_events (id, name, body, run, emitted_at, trace)
 SELECT s.alert_run, '{FAILING}',
-       json_object('schedule', s.name, 'outcome', f.outcome, 'code', f.code, 'detail', f.detail,
-                   'since', {iso_sql('s.alert_since')}, 'at', {iso_sql('s.alert_since')},
-                   'run', f.id, 'trace', f.trace),
+       {_SKIP_BODY},
        NULL, ?2, f.trace
 FROM j JOIN tickwork_schedules AS s ON s.name = j.name AND s.alert_run = {SKIP_ALERT}
   JOIN tickwork_runs AS f ON f.id = {LATEST_TELLING}
@@ -244,18 +258,21 @@ def gap_alerted(tick: int, previous: int, now: int, event: str, delivery: str, q
     return [(RECORD_ALERTED_GAP, params[:4]), (RECORD_GAP_ALERT, params[:4]), (RECORD_GAP_DELIVERY, params)]
 
 
-def lapsed(runs: tuple[int, int], queue: str, sender: str, lease_until: int) -> list[Statement]:
+def lapsed(runs: tuple[int, int], queue: str, sender: str, lease_until: int,
+           run_page: str | None = None) -> list[Statement]:
     """The statements announcing the schedules that runs whose leases lapsed start failing, for
     the batch that ends those runs (`runs`: LAPSED's parameters), after it schedules their retries."""
-    return [(MARK_LAPSED, runs), (RECORD_LAPSED, runs), (RECORD_LAPSED_DELIVERIES, (*runs, queue, sender, lease_until))]
+    return [(MARK_LAPSED, runs), (RECORD_LAPSED, (*runs, run_page)),
+            (RECORD_LAPSED_DELIVERIES, (*runs, queue, sender, lease_until))]
 
 
 def skips_turning(chunk: str, tick: int, queue: str, sender: str, lease_until: int,
-                  stopped_after: int) -> list[Statement]:
+                  stopped_after: int, run_page: str | None = None) -> list[Statement]:
     """The statements announcing the schedules a chunk of skips (CLAIMS rows, JSON) starts
     failing, for the claim batch, after the skips' own."""
     params = (chunk, tick, queue, sender, lease_until, stopped_after)
-    return [(MARK_SKIP_TURNS, params), (RECORD_SKIP_TURNS, params[:2]), (RECORD_SKIP_DELIVERIES, params[:5])]
+    return [(MARK_SKIP_TURNS, params), (RECORD_SKIP_TURNS, (chunk, tick, run_page)),
+            (RECORD_SKIP_DELIVERIES, params[:5])]
 
 
 def returned(statements: list[Statement], results: list[list[Row]]) -> list[Row]:

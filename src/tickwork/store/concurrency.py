@@ -16,7 +16,7 @@ def _within(clock: str) -> tuple[str, str]:
     """The CTEs that bound a lease statement by the keys' limits, and the condition that does it.
     `waiting`: the chunk's keyed claims the statement could take, numbered in due order within
     their key; `going`: each such key's runs under way at `clock`, counted along the index by key
-    and lease (migration 0033), one lookup a key; `allowed`: those whose number is within what
+    and lease (migration 0029), one lookup a key; `allowed`: those whose number is within what
     their limit leaves. A claim whose row names no key is taken as without this bound."""
     under_way = LEASE_OPEN.replace("s.lease_run", "o.lease_run")
     ctes = f""",

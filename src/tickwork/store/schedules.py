@@ -21,7 +21,7 @@ ONE_OFF_DONE = "done"
 # still there, as only those can be made (a request left on a removed row is never read again).
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 # Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
-# Of the rows naming a concurrency key (migration 0033), only the first of each key in due order,
+# Of the rows naming a concurrency key (migration 0029), only the first of each key in due order,
 # as many as its limit, are read: no more of them could be claimed, so a backlog of 5,000 owed
 # under a key of limit 4 costs a tick 4 rows, not 5,000, and holds up none of the others' rows.
 SELECT_DUE = f"""
@@ -150,11 +150,16 @@ class Handed:
 
 # Schedules handed over at run time, many in one statement (?1 a JSON list of rows): a new row, or
 # one cancelled, expired or ended for want of its action coming back under its id, owing nothing
-# from before (not even a run asked for by hand). One going on, or a one-off moment already made
-# (`done`), is left as it is: a hand-over retried after the call makes no second call. Its label,
-# no part of the id, is the one of the hand-over that wrote the row; its concurrency key and limit
-# are part of the id (the entry's JSON keeps them), so a row taken back keeps its own.
+# from before (not even a run asked for by hand, its calls counted or its links to a replace). One
+# going on, a one-off moment already made (`done`) or one that made its `times` calls is left as it
+# is: a hand-over retried after the calls makes no more. Its label, no part of the id, is the one of
+# the hand-over that wrote the row; its concurrency key and limit are part of the id (the entry's
+# JSON keeps them), so a row taken back keeps its own.
 HANDED = json_rows(*Handed.COLUMNS)
+ENDED_TO_COME_BACK = "('cancelled', 'expired', 'action_gone', 'replaced')"
+COMES_BACK = """due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
+    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label,
+    calls_made = NULL, replaced_by = NULL, replaces = excluded.replaces"""
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
@@ -163,9 +168,8 @@ INSERT INTO tickwork_schedules
 SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label, concurrency_key,
        concurrency_limit FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
-SET due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
-    run_requested_at = NULL, run_requested_by = NULL, retry_attempt = NULL, label = excluded.label
-WHERE ended IN ('cancelled', 'expired', 'action_gone')
+SET {COMES_BACK}
+WHERE ended IN {ENDED_TO_COME_BACK}
 """
 
 # ?1 a JSON list of ids; the rows it returns are those it ended. (An operator's cancel is the same

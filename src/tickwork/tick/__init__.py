@@ -47,6 +47,7 @@ async def tick(
     settings: dict[str, Any] | None = None,
     alerts: str | None = None,
     for_later: int = 0,
+    run_pages: str | None = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
@@ -60,11 +61,12 @@ async def tick(
     room for stay due for the next tick, oldest due first. `settings` are the app's (a Worker's
     vars) as the invocation began, which a purge's `after:` may read. `alerts` is the producer
     binding the outbox sends the app's alerts to (alerts.py): schedules failing and recovering,
-    ticks stopped. `for_later` of the statements are left to the ticks after it in its invocation:
-    its backfill step does not spend them.
+    ticks stopped; `run_pages`, the console's page of a run up to its id, which the alerts of
+    schedules failing and recovering then link to (`run_url`). `for_later` of the statements are
+    left to the ticks after it in its invocation: its backfill step does not spend them.
     """
     spending = Budget(db, now, now if started_at is None else started_at, budget, monotonic, max_statements, for_later)
-    alerting_to = None if outbox is None or alerts is None else Alerts(alerts)
+    alerting_to = None if outbox is None or alerts is None else Alerts(alerts, run_pages)
     flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if alerting_to else 0)
     state = TickState(ScheduleStore(db), declared(schedules), now, outbox, alerting_to, os.urandom(16).hex(), flush,
                       sleep, retention, settings or {}, Owing(now))

@@ -27,10 +27,12 @@ class DeclaredSet:
 
     @cached_property
     def fingerprint(self) -> str:
-        """The set as the state rows see it: each schedule's name and form."""
+        """The set as the state rows see it: each schedule's name and form, and its start."""
         import hashlib  # at first use: a Worker's cold start skips it
 
-        declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" for s in self.schedules))
+        # A start joins only where one is declared: a set without any keeps its fingerprint.
+        declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" + (f"\tstarts {s.starts}" if s.starts else "")
+                                    for s in self.schedules))
         return hashlib.sha256(declared.encode()).hexdigest()
 
     @cached_property

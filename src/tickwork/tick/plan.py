@@ -10,8 +10,9 @@ The rules, in the order they are tried (each a function below):
 - a calendar held by its own run owes its call until the run ends: nothing now;
 - a handed-over row whose action the app no longer has ends `action_gone`; one past its
   `expires_at` ends `expired`, after the call owed from before unless overdue forbids it
-  (`_expired`); a paused row is skipped `paused`, a held one `running`, one later than its
-  overdue rule allows `overdue` (`_skip_reason`);
+  (`_expired`); a paused row is skipped `paused`, a held one `running`, a calendar's call on one
+  of its skip dates `skip_date`, one later than its overdue rule allows `overdue`, neither where
+  the operator asked for the run by hand (`_skip_reason`);
 - calendars sharing an action claim their moment, so only one of them calls it (`_coalesce_key`).
 """
 
@@ -141,19 +142,26 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
         return (Code.PAUSED, None), call, following
     if held:
         return (Code.RUNNING, None), call, following
-    if timing.overdue is not None and call.at is not None and now - call.at > timing.overdue:
-        return (Code.OVERDUE, f"{now - call.at} ms late; overdue allows {timing.overdue} ms"), call, following
+    if state.run_requested_at is not None:
+        return (None, None), call, following  # the operator asked: skip dates and overdue bound its own calls
+    skipped = None if call.at is None else timing.skipped_on(call.at)
+    if skipped is not None:  # decided from the timing alone: no statement asks
+        return (Code.SKIP_DATE, skipped), call, following
+    late = now - (timing.slot(state.due_at, now) if call.at is None else call.at)
+    if timing.overdue is not None and late > timing.overdue:
+        return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
     return (None, None), call, following
 
 
 def _expired(timing: Timing, state: State, now: int, call: Call) -> tuple[Skip, Call]:
     """A row past its `expires_at`: the call owed from before it expired is made, then the
-    schedule is done, unless that call is later than overdue allows; with none owed, it ends."""
+    schedule is done, unless that call is later than overdue allows; with none owed (or only on
+    skip dates), it ends."""
     assert state.expires_at is not None
     last = timing.owed(state.due_at, state.expires_at - 1)
     last_at = timing.slot(state.due_at, state.expires_at - 1) if last.at is None else last.at
     late = now - last_at
-    if not state.due_at <= last_at < state.expires_at:
+    if not state.due_at <= last_at < state.expires_at or timing.skipped_on(last_at) is not None:  # none owed
         return (Code.EXPIRED, f"it expired at {iso(state.expires_at)}; the schedule has ended"), call
     call = replace(last, at=last_at, input=call.input)
     if timing.overdue is not None and late > timing.overdue:

@@ -64,12 +64,17 @@ async def reconcile(tick: TickState, fingerprint: str) -> None:
         state, timing = stored.get(name), schedule.timing
         try:
             if state is None:
-                new.append(_seed(schedule, timing.first_due(tick.now)))
+                new.append(_seed(schedule, timing.first_due_from(tick.now, schedule.starts)))
             elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
                 was = state.form if state.removed_at is None else None
-                changed.append((state, _seed(schedule, timing.rebased(state.due_at, tick.now, was))))
+                rebased = timing.rebased(state.due_at, tick.now, was)
+                if schedule.starts is not None and rebased < schedule.starts:  # no call before its start
+                    rebased = timing.first_due_from(tick.now, schedule.starts)
+                changed.append((state, _seed(schedule, rebased)))
                 if was is None and state.form == timing.form:
                     missed += missed_while_gone(tick.now, timing, state)
+            elif _before_its_start(schedule, state, tick.now):
+                changed.append((state, _seed(schedule, timing.first_due_from(tick.now, schedule.starts))))
             elif state.removed_at is not None:
                 again.append(name)
         except Exception:
@@ -92,6 +97,13 @@ def missed_while_gone(now: int, timing: Timing, state: State) -> list[Undeclared
     return [Undeclared(run=run, name=state.name, due=state.due_at, at=found.last,
                        count=found.count if many else None, first=found.first if many else None,
                        last=found.last if many else None, more=int(not found.exact) if many else None)]
+
+
+def _before_its_start(schedule: Schedule, state: State, now: int) -> bool:
+    """A start declared on a schedule already kept, still to come, with its row due before it:
+    the row moves to the start (no call before it is made), as a changed form would."""
+    starts = schedule.starts
+    return starts is not None and starts > now and state.removed_at is None and state.due_at < starts
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:

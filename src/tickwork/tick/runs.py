@@ -18,7 +18,7 @@ from ..model import ActionError, Code, Kind, Outcome, Schedule
 from ..store.outbox import Emitted
 from ..per_item import Items
 from ..store.claims import Claim
-from ..store.ends import End
+from ..store.ends import STACK_KEPT, End
 from ..times import iso
 from .budget import Budget, Lease, chunked
 from .ends import Ends, Recorder
@@ -102,8 +102,9 @@ class Runner:
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
+        times = schedule.times if not retry else None  # a call counts once its last attempt ends
         ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
-                      writes=writes, **retry), rows))
+                      writes=writes, **retry, times=times), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
@@ -120,10 +121,10 @@ class Runner:
                     await schedule.action()
             except TimeoutError as error:
                 if not deadline.expired():
-                    return _failed(claim, *_raised(error))
+                    return _failed(claim, *_raised(error, counts))
                 return _overran(claim, f"stopped after {limit} ms, the end of its run limit or its tick's budget")
             except Exception as error:
-                return _failed(claim, *_raised(error))
+                return _failed(claim, *_raised(error, counts))
         return Outcome.SUCCEEDED, None, None, None
 
 
@@ -144,10 +145,26 @@ def _counted(emitted: list[Any]) -> dict[str, int]:
     return dict(Counter(e.event for e in emitted))
 
 
-def _raised(error: BaseException) -> tuple[str, str, str, str]:
+def _raised(error: BaseException, counts: dict[str, Any]) -> tuple[str, str, str, str]:
+    """The failure's code, detail, traceback and kind; the traceback's end is kept with the run's
+    end (`counts`' `stack`), for its page in the console."""
     code = error.code if isinstance(error, ActionError) else Code.INTERNAL_FAULT
     detail = f"{type(error).__name__}: {error}"
     trace = "".join(traceback.format_exception(error))
+    counts["stack"] = _kept_stack(error, trace)
     final = isinstance(error, ActionError) and not error.retry  # retried() says whether it stopped an attempt
     return code, detail, trace, Kind.UNRETRIED if final else Kind.RAISED
 
+
+CLIPPED = " ... (clipped: the detail keeps it whole)\n"
+SAID_KEPT = 1000  # characters of the error's own line a kept stack holds, so a long message leaves the frames in
+
+
+def _kept_stack(error: BaseException, trace: str) -> str:
+    """The end of a raised run's traceback, at most STACK_KEPT characters: the frames nearest
+    where it raised, and the error's own line, clipped where it is long (its detail keeps it)."""
+    said = "".join(traceback.format_exception_only(error))
+    if len(trace) <= STACK_KEPT or len(said) <= SAID_KEPT or not trace.endswith(said):
+        return trace[-STACK_KEPT:]
+    clipped = said[:SAID_KEPT] + CLIPPED
+    return trace[: len(trace) - len(said)][-(STACK_KEPT - len(clipped)):] + clipped

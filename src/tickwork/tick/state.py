@@ -15,7 +15,7 @@ from ..kinds import Owing, Timing
 from .reports import RunReport
 
 Sleep = Callable[[float], Awaitable[Any]]
-Handed = tuple[Timing, Any, int | None]  # a handed-over row's timing, retry and limit, from its JSON
+Handed = tuple[Timing, Any, int | None, int | None]  # a handed-over row's timing, retry, limit and times, from its JSON
 
 
 @dataclass

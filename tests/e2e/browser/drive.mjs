@@ -66,12 +66,12 @@ const steps = {
   async eval({ expression }) {
     return await page.evaluate(expression);
   },
-  async seen() {
-    return seen;
-  },
   async viewport({ width, height }) {
     await page.setViewportSize({ width, height });
     return { width, height };
+  },
+  async seen() {
+    return seen;
   },
 };
 

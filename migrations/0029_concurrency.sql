@@ -6,4 +6,4 @@ ALTER TABLE tickwork_schedules ADD COLUMN concurrency_key TEXT;
 ALTER TABLE tickwork_schedules ADD COLUMN concurrency_limit INTEGER;
 CREATE INDEX tickwork_schedules_by_concurrency ON tickwork_schedules (concurrency_key, lease_until)
     WHERE concurrency_key IS NOT NULL;
-UPDATE tickwork_app SET schema_version = 33 WHERE id = 1;
+UPDATE tickwork_app SET schema_version = 29 WHERE id = 1;

@@ -1,0 +1,2 @@
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS run,
+                  json_extract(value, '$[2]') AS ended, json_extract(value, '$[3]') AS times FROM json_each(?1))
