@@ -178,7 +178,8 @@ def test_a_bad_value_of_each_item_is_refused_under_the_code_the_reference_names(
     from tickwork_build import keys, purges, schedules
 
     checks = {**schedules.CHECKS, "retry": lambda text: schedules._retry(text, False), "limit": schedules._limit,
-              "format": purges._format, "after": purges._after}
+              "format": purges._format, "after": purges._after,
+              "starts": schedules.starts_of, "skip": lambda text: schedules._skip(text, {})}
     refused = {}
     for key, check in checks.items():
         with pytest.raises(ScheduleError) as raised:
