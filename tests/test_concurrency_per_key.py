@@ -211,3 +211,28 @@ def test_the_console_shows_a_schedules_limit_and_that_it_waits_owed_while_its_ke
     assert "waiting waiting: 4 of 4 runs of api:acme under way; owed, a tick after one of them ends makes it" in page
     later = shown(ask(db, "GET", f"{PREFIX}/schedule?name={waiting}", now=NINE + HOUR))
     assert "under way" not in later
+
+
+def steps_to_read_due(count):
+    """The SQLite steps SELECT_DUE takes to read a tick's 50 rows of `count` due naming no key."""
+    from tickwork.store.schedules import SELECT_DUE
+    from tickwork.testing import local_store
+
+    db = local_store()
+    run(handed(db).once_many(call_the_api, [{"k": k} for k in range(count)], NINE))
+    steps = [0]
+
+    def counted():
+        steps[0] += 1
+
+    db._conn.set_progress_handler(counted, 100)
+    assert len(db._conn.execute(SELECT_DUE, (NINE + HOUR, 50)).fetchall()) == 50
+    db._conn.set_progress_handler(None, 0)
+    db.close()
+    return steps[0]
+
+
+def test_the_rows_naming_no_key_are_still_read_in_due_order_no_further_than_a_ticks_limit():
+    # The keyed rows are numbered apart: a backlog naming no key is read as before the keys came,
+    # up to the tick's limit, not sorted whole.
+    assert steps_to_read_due(4_000) < 2 * steps_to_read_due(400)

@@ -22,17 +22,23 @@ ONE_OFF_DONE = "done"
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 # Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
 # Of the rows naming a concurrency key (migration 0029), only the first of each key in due order,
-# as many as its limit, are read: no more of them could be claimed, so a backlog of 5,000 owed
-# under a key of limit 4 costs a tick 4 rows, not 5,000, and holds up none of the others' rows.
+# as many as its limit, are kept: no more of them could be claimed. They are read apart, along the
+# index of keyed rows, so the rows naming no key are still read in due order up to the limit and no
+# further (a store with no keyed row reads as before), and only the keyed rows are numbered.
 SELECT_DUE = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
-    SELECT u.*, ROW_NUMBER() OVER (PARTITION BY u.concurrency_key ORDER BY u.due_at, u.name) AS place FROM (
-        SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND due_at <= ?1
-        UNION ALL
-        SELECT * FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
-        WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND due_at > ?1
-    ) AS u
-) AS s WHERE s.concurrency_key IS NULL OR s.place <= s.concurrency_limit ORDER BY s.due_at LIMIT CAST(?2 AS INTEGER)
+    SELECT * FROM (SELECT *, NULL AS place FROM tickwork_schedules
+                   WHERE removed_at IS NULL AND due_at <= ?1 AND concurrency_key IS NULL
+                   ORDER BY due_at LIMIT CAST(?2 AS INTEGER))
+    UNION ALL
+    SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY due_at, name) AS place
+                   FROM tickwork_schedules INDEXED BY tickwork_schedules_by_concurrency
+                   WHERE concurrency_key IS NOT NULL AND removed_at IS NULL AND due_at <= ?1)
+    WHERE place <= concurrency_limit
+    UNION ALL
+    SELECT *, NULL AS place FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
+    WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND due_at > ?1
+) AS s ORDER BY s.due_at LIMIT CAST(?2 AS INTEGER)
 """
 
 # Reconciling, only when a deploy changed the declared set: first the rows of the declared names
