@@ -236,3 +236,10 @@ def test_the_rows_naming_no_key_are_still_read_in_due_order_no_further_than_a_ti
     # The keyed rows are numbered apart: a backlog naming no key is read as before the keys came,
     # up to the tick's limit, not sorted whole.
     assert steps_to_read_due(4_000) < 2 * steps_to_read_due(400)
+
+
+def test_a_replace_naming_a_key_keeps_it_on_the_new_row(db):
+    old = run(handed(db).once(call_the_api, {"k": 1}, NINE))
+    new = run(handed(db).replace(old, call_the_api, {"k": 1}, at=NINE, concurrency=("api:acme", 2)))
+    [row] = run(db.all("SELECT concurrency_key, concurrency_limit FROM tickwork_schedules WHERE name = ?1", (new,)))
+    assert (row["concurrency_key"], row["concurrency_limit"]) == ("api:acme", 2)
