@@ -243,3 +243,12 @@ def test_a_replace_naming_a_key_keeps_it_on_the_new_row(db):
     new = run(handed(db).replace(old, call_the_api, {"k": 1}, at=NINE, concurrency=("api:acme", 2)))
     [row] = run(db.all("SELECT concurrency_key, concurrency_limit FROM tickwork_schedules WHERE name = ?1", (new,)))
     assert (row["concurrency_key"], row["concurrency_limit"]) == ("api:acme", 2)
+
+
+def test_the_console_escapes_a_key_the_app_names(db):
+    from console_fixtures import PREFIX, ask
+
+    [waiting] = owed(db, 1, key="<b>acme</b>", limit=1)
+    page = ask(db, "GET", f"{PREFIX}/schedule?name={waiting}", now=NINE + MINUTE)
+    body = page if isinstance(page, str) else str(getattr(page, "body", page))
+    assert "<b>acme</b>" not in body and "&lt;b&gt;acme&lt;/b&gt;" in body
