@@ -252,3 +252,19 @@ def test_the_console_escapes_a_key_the_app_names(db):
     page = ask(db, "GET", f"{PREFIX}/schedule?name={waiting}", now=NINE + MINUTE)
     body = page if isinstance(page, str) else str(getattr(page, "body", page))
     assert "<b>acme</b>" not in body and "&lt;b&gt;acme&lt;/b&gt;" in body
+
+
+def test_keyed_rows_not_yet_due_are_not_read_by_a_tick():
+    from tickwork.store.schedules import SELECT_DUE
+    from tickwork.testing import local_store
+
+    def steps(count):
+        db = local_store()
+        run(handed(db).once_many(call_the_api, [{"k": k} for k in range(count)], NINE + HOUR, concurrency=("a", 4)))
+        counted = [0]
+        db._conn.set_progress_handler(lambda: counted.__setitem__(0, counted[0] + 1), 100)
+        assert db._conn.execute(SELECT_DUE, (NINE, 50)).fetchall() == []
+        db.close()
+        return counted[0]
+
+    assert steps(4_000) < 2 * steps(400) + 5

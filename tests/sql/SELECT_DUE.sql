@@ -5,7 +5,7 @@ SELECT s.*, EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AN
                    ORDER BY due_at LIMIT CAST(?2 AS INTEGER))
     UNION ALL
     SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY due_at, name) AS place
-                   FROM tickwork_schedules INDEXED BY tickwork_schedules_by_concurrency
+                   FROM tickwork_schedules INDEXED BY tickwork_schedules_keyed_by_due
                    WHERE concurrency_key IS NOT NULL AND removed_at IS NULL AND due_at <= ?1)
     WHERE place <= concurrency_limit
     UNION ALL

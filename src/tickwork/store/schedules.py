@@ -23,8 +23,9 @@ ONE_OFF_DONE = "done"
 # Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
 # Of the rows naming a concurrency key (migration 0029), only the first of each key in due order,
 # as many as its limit, are kept: no more of them could be claimed. They are read apart, along the
-# index of keyed rows, so the rows naming no key are still read in due order up to the limit and no
-# further (a store with no keyed row reads as before), and only the keyed rows are numbered.
+# index of keyed rows by due time (migration 0029), so the rows naming no key are still read in due
+# order up to the limit and no further, keyed rows not yet due are not read, and only keyed rows
+# due are numbered.
 SELECT_DUE = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
     SELECT * FROM (SELECT *, NULL AS place FROM tickwork_schedules
@@ -32,7 +33,7 @@ SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
                    ORDER BY due_at LIMIT CAST(?2 AS INTEGER))
     UNION ALL
     SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY due_at, name) AS place
-                   FROM tickwork_schedules INDEXED BY tickwork_schedules_by_concurrency
+                   FROM tickwork_schedules INDEXED BY tickwork_schedules_keyed_by_due
                    WHERE concurrency_key IS NOT NULL AND removed_at IS NULL AND due_at <= ?1)
     WHERE place <= concurrency_limit
     UNION ALL
