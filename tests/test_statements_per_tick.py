@@ -58,9 +58,9 @@ def test_a_tick_after_a_deploy_changed_the_declared_set_reconciles_in_three_more
     deployed = SCHEDULES[:5] + [every(5, "new")]
     before = db.statements_run, db.round_trips
     ticks(db, deployed, utc("2026-03-02 09:01"))
-    # the first read; the declared rows read and the others marked removed; the new rows seeded
-    # and the set sealed; the due rows read again
-    assert (db.statements_run - before[0], db.round_trips - before[1]) == (FIRST_READ + 2 + 2 + 1, 4)
+    # the first read; the last deploy marker's set and the declared rows read, the others marked
+    # removed; the new rows seeded, the deploy marked and the set sealed; the due rows read again
+    assert (db.statements_run - before[0], db.round_trips - before[1]) == (FIRST_READ + 3 + 3 + 1, 4)
     assert cost(db, utc("2026-03-02 09:03"), deployed) == (FIRST_READ, 1, 0)
 
 

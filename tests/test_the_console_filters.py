@@ -9,7 +9,7 @@ import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from console_fixtures import NINE, NOW, PREFIX, ask, csrf_of, filled_store
+from console_fixtures import NINE, NOW, PREFIX, ask, csrf_of, filled_store, said_of
 from helpers import open_store, run, tick_at, ticks
 from test_the_console_pages import shown
 from test_the_console_reads_what_it_shows import fill, scans
@@ -70,7 +70,7 @@ def test_runs_filter_by_action_label_and_trace(db):
     ({"outcome": "lost"}, "`outcome=lost`"), ({"from": "yesterday"}, "`from=yesterday`"),
     ({"from": "2026-03-02T10:00Z", "to": "2026-03-02T09:00Z"}, "`to=2026-03-02T09:00Z` is not after from"),
     ({"since": "3d"}, "`since=3d`"), ({"trace": "a b"}, "`trace=a b`"), ({"before": "soon"}, "`before=soon`"),
-    ({"retried": "many"}, "`retried=many`"), ({"error": "x" * 1001}, "at most 1000 characters")])
+    ({"error": "x" * 1001}, "at most 1000 characters")])
 def test_a_bad_filter_of_runs_is_a_400_naming_it_and_nothing_is_read(db, query, named):
     answer = ask(db, "GET", f"{PREFIX}/runs?" + urlencode(query))
     assert answer.status == 400 and named in answer.body
@@ -212,14 +212,15 @@ def test_the_bulk_retry_asks_for_each_once_logs_one_row_each_and_answers_303_to_
     answer = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=now)
     assert answer.status == 303
     location = urlsplit(answer.headers["location"])
-    assert location.path == f"{PREFIX}/runs" and parse_qs(location.query) == {"outcome": ["failed"], "retried": ["3"]}
-    assert "3 failed runs asked for again" in runs_page(db, now=now, outcome="failed", retried="3")
+    assert location.path == f"{PREFIX}/runs" and set(parse_qs(location.query)) == {"outcome", "said", "seal"}
+    assert said_of(answer).startswith("3 failed runs asked for again") and "logged as local" in said_of(answer)
+    assert "3 failed runs asked for again" in shown(ask(db, "GET", answer.headers["location"], now=now))
     log = rows_of(db, "SELECT who, verb, schedule, detail FROM tickwork_operator_log ORDER BY schedule")
     assert [(r["who"], r["verb"], r["schedule"]) for r in log] == [("local", "retry_failed", f"ledger_{k}")
                                                                     for k in range(3)]
     assert all(r["detail"].startswith("run again by hand: failed run z") for r in log)
     again = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=now)
-    assert parse_qs(urlsplit(again.headers["location"]).query)["retried"] == ["0"]  # each waits already
+    assert said_of(again).startswith("0 failed runs asked for again")  # each waits already
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 3
 
 
@@ -316,16 +317,17 @@ def test_dismissing_in_bulk_lists_first_then_takes_at_most_the_cap_one_log_row_e
     assert "Dismiss would take these 50 deliveries, at most 100 a post" in dry and "Dismiss these 50 deliveries" in dry
     origin = {"origin": "https://app.example"}
     done = ask(db, "POST", f"{PREFIX}/deliveries/dismiss", now=now, headers=origin, form=form)
-    assert done.status == 303 and done.headers["location"] == f"{PREFIX}/deliveries?queue=AUDIT&dismissed=50"
+    assert done.headers["location"].startswith(f"{PREFIX}/deliveries?queue=AUDIT&said=")
+    assert said_of(done).startswith("50 deliveries dismissed (one operator-log row each, logged as local)")
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_deliveries WHERE state = 'dismissed'")[0]["n"] == 50
     log = rows_of(db, "SELECT verb, delivery, detail FROM tickwork_operator_log")
     assert len(log) == 50 and {r["detail"] for r in log} == {"from failed (in bulk)"}
     everything = {"csrf": token, "back": f"{PREFIX}/deliveries"}
     capped = ask(db, "POST", f"{PREFIX}/deliveries/cancel", now=now, headers={"origin": "https://app.example"},
                  form=everything)
-    assert capped.headers["location"].endswith("cancelled=100")
+    assert said_of(capped).startswith("100 deliveries cancelled")
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 150
-    assert "50 deliveries dismissed" in deliveries_page(db, queue="AUDIT", dismissed="50", all="1")
+    assert "50 deliveries dismissed" in shown(ask(db, "GET", done.headers["location"], now=now))
 
 
 def test_a_bulk_change_of_deliveries_racing_itself_changes_and_logs_each_once():
@@ -396,7 +398,7 @@ def test_a_bulk_dismiss_from_a_page_looked_further_takes_the_deliveries_that_pag
                              "/deliveries/dismiss").items()}
     done = ask(db, "POST", f"{PREFIX}/deliveries/dismiss", now=now, headers={"origin": "https://app.example"},
                form=confirm)
-    assert done.status == 303 and "dismissed=100" in done.headers["location"]
+    assert said_of(done).startswith("100 deliveries dismissed")
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_deliveries WHERE state = 'dismissed'")[0]["n"] == 100
 
 
@@ -409,3 +411,8 @@ def test_the_run_a_window_ends_at_is_looked_at_once_across_looks():
     assert first.stop is not None
     further = run(run_filters.filtered_runs(db, RunFilter(0, NEVER, error="boom"), first.stop, 51))
     assert len(first.rows) + len(further.rows) == 1
+
+
+def test_a_bulk_count_in_an_address_is_not_shown_as_if_a_change_had_said_it(db):
+    assert "asked for again" not in runs_page(db, outcome="failed", retried="3")
+    assert "deliveries dismissed" not in deliveries_page(db, dismissed="50", all="1")

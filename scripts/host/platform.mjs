@@ -202,6 +202,13 @@ export class Platform {
       queues.push(producer.queue);
     }
     for (const consumer of config.queues?.consumers ?? []) queues.push(consumer.queue);
+    // `[version_metadata] binding = "..."`: as Cloudflare gives each uploaded version an id, each
+    // start of the host is a version of its own (TICKWORK_VERSION_TAG its tag, where set).
+    if (config.version_metadata?.binding) {
+      env[config.version_metadata.binding] = {
+        id: randomUUID(), tag: process.env.TICKWORK_VERSION_TAG ?? '', timestamp: new Date().toISOString(),
+      };
+    }
     return new Platform({ mf, config, splitSql, env, databases, queues });
   }
 

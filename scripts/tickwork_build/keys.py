@@ -40,11 +40,16 @@ ITEMS = {
                  "pause twice the one before", "schedule.retry_invalid"),
     "limit": Key("duration: s, m, h or d", "the run is stopped at D and recorded `deadline_exceeded`; at most "
                  "15m", "schedule.limit_invalid"),
+    "jitter": Key("duration: s, m, h or d", "each due time runs an offset in [0, D) after it, the same for every "
+                  "tick (`every:` and calendars; shorter than the time between due times)", "schedule.jitter_invalid"),
     "starts": Key("an ISO 8601 moment with its offset", "no call before it: the first due time is the first at "
                   "or after it", "schedule.starts_invalid"),
     "skip": Key("dates (YYYY-MM-DD) and names of lists, comma-separated", "days in the calendar's zone on which "
                 "it makes no call: each due time then is recorded skipped `skip_date`, not missed; a name reads the "
                 "list of `[tool.tickwork.dates]`", "schedule.skip_date_invalid"),
+    "overlap": Key("`skip` or `buffer`", "a due time that finds the previous run still going is skipped, "
+                   "recorded `running` (`skip`: the rule of `every:` and pulses), or waits and runs as soon as "
+                   "that run ends, at most one waiting (`buffer`: a calendar's rule)", "schedule.overlap_invalid"),
     "table": Key("a table's name", "the app's table whose old rows the purge deletes", "purge.table_unknown"),
     "column": Key("a column's name", "the column holding each row's time", "purge.column_unknown"),
     "format": Key("`epoch_ms`, `epoch_s` or `iso`", "how the column holds the time", "purge.format_invalid"),
@@ -96,6 +101,9 @@ SETTINGS = (
     Setting(PYPROJECT, "dates", "table of lists of dates", "", "named lists of dates (YYYY-MM-DD) that "
             "calendars skip with `skip: NAME`, e.g. `[tool.tickwork.dates] holidays = [\"2026-12-25\"]`",
             "settings.dates_invalid"),
+    Setting(PYPROJECT, "version_metadata", "string: a binding's name", "", "the Worker's version-metadata "
+            "binding, whose version id each deploy marker keeps (`CF_VERSION_METADATA`)",
+            "settings.version_metadata_invalid"),
     Setting(WRANGLER, "d1_databases[].binding", "string", "", "the D1 binding the Worker reads the database by",
             "settings.d1_databases_invalid"),
     Setting(WRANGLER, "d1_databases[].database_name", "string", "", "the database's name",
@@ -109,6 +117,8 @@ SETTINGS = (
             "settings.queues_invalid"),
     Setting(WRANGLER, "queues.consumers[].max_retries", "integer, 0 to 100", "3", "how many times a message is "
             "retried", "settings.max_retries_invalid"),
+    Setting(WRANGLER, "version_metadata.binding", "string", "", "the binding the Worker reads its version "
+            "metadata by; `version_metadata` names it", "settings.version_metadata_invalid"),
     Setting(WRANGLER, "triggers.crons", "array of strings", "", "the Worker's cron triggers; the "
             "build adds the minute cron", "deployable.trigger_missing"),
 )

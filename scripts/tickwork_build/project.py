@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import jsonc, settings
 from .problems import BuildFailed, Problem
+from .version_metadata import declared_binding
 from .settings import WRANGLER, Settings
 
 
@@ -43,6 +44,8 @@ class Project:
     config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
     alerts: object = None  # [tool.tickwork] alerts: the producer binding alerts go to, as written
     console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
+    version_metadata: object = None  # [tool.tickwork] version_metadata, as written (version_metadata.py checks it)
+    version_binding: str | None = None  # the configuration's [version_metadata] binding, where it declares one
     dates: object = None  # [tool.tickwork.dates]: named lists of skip dates, as written (dates.py checks them)
 
     @property
@@ -115,6 +118,8 @@ def load_project(root: Path) -> Project:
         config_file=name,
         alerts=tickwork.get("alerts"),
         console={key: value for key, value in tickwork.items() if key.startswith("console")},
+        version_metadata=tickwork.get("version_metadata"),
+        version_binding=declared_binding(wrangler),
         dates=tickwork.get("dates"),
     )
 

@@ -10,6 +10,7 @@ carries its documented code.
 
 import inspect
 import re
+import time
 from types import ModuleType
 from typing import Callable, Literal, Mapping
 
@@ -21,10 +22,12 @@ from tickwork.kinds.cron_syntax import parse as cron_fields
 from tickwork.kinds.cron_syntax import shown
 from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
-    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, retry_of,
+    choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, overlap_of, retry_of,
     seconds_within_target, share_within_target, skip_dates_of, starts_of, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
+from tickwork.kinds.forms import timing_of
+from tickwork.kinds.jitter import jitter_ms, jitter_within
 
 from .declaration import Declaration, Item
 from .problems import Problem
@@ -130,6 +133,8 @@ CHECKS = {
     "repeated": _choice("schedule.dst_invalid", "repeated", REPEATED),
     "cycle": _duration("schedule.cycle_invalid", "cycle", "300", True),
     "intervals": _intervals,
+    "overlap": lambda text: overlap_of(_unquoted(text), f"`overlap: {shown(_unquoted(text))}`"),
+    "jitter": lambda text: jitter_ms(_unquoted(text), "`jitter:`"),  # `every:` and calendars (kinds.jitter)
 }
 
 def _retry(text: str, queues: bool) -> dict:
@@ -146,16 +151,17 @@ def _skip(text: str, dates: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
     return skip_dates_of(given, dates, f"`skip: {shown(_unquoted(text))}`")
 
 
-# Opt-in items every kind holds: retries of a failed run, the run's own time limit, and the moment
-# before which it makes no call.
-RUNS = {"retry": None, "limit": None, "starts": None}
+# Opt-in items every kind holds: retries of a failed run, the run's own time limit, the moment
+# before which it makes no call, and what a due time the previous run still holds does (unset: the
+# kind's own rule).
+RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
 ITEMS = {
-    "schedule": {"every": REQUIRED, "overdue": None, "run": REQUIRED, **RUNS},
+    "schedule": {"every": REQUIRED, "overdue": None, "run": REQUIRED, **RUNS, "jitter": None},
     "calendar": {"cron": REQUIRED, "zone": "UTC", "overdue": None, "nonexistent": "shift", "repeated": "first",
-                 "skip": None, "run": REQUIRED, **RUNS},
+                 "skip": None, "run": REQUIRED, **RUNS, "jitter": None},
     "pulse": {"cycle": REQUIRED, "intervals": 1, "overdue": None, "run": REQUIRED, **RUNS},
 }
 
@@ -197,7 +203,9 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    jitter_ms: int | None = None  # `jitter: 5m`
     starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
+    overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
     skip: dict[str, str] | None = None  # `skip: holidays, 2026-07-04`: each date, with the list it came from or ""
 
     def manifest_entry(self) -> dict:
@@ -264,6 +272,7 @@ def validate_declaration(
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
                   limit_ms=values["limit"], starts_ms=values["starts"], overdue_ms=values["overdue"],
+                  overlap=values["overlap"], jitter_ms=values.get("jitter"),
                   **(values["retry"] or {}))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
@@ -292,6 +301,9 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
     if kind == "calendar" and "cron" in values:
         cron = values["cron"]
         checks.append(("cron", lambda: seconds_within_target(cron_fields(cron), "its")))
+    if values.get("jitter") and ("every" in values or "cron" in values):
+        jitter, entry = values["jitter"], _timing_entry(kind, values)
+        checks.append(("jitter", lambda: jitter_within(timing_of(entry), jitter, "`jitter:`", utc_now())))
     for key, check in checks:
         try:
             check()
@@ -299,6 +311,17 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
             line = written[key].line if key in written else declaration.line
             return [_problem(declaration, error.code, line, error.message, error.mend)]
     return []
+
+
+def _timing_entry(kind: str, values: dict) -> dict:
+    if kind == "schedule":
+        return {"kind": kind, "every_ms": values["every"]}
+    return {"kind": kind, "cron": values["cron"], "zone": values["zone"], "nonexistent": values["nonexistent"],
+            "repeated": values["repeated"], "overdue_ms": None}
+
+
+def utc_now() -> int:
+    return int(time.time() * 1000)
 
 
 def _problem(declaration: Declaration, code: str, line: int, message: str, mend: str) -> Problem:

@@ -18,7 +18,7 @@ from tickwork.json_values import is_text
 from tickwork.store.operator import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
-from . import across, deliveries_and_backfills, remaking, verbs
+from . import across, deliveries_and_backfills, deploys, remaking, verbs
 from .local_d1 import DevHostD1, DevHostError, LocalD1File, database_file, running_dev
 from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
@@ -79,6 +79,11 @@ def parser() -> argparse.ArgumentParser:
     _schedule_verbs(verbs_, common, changes)
     _delivery_verbs(verbs_, common, changes)
     _backfill_verbs(verbs_, common, changes)
+
+    one = verbs_.add_parser("deploys", parents=[common], help="each change of the declared set, newest first: "
+                                                              "its version, what it added, removed and changed")
+    one.add_argument("--before", metavar="CURSOR", help="the page after the one that said `--before CURSOR`")
+    one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
 
     one = verbs_.add_parser("status", parents=[common], help="the last tick, its age, and the gaps; "
                                                              "exits 1 when ticks stopped")
@@ -265,9 +270,12 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
         if args.outcome or args.name_glob or args.before:
             raise OperatorError("--outcome, --name and --before are for the runs across schedules: "
                                 "leave out the schedule's name (or use --failed with it)")
-        return await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input, project)
+        answer = await verbs.history(store, now, args.name, since, args.failed, args.limit, args.input, project)
+        return await deploys.beside_history(store, answer)
     if args.verb == "why":
-        return await verbs.why(store, now, args.name, project, args.input)
+        return await deploys.beside_why(store, await verbs.why(store, now, args.name, project, args.input))
+    if args.verb == "deploys":
+        return await deploys.deploys(store, now, args.before, args.limit)
     if args.verb in ("pause", "resume", "run"):
         return await verbs.change_schedule(store, now, args.verb, args.name, args.who or _user())
     if args.verb == "deliveries":

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tickwork.operating import views
+from tickwork.operating import overlap_words, views
 from tickwork.operating.health import TICKS_STOPPED_AFTER
 from tickwork.operating.views import ScheduleView, entry_of_manifest, schedule_view
 from tickwork.operating.words import ahead_of_due as _ahead_of_due
@@ -16,6 +16,7 @@ from tickwork.operating.words import asked_words as _asked_words
 from tickwork.operating.words import call_words as _call_words
 from tickwork.operating.words import clip as _clip
 from tickwork.operating.words import did as _did
+from tickwork.operating.jitter_words import history_note, jitter_note, runs_at
 from tickwork.operating.words import due_reason as _due_reason
 from tickwork.operating.words import events_of as _events
 from tickwork.operating.words import gap_words as _gap_words
@@ -233,6 +234,13 @@ def _log_item(row: dict, now: int) -> dict:
             "schedule": row.get("schedule"), "delivery": row.get("delivery"), "detail": row.get("detail")}
 
 
+def _detail_words(item: dict) -> str | None:
+    """A run's detail, or, for one that waited behind the run before it, that it did."""
+    if item["buffered_behind"] is not None and not item["detail"]:
+        return overlap_words.behind_words(item["buffered_behind"]["ms"])
+    return item["detail"]
+
+
 def _attempt_cell(item: dict) -> str:
     """The attempt, with its place among the retries: `3: retry 2 of 8 after 2m (the ceiling)`."""
     place = item["retry"] if item["retry"] and not item["not_retried"] else ""
@@ -246,19 +254,23 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
         raise OperatorError(f"no schedule named `{name}`: `tickwork schedules` lists them")
     entry = entry_of_manifest(((declared(project) if project else None) or {}).get(name))
     retry = retry_of_settings(schedule_view(state, now, entry).settings)
+    behind = overlap_words.buffered_behind([dict(run) for run in runs])
     items = [{**_run_item(run, now), "retry": run_retry_words(run, retry) or None,
-              "not_retried": unretried_words(run, retry) or None} for run in runs]
+              "not_retried": unretried_words(run, retry) or None,
+              "buffered_behind": _instant(behind.get(run["id"]), now)} for run in runs]
     logged = [] if failed else [_log_item(row, now) for row in log]
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
              + (f" since {when(since)}" if since is not None else "") + ", newest first"]
+    if history_note(name, state.get("form")):
+        lines.append(f"  {history_note(name, state.get('form'))}")
     if items:
         table = []
         for i, run in zip(items, runs, strict=True):
             table.append([
                 _due_words(i), when(i["started"]["ms"]) if i["started"] else "-", _took_words(i), i["outcome"],
                 i["code"] or "", i["kind"] or "", _attempt_cell(i), _call_words(run), _did(run),
-                _asked_words(i), _missed_words(run, name), _clip(i["detail"], 60),
+                _asked_words(i), _missed_words(run, name), _clip(_detail_words(i), 60),
             ])
         lines += _table(["DUE", "STARTED", "TOOK", "OUTCOME", "CODE", "KIND", "ATTEMPT", "CALL", "DID", "ASKED FOR",
                          "MISSED", "DETAIL"], table)
@@ -302,7 +314,8 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     if view.next_due is None:
         return "never: nothing is left to call"
     due = view.next_due  # past the calendar's skip dates, each said
-    reason = f"{when(due)} ({relative(due, now)}): {_due_reason(view.form, due, has_run)}"
+    jittered = jitter_note(view.name, view.form, due) if state.get("retry_attempt") is None else ""
+    reason = f"{when(due)} ({relative(due, now)}){jittered}: {_due_reason(view.form, due, has_run)}"
     if view.skipped:
         reason += f"; {', '.join(view.skipped)}"
     if state.get("retry_attempt") is not None:
@@ -310,6 +323,8 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     if _unreached(view, now, last_tick):
         reason += (f"; not reached: ticks stopped, the last tick was "
                    f"{when(last_tick) + ' (' + relative(last_tick, now) + ')' if last_tick else 'never'}")
+    elif due <= now < (held := (runs_at(view.name, view.form, due) if jittered else None) or due):
+        reason += f"; its jitter holds it: the first tick at or after {when(held)} makes it"
     elif due <= now:
         reason += f"; {waiting}" if waiting else "; due now: the next tick makes it"
     return reason
@@ -330,6 +345,9 @@ def _why_notes(view: ScheduleView, now: int) -> list[str]:
         else:
             notes.append(f"a run ({lease.run}, started {started}) holds the lease until "
                          f"{when(lease.until)} ({relative(lease.until, now)})")
+    waiting = overlap_words.waiting_words(view, now)
+    if waiting is not None:
+        notes.append(waiting)
     if view.run_requested_at is not None:
         notes.append(f"a run asked for by hand by {view.run_requested_by} at "
                      f"{when(view.run_requested_at)} waits for the next tick")
@@ -389,6 +407,7 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
         "schedule": name, "declared": where, "rule": view.rule(state) + (f"; {limit}" if limit else ""),
         "next_due": _instant(view.next_due, now),
         "next_due_why": _next_due_why(view, state, now, last is not None, last_tick, waiting),
+        "runs_at": _instant(runs_at(name, view.form, view.next_due), now) if view.next_due else None,
         "notes": _why_notes(view, now), "last_due": _instant(last_due, now), "last_due_what": what,
         "last_run": _run_item(last, now) if last else None, "paused": view.paused,
         "last_tick": _instant(last_tick, now),

@@ -29,7 +29,7 @@ For the Worker in this folder:
 
 The operator's verbs (tickwork schedules --help, ...):
   schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, remake, backfills,
-  status
+  deploys, status
 """
 HOST_USAGE = {
     "dev": """usage: tickwork dev [--port N] [--json] [--fresh] [--no-timer] [--persist-to DIR] [--config FILE]

@@ -98,6 +98,9 @@ class App:
         self.settings = settings
         self.alerts = alerts
         self.console = console
+        # The Worker's version-metadata binding ([tool.tickwork] version_metadata): each deploy
+        # marker keeps the version it gives.
+        self.version_metadata: str | None = None
         self._entries: tuple = ()  # from the manifest: (entry, its action; None for a purge, made later)
         self._consumed: tuple = ()  # from the manifest: (entry, its action) each
         self.schema_current = False  # the store found at this tickwork's schema, once an isolate (invocation.py)
@@ -110,7 +113,7 @@ class App:
         return tuple(
             Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
                      source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"),
-                     starts=entry.get("starts_ms"))
+                     starts=entry.get("starts_ms"), overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"))
             for entry, action in self._entries
         )
 
@@ -151,6 +154,7 @@ class App:
             getattr(manifest, "ALERTS", None),
             getattr(manifest, "CONSOLE", None),
         )
+        app.version_metadata = getattr(manifest, "VERSION_METADATA", None)
         app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))

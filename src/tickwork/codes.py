@@ -78,6 +78,14 @@ CODES: dict[str, Code] = {
     "schedule.limit_invalid": Code(
         "build and run time", "`limit:` is not a duration of s, m, h or d above zero, or is longer than the "
         "15-minute run limit", "write e.g. `limit: 2m`, at most `15m`"),
+    "schedule.overlap_invalid": Code(
+        "build and run time", "`overlap:` is other than `skip` or `buffer`",
+        "write `overlap: skip` (a due time the previous run still holds is skipped) or `overlap: buffer` (it "
+        "waits for that run's end)"),
+    "schedule.jitter_invalid": Code(
+        "build and run time", "`jitter:` is not a duration of whole seconds (s, m, h or d), is not shorter than the "
+        "time between two due times, or is given to a kind that takes none (a pulse, a one-off moment)",
+        "write e.g. `jitter: 5m`, shorter than the schedule's interval"),
     "schedule.id_invalid": Code(
         "run time", "`items.cancel` was given something that is not the id of a schedule handed over",
         "cancel with the string `items.calendar`, `items.every` or `items.once` returned"),
@@ -179,6 +187,11 @@ CODES: dict[str, Code] = {
         "build", "a list of `[tool.tickwork.dates]` is not a list of dates written YYYY-MM-DD (or TOML dates), "
         "its name is not a name, or it holds more than 1,000 dates",
         "write e.g. `holidays = [\"2026-12-25\", \"2027-01-01\"]`"),
+    "settings.version_metadata_invalid": Code(
+        "build", "`version_metadata` is not the name of the version-metadata binding the Worker's configuration "
+        "declares (`[version_metadata] binding`)",
+        "declare `[version_metadata] binding = \"CF_VERSION_METADATA\"` and name it: "
+        "`version_metadata = \"CF_VERSION_METADATA\"`, or leave it out (deploy markers then keep no version)"),
     "settings.console_invalid": Code(
         "build", "a `console*` setting is not one the console has, or is of the wrong form (a path prefix, an "
         "Access team and AUD given together, a secret's name)", "write e.g. `console = \"/ops\"` with "

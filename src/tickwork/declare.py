@@ -69,14 +69,18 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
 
 
 def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None,
-             starts: str | None = None, overdue: str | int | None = None):
+             starts: str | None = None, overdue: str | int | None = None, overlap: str | None = None,
+             jitter: str | None = None):
     """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
     1m, 2m and 4m after each failure (in full: "8 after 1m up to 30m jitter 30s except
     invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
     most 15m); `starts="2027-01-04T09:00:00Z"`: no call before it; `overdue="5m"`: a run later than
-    that after its grid time is skipped `overdue`. The calendar and pulse decorators take them too."""
+    that after its grid time is skipped `overdue`; `overlap="buffer"`: a due time the previous run
+    still holds waits for its end instead of being skipped (docs/how-to/policies/overlap.md);
+    `jitter="5m"`: each due time runs up to 5m after it, the same moment for every tick
+    (docs/how-to/policies/jitter.md). The calendar and pulse decorators take them too."""
     return _declare("schedule", name, {"every": every, "overdue": overdue, "retry": retry, "limit": limit,
-                                       "starts": starts})
+                                       "starts": starts, "overlap": overlap, "jitter": jitter})
 
 
 def calendar(
@@ -90,22 +94,26 @@ def calendar(
     retry: str | None = None,
     limit: str | None = None,
     starts: str | None = None,
+    overlap: str | None = None,
     skip: str | list[str] | None = None,
+    jitter: str | None = None,
 ):
     """`overdue` is seconds, or a duration such as "1h"; `skip`, dates (YYYY-MM-DD) and names of
     the lists of `[tool.tickwork.dates]`, mixed: `skip=["holidays", "2026-07-04"]` or one text."""
     items: dict[str, object] = {"cron": cron, "zone": zone, "overdue": overdue}
-    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit, "starts": starts}
+    items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit, "starts": starts,
+              "jitter": jitter}
     items["skip"] = (", ".join(map(str, skip)) or None) if isinstance(skip, (list, tuple)) else skip
-    return _declare("calendar", name, items)
+    return _declare("calendar", name, items | {"overlap": overlap})
 
 
 def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None, retry: str | None = None,
-          limit: str | None = None, starts: str | None = None, overdue: str | int | None = None):
+          limit: str | None = None, starts: str | None = None, overdue: str | int | None = None,
+          overlap: str | None = None):
     """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"; `overdue` as a
     calendar's, counted from the start of the share called."""
     items: dict[str, object] = {"cycle": cycle, "intervals": intervals, "overdue": overdue, "retry": retry,
-                                "limit": limit, "starts": starts}
+                                "limit": limit, "starts": starts, "overlap": overlap}
     return _declare("pulse", name, items)
 
 

@@ -47,8 +47,10 @@ def _once(at: object) -> dict:
     return {"kind": "once", "at_ms": _moment("at", at)}
 
 
-def _described(item: object) -> tuple:
+def _described(item: object, now: int) -> tuple:
     """An item of `hand_over` as (action, input, entry, expires, label)."""
+    from .kinds.jitter import jittered_entry
+
     if not isinstance(item, dict):
         raise TypeError(f"items.hand_over takes dicts of a single call's arguments, not {type(item).__name__}")
     missing = [f"`{name}`" for name in ("action", "input") if name not in item]
@@ -57,23 +59,24 @@ def _described(item: object) -> tuple:
     item = dict(item)
     action, input, label = item.pop("action"), item.pop("input"), item.pop("label", None)
     limited = _limited(item.pop("concurrency", None))
+    jitter = item.pop("jitter", None)
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
         raise TypeError("each item of items.hand_over names one of `cron`, `every` or `at`, "
                         f"not {' and '.join(timings) or 'none'}")
-    runs = _runs(item.get("retry"), item.get("limit")) | _span(item.get("starts"), item.get("times")) \
-        if timings != ["at"] else {}
+    runs = _runs(item.get("retry"), item.get("limit"), item.get("overlap")) \
+        | _span(item.get("starts"), item.get("times")) if timings != ["at"] else {}
     if timings == ["cron"]:
         entry = _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift", repeated="first",
                                    skip=None))
-        return action, input, entry | runs | limited, item.get("expires"), label
+        return action, input, jittered_entry(entry, jitter, now) | runs | limited, item.get("expires"), label
     if timings == ["every"]:
         entry = _every_entry(**_taken(item, "every", overdue=None))
-        return action, input, entry | runs | limited, item.get("expires"), label
-    return action, input, _once(**_taken(item, "at")) | limited, None, label
+        return action, input, jittered_entry(entry, jitter, now) | runs | limited, item.get("expires"), label
+    return action, input, jittered_entry(_once(**_taken(item, "at")), jitter, now) | limited, None, label
 
 
-RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times")  # beside a repeating timing's own arguments
+RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times", "overlap")  # beside a repeating timing's own arguments
 
 
 def _taken(item: dict, timing: str, **defaults) -> dict:
@@ -111,13 +114,14 @@ def _id(id: object) -> str:
     return id
 
 
-def _runs(retry: object, limit: object) -> dict:
-    """What the entry keeps of `retry` and `limit` where given: an entry without them, and so
-    its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
-    from .kinds.rules import Refused, limit_of, retry_of
+def _runs(retry: object, limit: object, overlap: object = None) -> dict:
+    """What the entry keeps of `retry`, `limit` and `overlap` where given: an entry without them,
+    and so its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
+    from .kinds.rules import Refused, limit_of, overlap_of, retry_of
 
     try:
         kept = {} if retry is None else retry_of(_text("retry", retry), False).settings()
+        kept |= {} if overlap is None else {"overlap": overlap_of(overlap, f"overlap={overlap!r}")}
         return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit))})
     except Refused as refused:
         raise ScheduleError(refused.code, refused.message, refused.mend) from None

@@ -101,6 +101,18 @@ PAUSE_AFTER_SQL = ("MIN({pause} * (1 << ({attempt} - 1)), IFNULL({ceiling}, {pau
                    f" * (CAST(IFNULL({{jitter}}, 0) AS INTEGER) / 1000) / {_MIX} * 1000")
 ATTEMPT_LEFT_SQL = "{attempt} <= {attempts}"
 
+# A due time's jitter (`jitter:`) is jitter_of's draw for attempt 0, the one a retry never makes:
+# due_jitter in Python, DUE_JITTER_SQL the twin migration 0028 computes `runs_at` with.
+DUE_ATTEMPT = 0
+DUE_JITTER_SQL = (f"{_MIXED} * ({_MIXED}) % {_MIX} * (CAST({{jitter}} AS INTEGER) / 1000) / {_MIX} * 1000"
+                  .format(seed="jitter_seed", due="due_at", attempt=DUE_ATTEMPT, jitter="jitter_ms"))
+
+
+def due_jitter(name: str, due: int, jitter: int | None) -> int:
+    """How long after its nominal due time `due` a schedule with `jitter` runs: the same for
+    every tick that works it out, in [0, jitter)."""
+    return 0 if not jitter else jitter_of(seed_of(name), due, DUE_ATTEMPT, jitter)
+
 
 @dataclass(frozen=True)
 class Schedule:
@@ -114,6 +126,15 @@ class Schedule:
     limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
     starts: int | None = None  # `starts:`: no call before it (epoch ms)
     times: int | None = None  # a handed-over one's `times`: it ends after that many calls made
+    overlap: str | None = None  # `skip` or `buffer` (kinds.rules.OVERLAPS); None: the kind's own rule
+    jitter: int | None = None  # ms: each due time runs up to this much after it (due_jitter)
+
+    @property
+    def form(self) -> str:
+        """The form its state row keeps: its timing's, and its jitter where it has one."""
+        from .kinds.forms import jittered_form
+
+        return jittered_form(self.timing.form, self.jitter)
 
 
 @dataclass(frozen=True)

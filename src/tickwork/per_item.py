@@ -48,9 +48,10 @@ from .items_checked import (  # noqa: F401  (the checks' names stay importable f
 from .items_checked import _checked_cron, _choice, _cron, _every, _ms, _text, _zone  # noqa: F401
 from .json_values import ascii_json
 from .kinds.concurrency import entry_of as _limited, limit_columns
-from .kinds.forms import timing_of
+from .kinds.forms import jittered_form, timing_of
+from .kinds.jitter import jittered_entry
 from .kinds.rules import comes_due
-from .model import Action
+from .model import Action, seed_of
 from .store.facade import ScheduleStore
 from .store.replaces import Replaces
 from .store.schedules import Handed
@@ -98,29 +99,35 @@ class Items:
         retry: str | None = None,
         limit: str | None = None,
         label: str | None = None,
+        jitter: str | int | None = None,
         starts: int | None = None,
         times: int | None = None,
         skip: Iterable | None = None,
+        overlap: str | None = None,
         concurrency: tuple[str, int] | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`, but on no date (YYYY-MM-DD in `zone`) of `skip`; `overdue` (ms) bounds how late a
         call may be; `expires` (epoch ms) ends it.
-        `retry="3 after 1m"` and `limit="2m"` as a declared schedule's (pauses of a minute or more).
-        `label`, on every call here: whom or what it is for, shown to operators, no part of the id.
-        `starts` (epoch ms): no call before it; `times`: it ends after that many calls made;
-        `concurrency=("api:acme", 4)`: at most 4 runs of that key at once (kinds.concurrency)."""
-        entry = (_calendar(cron, zone, overdue, nonexistent, repeated, skip) | _span(starts, times)
-                 | _limited(concurrency))
-        return await self._hand_over(action, input, entry | _runs(retry, limit), expires, label)
+        `retry="3 after 1m"`, `limit="2m"` and `overlap="buffer"` as a declared schedule's (pauses
+        of a minute or more). `label`, on every call here: whom or what it is for, shown to
+        operators, no part of the id. `starts` (epoch ms): no call before it; `times`: it ends
+        after that many calls made; `jitter="5m"` (here and for `every`) runs each due time up to
+        5m after it (kinds.jitter); `concurrency=("api:acme", 4)`: at most 4 runs of that key at
+        once (kinds.concurrency)."""
+        entry = jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
+        entry |= _span(starts, times) | _limited(concurrency)
+        return await self._hand_over(action, input, entry | _runs(retry, limit, overlap), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
                     retry: str | None = None, limit: str | None = None, label: str | None = None,
                     starts: int | None = None, times: int | None = None, overdue: int | None = None,
+                    overlap: str | None = None, jitter: str | int | None = None,
                     concurrency: tuple[str, int] | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now
         (or at `starts`, where given); `overdue` (ms) as a calendar's, counted from the grid time."""
-        entry = _every_entry(every, overdue) | _runs(retry, limit) | _span(starts, times) | _limited(concurrency)
+        entry = jittered_entry(_every_entry(every, overdue), jitter, self.now())
+        entry |= _runs(retry, limit, overlap) | _span(starts, times) | _limited(concurrency)
         return await self._hand_over(action, input, entry, expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None,
@@ -138,19 +145,22 @@ class Items:
                             overdue: int | None = None, nonexistent: str = "shift", repeated: str = "first",
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
                             label: Labels = None, starts: int | None = None, times: int | None = None,
-                            skip: Iterable | None = None, concurrency: tuple[str, int] | None = None) -> Bulk:
+                            skip: Iterable | None = None, overlap: str | None = None,
+                            jitter: str | int | None = None, concurrency: tuple[str, int] | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
-        entry = (_calendar(cron, zone, overdue, nonexistent, repeated, skip) | _runs(retry, limit)
-                 | _span(starts, times) | _limited(concurrency))
+        entry = (jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
+                 | _runs(retry, limit, overlap) | _span(starts, times) | _limited(concurrency))
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
                          retry: str | None = None, limit: str | None = None, label: Labels = None,
                          starts: int | None = None, times: int | None = None, overdue: int | None = None,
+                         overlap: str | None = None, jitter: str | int | None = None,
                          concurrency: tuple[str, int] | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
-        entry = _every_entry(every, overdue) | _runs(retry, limit) | _span(starts, times) | _limited(concurrency)
+        entry = (jittered_entry(_every_entry(every, overdue), jitter, self.now()) | _runs(retry, limit, overlap)
+                 | _span(starts, times) | _limited(concurrency))
         return await self._each(action, inputs, entry, expires, label)
 
     async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None,
@@ -161,14 +171,14 @@ class Items:
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`, `skip`),
-        `every` (with `overdue`) or `at`; `expires`, `retry`, `limit`, `starts` and `times` for `cron`
-        and `every`; `label` and `concurrency` for any.
+        `every` (with `overdue`) or `at`; `expires`, `retry`, `limit`, `starts`, `times` and `overlap`
+        for `cron` and `every`; `label` and `concurrency` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []
         for k, item in enumerate(many):
             with _at_item(k, len(many)):
-                found.append(_described(item))
+                found.append(_described(item, self.now()))
         return await self._many(found, many)
 
     @operation("cancel")
@@ -230,7 +240,7 @@ class Items:
                                     "id it `replaces`")
                 item = dict(item)
                 old = _id(item.pop("replaces"))
-                action, input, entry, expires, label = _described(item)
+                action, input, entry, expires, label = _described(item, self.now())
                 id, row = _row(action, input, entry, expires, now, shared, label)
                 if id == old:
                     raise ScheduleError("item.replace_unchanged", f"the schedule replacing {old} is the same one",
@@ -305,12 +315,13 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
         calendar = entry["kind"] == "calendar"
         starts = entry.get("starts_ms")
         due = comes_due(found, now, f"`{entry['cron']}`", starts) if calendar else found.first_due_from(now, starts)
-        timing = shared[entry_text] = (found.form, found.every_ms, due)
+        timing = shared[entry_text] = (jittered_form(found.form, entry.get("jitter_ms")), found.every_ms, due)
     form, every_ms, due = timing
     # The action's name first, for logs; `@` keeps ids apart from every declared name.
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, Handed(name=id, action=key, timing=entry_text, input=body, form=form, every_ms=every_ms, due_at=due,
-                      expires_at=expires, tick=now, label=_label(label), **limit_columns(entry)).row()
+                      expires_at=expires, tick=now, label=_label(label), jitter_ms=entry.get("jitter_ms"),
+                      jitter_seed=seed_of(id) if entry.get("jitter_ms") else None, **limit_columns(entry)).row()
 
 
 def _used_up(why: str) -> ScheduleError:

@@ -66,6 +66,12 @@ async def yearly_flaky():
     print(f"e2e: yearly_flaky succeeded for {call.at}")
 
 
+@calendar("0 6 2 1 *", jitter="5m")
+async def spread():
+    """Jittered: runs its offset after 06:00 on 2 January, for that nominal `call.at`."""
+    print(f"e2e: spread for {call.at}")
+
+
 async def refuses_for_good():
     """Handed over by POST /hand-over-retrying: a failure that will not heal, never retried."""
     raise ActionError("e2e_invalid", "the e2e action's input is invalid on purpose", retry=False)
@@ -74,6 +80,14 @@ async def refuses_for_good():
 async def unavailable():
     """Handed over by POST /hand-over-retrying: fails every attempt, for a rule's ceiling."""
     raise ActionError("e2e_unavailable", "the e2e action is unavailable on purpose")
+
+
+async def overlapping():
+    """Handed over by POST /hand-over-overlapping: a run that takes `sleep` seconds, long enough
+    for a tick meanwhile to find it going."""
+    import asyncio
+
+    await asyncio.sleep(call.input["sleep"])
 
 
 async def remember():
@@ -333,6 +347,15 @@ class Default(Default):
             done = await handed.cancel_many(asked["ids"])
             return _Response.json({{"cancelled": len(done.ids), "left_over": len(done.left_over),
                                    "statements": handed.store.db.statements_run}})
+        if request.method == "POST" and url.path == "/hand-over-overlapping":
+            # {{"every", "overlap", "sleep"}}: one `every` of a run that takes `sleep` s, with its overlap rule.
+            from app.domains.e2e import overlapping
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            id = await items(APP, self.env).every(overlapping, {{"sleep": asked["sleep"]}}, asked["every"],
+                                                  overlap=asked["overlap"])
+            return _Response.json({{"id": id}}, status=201)
         if request.method == "POST" and url.path == "/hand-over-retrying":
             # {{"action", "cron", "retry"}}: one calendar of an action that fails, with its retry rule.
             from app.domains import e2e
@@ -342,6 +365,15 @@ class Default(Default):
             id = await items(APP, self.env).calendar(getattr(e2e, asked["action"]), {{}}, asked["cron"],
                                                      retry=asked["retry"])
             return _Response.json({{"id": id}}, status=201)
+        if request.method == "POST" and url.path == "/hand-over-jittered":
+            # {{"every", "jitter", "count"}}: `count` items of `remember` every `every`, jittered, in bulk.
+            from app.domains.e2e import remember
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            done = await items(APP, self.env).every_many(remember, [{{"order": k}} for k in range(asked["count"])],
+                                                         asked["every"], jitter=asked["jitter"])
+            return _Response.json({{"ids": done.ids}}, status=201)
         if request.method == "POST" and url.path in ("/replace", "/hand-over-every"):
             # {{"order", "every", "starts", "times"}} and, to replace, {{"old"}}: the order's schedule
             # every `every` ms from `starts`, `times` calls; a refusal answers its code.

@@ -143,6 +143,7 @@ WALK = [
     ("header a:has-text('Runs')", "Runs across schedules", "runs"),
     ("header a:has-text('Deliveries')", "Deliveries", "deliveries"),
     ("header a:has-text('Operator log')", "Operator log", "operator-log"),
+    ("header a:has-text('Deploys')", "Deploys", "deploys"),
 ]
 
 

@@ -136,8 +136,14 @@ async def health_of(app: App, env, threshold: int | None = None, failing: int | 
 
 
 def settings_of(app: App, env) -> dict:
-    """The settings the app's purges read, as the Worker's vars give them to this invocation."""
-    return {name: _setting(getattr(env, name, None)) for name in app.settings}
+    """The settings the app's purges read, as the Worker's vars give them to this invocation; and
+    the Worker's version, where its version-metadata binding is bound, which a deploy's marker keeps
+    (tick.reconcile.VERSION)."""
+    found = {name: _setting(getattr(env, name, None)) for name in app.settings}
+    bound = getattr(env, app.version_metadata, None) if app.version_metadata else None
+    if bound is not None:
+        found["tickwork:version"] = {part: _setting(getattr(bound, part, None)) for part in ("id", "tag", "timestamp")}
+    return found
 
 
 def _setting(value):

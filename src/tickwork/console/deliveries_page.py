@@ -13,12 +13,12 @@ from .parts import Frame, button, choice, field, hidden, moment, page, run_link,
 
 STATES = [("", "those an operator may act on"), *((state, state) for state in DELIVERY_STATES)]
 FILTERS = ("all", "state", "queue", "event", "schedule", "from", "to", "after")  # what a bulk form carries
-DONE = "{n} deliveries {done} (one operator-log row each): they are not sent again."
+DONE = "{n} deliveries {done} (one operator-log row each, logged as {who}): they are not sent again."
 BULK = {"dismiss": "Dismiss", "cancel": "Cancel"}
 
 
 def deliveries(frame: Frame, rows: list[dict], log: list[dict], query: dict, back: str, more: bool = False,
-               stop: int | None = None, notice: str = "") -> str:
+               stop: int | None = None) -> str:
     """`stop`: where the window of events a page of every delivery looks through stopped, with more after it."""
     listed = []
     for row in rows:
@@ -34,7 +34,7 @@ def deliveries(frame: Frame, rows: list[dict], log: list[dict], query: dict, bac
     every = query.get("all") == "1"
     switch = (link(frame.href("/deliveries"), "only those an operator may act on") if every
               else link(frame.href("/deliveries", all="1"), "every delivery kept"))
-    body = [filter_form(frame, query), tag("p", switch), said(notice) if notice else "",
+    body = [filter_form(frame, query), tag("p", switch),
             table(["DELIVERY", "EVENT", "QUEUE", "STATE", "SENDS", "NEXT SEND", "SCHEDULE", "LAST ERROR", "BODY",
                    "OPERATOR LOG", "RUN", ""], listed, "no deliveries")]
     if more:

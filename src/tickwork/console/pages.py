@@ -2,14 +2,15 @@
 and, for a calendar, in its zone too. No script; one stylesheet from the console's own prefix."""
 
 from ..backfill import backfilled_once_ended
-from ..operating import words
+from ..operating import overlap_words, words
 from ..operating.concurrency_words import limit_words, waiting_words
 from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
 from ..operating.end_words import links
+from ..operating.jitter_words import jitter_note
 from ..operating.words import when
-from . import charts
+from . import charts, deploys
 from .console_store import CHARTED, COUNTED
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
@@ -24,7 +25,7 @@ GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times 
 FAILING_MOST = 10  # schedules listed with failed runs; a link to the runs page lists every one
 
 
-def overview(frame: Frame, found, since: int) -> str:
+def overview(frame: Frame, found, since: int, deploys_: list | None = None, after: dict | None = None) -> str:
     app = found.app or {}
     last, prev = app.get("last_tick"), app.get("prev_tick")
     stopped = last is None or frame.now - int(last) > 3 * 60_000
@@ -60,7 +61,8 @@ def overview(frame: Frame, found, since: int) -> str:
                 tag("h2", f"Failed runs since {when(since)}" if found.runs_counted_from is None else
                     f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,
-                tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")))
+                tag("p", link(frame.href("/deliveries"), "all deliveries an operator may act on")),
+                *deploys.overview_section(frame, deploys_ or [], after))
 
 
 def counts(frame: Frame, found) -> Html:
@@ -155,12 +157,13 @@ def schedules(frame: Frame, declared: list[dict], handed: list[dict], more: bool
 # -- one schedule -----------------------------------------------------------------------------
 
 def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list[int],
-             more: bool, back: str) -> str:
+             more: bool, back: str, around: list | None = None) -> str:
     """`entry`: its declaration, where it is declared (its source, `overdue`, `retry` and `limit`)."""
     state = found.state
     if state is None:
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
     view = schedule_view(state, frame.now, entry)
+    behind = overlap_words.buffered_behind(found.runs)
     history = table(
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
@@ -169,13 +172,14 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
           attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
-          detail(run)]
+          detail(run, behind.get(run["id"]))]
          for run in found.runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
             tag("div", *schedule_actions(frame, view, back), class_="actions"),
             tag("h2", "Due times, by outcome"), charts.schedule_grid(frame, found.runs),
-            tag("h2", "History, newest first"), history]
+            tag("h2", "History, newest first"), history, *deploys.beside_history(frame, found.runs, around or [],
+                                                                                   view.zone)]
     if more:
         last = found.runs[-1]
         body.append(tag("p", link(frame.href("/schedule", name=name,
@@ -217,12 +221,16 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
             said_.append(("why then", words.retry_words(state, view.attempts, dict(view.settings))))
         elif next_due:
             said_.append(("why then", words.due_reason(view.form, next_due[0], found.last is not None)))
+            if jitter_note(view.name, view.form, next_due[0]):
+                said_.append(("jitter", f"due {when(next_due[0])}{jitter_note(view.name, view.form, next_due[0])}"))
         if next_due and next_due[0] <= frame.now and (waiting := waiting_words(state, found.under_way)):
             said_.append(("waiting", waiting))
     if view.skips_due_times:
         said_.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
     if view.lease is not None:
         said_.append(("running", lease_words(frame, view.lease)))
+    if (waiting := overlap_words.waiting_words(view, frame.now)) is not None:
+        said_.append(("buffered", waiting))
     if view.run_requested_at is not None:
         said_.append(("run by hand", f"asked for by {view.run_requested_by} at "
                                      f"{when(view.run_requested_at)}: the next tick makes it"))
@@ -263,9 +271,12 @@ def schedule_actions(frame: Frame, view: ScheduleView, back: str) -> list[Html]:
     return actions
 
 
-def detail(run: dict) -> str:
-    """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail."""
+def detail(run: dict, behind: int | None = None) -> str:
+    """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail; a run
+    made late behind the one before it (`behind`, that one's due time), that it was."""
     said_ = words.clip(run.get("detail"), 160)
+    if behind is not None and not said_:
+        return overlap_words.behind_words(behind)
     if run["outcome"] == "skipped" and run.get("code") in words.SKIPS:
         return words.SKIPS[run["code"]].removeprefix("skipped: ") + (f" ({said_})" if said_ else "")
     return said_

@@ -21,7 +21,7 @@ CSS = (
     "}\n"
     "header .who { margin-left: auto; color: #aab; }\n"
     "main { padding: 1em 1.2em; max-width: 88em; }\n"
-    "h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.6em; }\n"
+    "h1 { font-size: 1.3em; overflow-wrap: anywhere; } h2 { font-size: 1.1em; margin-top: 1.6em; }\n"
     "table { border-collapse: collapse; width: 100%; background: #fff; }\n"
     "th, td { text-align: left; padding: .3em .6em; border-bottom: 1px solid #e3e6ea; "
     "vertical-align: top; }\n"
@@ -72,7 +72,7 @@ CSS = (
 )
 
 PAGES = (("", "Overview"), ("/schedules", "Schedules"), ("/runs", "Runs"), ("/deliveries", "Deliveries"),
-         ("/log", "Operator log"))
+         ("/log", "Operator log"), ("/deploys", "Deploys"))
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,11 @@ from ..store.operator import OperatorStore
 from ..errors import ScheduleError
 from ..operating.remake import UNKNOWN, remake
 from ..times import DAY, HOUR, NEVER, instant
+from ..operating.deploys import AROUND, span_of
+from ..store.deploys import Deploys
 from ..store.delivery_filters import filtered_deliveries
 from ..store.run_filters import LATEST, filtered_runs
-from . import bulk_actions, csrf, deliveries_page, filters, pages, runs_page
+from . import bulk_actions, csrf, deliveries_page, deploys, filters, pages, runs_page
 from .access import Checked, Local, Refused, identify
 from .console_store import ConsoleStore
 from .http import BODY_MOST, Request, Response
@@ -111,7 +113,9 @@ async def _overview(db, app, frame, query):
     since = frame.now - DAY
     found = await ConsoleStore(db).overview(since, charted_since=(frame.now // HOUR - 7 * 24) * HOUR,
                                             grid=(pages.GRID_ROWS, pages.GRID_CELLS))
-    return 200, pages.overview(frame, found, since)
+    latest = await deploys.page_of(db, None, deploys.OVERVIEW_MOST + 1)
+    after = await Deploys(db).runs_after(latest[:deploys.OVERVIEW_MOST], AROUND, deploys.AFTER_READ)
+    return 200, pages.overview(frame, found, since, latest, after)
 
 
 async def _schedules(db, app, frame, query):
@@ -138,8 +142,10 @@ async def _schedule(db, app, frame, query):
     back = frame.href("/schedule", name=name)
     more = len(found.runs) > PAGE
     del found.runs[PAGE:]
+    span = span_of(found.runs)
+    around = await Deploys(db).around(*span) if span else []
     body = pages.schedule(frame, name, found, entry_of_schedule(declared), _next_due(found.state, declared), more,
-                          back)
+                          back, around)
     return (200 if found.state is not None else 404), body
 
 
@@ -166,8 +172,7 @@ async def _runs(db, app, frame, query):
     runs = filters.run_filter(query, frame.now)
     found = await filtered_runs(db, runs, _keys(query, "before", int, str) or LATEST, PAGE + 1)
     shown = filters.shown(query, filters.RUN_KEYS)
-    return 200, runs_page.runs(frame, found.rows[:PAGE], len(found.rows) > PAGE, shown, found.stop,
-                               _done(query, "retried", runs_page.RETRIED))
+    return 200, runs_page.runs(frame, found.rows[:PAGE], len(found.rows) > PAGE, shown, found.stop)
 
 
 async def _deliveries(db, app, frame, query):
@@ -175,20 +180,9 @@ async def _deliveries(db, app, frame, query):
     found = await filtered_deliveries(db, deliveries, _keys(query, "after", int, str) or (-1.0, ""), DELIVERIES + 1)
     shown = filters.shown(query, filters.DELIVERY_KEYS)
     back = frame.href("/deliveries", **{**shown, "after": query.get("after") or None})
-    notice = _done(query, "dismissed", deliveries_page.DONE) or _done(query, "cancelled", deliveries_page.DONE)
     on = {**shown, "after": query["after"]} if query.get("after") else shown  # the page a bulk form takes from
     return 200, deliveries_page.deliveries(frame, found.rows[:DELIVERIES], found.log, on, back,
-                                           len(found.rows) > DELIVERIES, found.stop, notice)
-
-
-def _done(query: dict, name: str, said: str) -> str:
-    """What the bulk change the page was redirected from did, as the redirect's count says."""
-    count = query.get(name)
-    if count is None:
-        return ""
-    if not CURSOR_TIME.fullmatch(count):
-        raise Unwritten(name, count, "a count")
-    return said.format(n=int(count), done=name)
+                                           len(found.rows) > DELIVERIES, found.stop)
 
 
 async def _run(db, app, frame, query):
@@ -204,8 +198,16 @@ async def _log(db, app, frame, query):
     return 200, pages.log(frame, rows[:PAGE], len(rows) > PAGE)
 
 
+async def _deploys(db, app, frame, query):
+    """Each deploy that changed the declared schedules, the newest first: when it was noticed, the
+    Worker's version, and what it added, removed and changed."""
+    before = _keys(query, "before", int)  # a deploy's number, as the page before wrote it
+    rows = await deploys.page_of(db, None if before is None else before[0], PAGE + 1)
+    return 200, deploys.deploys_page(frame, rows[:PAGE], len(rows) > PAGE)
+
+
 PAGES = {"": _overview, "/schedules": _schedules, "/schedule": _schedule, "/runs": _runs,
-         "/deliveries": _deliveries, "/log": _log, "/run": _run}
+         "/deliveries": _deliveries, "/log": _log, "/run": _run, "/deploys": _deploys}
 
 
 def _one_of(query: dict, name: str, values: tuple, default: str | None) -> str | None:
@@ -251,7 +253,7 @@ async def _act(db, frame, route, form, app=None) -> Response:
             bulk = await bulk_actions.act(db, frame, route, form, back)
         except filters.Refused as refused:
             return respond(400, pages.answer(frame, "Refused", f"Nothing changed: {refused}.", back, True))
-        return respond(bulk.status, bulk.body, **({"location": bulk.location} if bulk.location else {}))
+        return see_other(frame, back, bulk.said) if bulk.said is not None else respond(bulk.status, bulk.body)
     if route == "/schedule/backfill":
         return await _backfill(db, frame, form, back, app)
     if route == "/backfill/cancel":

@@ -14,12 +14,11 @@ OUTCOMES = [("", "any"), ("succeeded", "succeeded"), ("failed", "failed"), ("ski
             ("running", "running")]
 SINCE = [("1h", "the last hour"), ("24h", "the last day"), ("7d", "the last week"), ("all", "all kept")]
 RETRIED = ("{n} failed runs asked for again, each a run by hand that the next tick makes once "
-           "(one operator-log row each).")
+           "(one operator-log row each, logged as {who}).")
 FILTERS = ("from", "to", "name", "label", "action", "trace", "error")
 
 
-def runs(frame: Frame, rows: list[dict], more: bool, query: dict, stop: tuple[int, str] | None = None,
-         notice: str = "") -> str:
+def runs(frame: Frame, rows: list[dict], more: bool, query: dict, stop: tuple[int, str] | None = None) -> str:
     """`stop`: where a filter no index serves stopped looking (SEARCHED runs), with more before it."""
     form = search_form(frame, "/runs", [
         ("since", choice("since", query.get("since") or "24h", SINCE)),
@@ -41,7 +40,7 @@ def runs(frame: Frame, rows: list[dict], more: bool, query: dict, stop: tuple[in
           run_link(frame, run, outcome_noted(run)),
           words.call_words(run), words.did(run), tag("span", run.get("trace") or "", class_="id"),
           words.clip(run.get("detail"), 120)] for run in rows], "no runs match")
-    body = [form, said(notice) if notice else "", listed]
+    body = [form, listed]
     if more:
         before = f"{int(rows[-1]['tick_at'])}:{rows[-1]['id']}"
         body.append(tag("p", link(frame.href("/runs", **{**query, "before": before}), "older runs")))

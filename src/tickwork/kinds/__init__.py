@@ -145,3 +145,10 @@ class Owing:
             found = None if call.at is not None and call.at <= due else timing.covered(due, self.tick, COUNTED)
             self._covered[key] = found if found is not None and found.count > 1 else None
         return self._covered[key]
+
+
+def waits_while_held(overlap: str | None, skips_while_running: bool) -> bool:
+    """The one overlap rule the tick and the words read: whether a due time the schedule's previous
+    run still holds waits for its end (`buffer`) rather than being skipped `running` (`skip`);
+    unset, the kind's own (its Timing's `skips_while_running`)."""
+    return not skips_while_running if overlap is None else overlap == "buffer"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..app import _known
@@ -105,6 +105,21 @@ def timing_of_row(row: Entry) -> Timing:
     return parse_form(form_of(row)).timing()
 
 
+# A schedule with `jitter:` keeps it at the end of its form, so that adding, changing or dropping
+# it rebases the row and writes its jitter; a form without it reads as it always did.
+JITTER = " jitter="
+
+
+def jittered_form(form: str, jitter: int | None) -> str:
+    """A timing's form with the schedule's jitter (ms), where it has one."""
+    return f"{form}{JITTER}{jitter}" if jitter else form
+
+
+def timing_part(form: str) -> str:
+    """A kept form without its jitter: what its timing's form was."""
+    return form.partition(JITTER)[0]
+
+
 def every_form(every_ms: int) -> str:
     return f"every {every_ms}"
 
@@ -137,10 +152,15 @@ class Form:
     cycle: int | None = None  # ms
     intervals: int | None = None
     at: int | None = None  # epoch ms
+    jitter_ms: int | None = None
 
     @property
     def text(self) -> str:
         """The form as a state row keeps it."""
+        return jittered_form(self._timing_text, self.jitter_ms)
+
+    @property
+    def _timing_text(self) -> str:
         if self.kind == "every" and self.every_ms is not None:
             return every_form(self.every_ms)
         if self.kind == "calendar" and self.cron is not None and self.zone is not None:
@@ -174,6 +194,16 @@ _RULES = re.compile(r"nonexistent=(\S+) repeated=(\S+)(" + re.escape(VIXIE_DAYS)
 
 def parse_form(text: str) -> Form:
     """The form `text` is; ValueError for any text `Form.text` does not write back byte for byte."""
+    timing_text, jittered, jitter = text.partition(JITTER)
+    form = _timing_form(timing_text)
+    if jittered:
+        form = replace(form, jitter_ms=int(jitter))
+    if form.text != text:
+        raise ValueError(f"{text!r} is not a form as tickwork writes it")
+    return form
+
+
+def _timing_form(text: str) -> Form:
     kind, _, rest = text.partition(" ")
     if kind == "every":
         form = Form(kind, every_ms=int(rest))

@@ -164,6 +164,20 @@ def _codes(written: str, said: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(codes))
 
 
+# What a due time that finds the schedule's previous run still going does: skipped, recorded
+# `running` (an `every:` schedule's and a pulse's rule), or kept waiting until that run ends, at
+# most one (a calendar's rule); unset, the kind's own rule.
+OVERLAPS = ("skip", "buffer")
+
+
+def overlap_of(value: object, said: str) -> str:
+    """`overlap: buffer`, checked; `said` quotes it as its user wrote it."""
+    if value == "allow":  # the issue's third rule: it needs a lease per (schedule, at)
+        raise ScheduleError("schedule.overlap_invalid", f"{said}: runs side by side are not built yet",
+                            "write `overlap: skip` or `overlap: buffer` (docs/how-to/policies/overlap.md)")
+    return choice_checked(value, OVERLAPS, said, "`overlap: skip`", "schedule.overlap_invalid")
+
+
 def limit_of(text: str) -> int:
     """`limit: 2m` in ms: at most the run limit of 15 minutes."""
     ms = duration_ms(text.strip())

@@ -90,7 +90,7 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
         return None
     retry = schedule.retry
     settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit,
-                "starts_ms": getattr(schedule, "starts", None),
+                "starts_ms": getattr(schedule, "starts", None), "overlap": getattr(schedule, "overlap", None),
                 "skip": dict(getattr(schedule.timing, "skip", ())) or None}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 

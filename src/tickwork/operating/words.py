@@ -3,6 +3,7 @@
 
 import json
 import re
+from dataclasses import replace
 
 from .. import times
 from ..json_values import BIDI_CONTROLS
@@ -125,6 +126,8 @@ def timing(form: str, overdue_ms: int | None = None) -> str:
     read = read_form(form)
     if read is None:
         return form
+    if read.jitter_ms:
+        return f"{timing(replace(read, jitter_ms=None).text, overdue_ms)}, jitter {span(read.jitter_ms)}"
     grace = f", overdue after {span(overdue_ms)}" if overdue_ms else ""
     if read.kind == "every":
         text = span(read.every_ms)
@@ -207,6 +210,10 @@ def rule(form: str, state: dict, overdue: int | None, starts: int | None = None)
     read = read_form(form)
     if read is None:
         return form
+    if read.jitter_ms:
+        unjittered = rule(replace(read, jitter_ms=None).text, state, overdue, starts)
+        return (f"{unjittered}; each due time runs an offset under {span(read.jitter_ms)} after it, drawn from "
+                f"the schedule and the due time (jitter)")
     grace = f"; a call more than {span(overdue)} late is skipped `overdue`" if overdue else ""
     if read.kind == "every":
         first_tick = int(state["first_tick"])
@@ -245,10 +252,11 @@ def attempt_words(attempt: int, attempts: int | None) -> str:
 
 
 def run_settings_words(settings: dict) -> str:
-    """`retry`, `limit` and `starts` in words, as a rule's tail: '' where the schedule sets none."""
+    """`retry`, `limit`, `starts` and `overlap` in words, as a rule's tail: '' where the schedule sets none."""
+    from . import overlap_words
     from .retry_words import retry_of_settings, rule_words
 
-    said = []
+    said = [overlap_words.rule_words(settings)] if settings.get("overlap") else []
     retry = retry_of_settings(settings)
     if retry is not None:
         said.append(rule_words(retry, span))

@@ -119,6 +119,13 @@ DELETE FROM tickwork_backfills WHERE id IN (
       AND NOT EXISTS (SELECT 1 FROM tickwork_backfilled AS x WHERE x.backfill = b.id) LIMIT 1000)
 """
 
+# Deploy markers past the retention, never the newest: the next deploy is told apart from its set.
+DEPLOY_MARKERS = """
+DELETE FROM tickwork_deploys WHERE id IN (
+    SELECT id FROM tickwork_deploys INDEXED BY tickwork_deploys_by_time
+    WHERE at < ?1 AND id < (SELECT MAX(id) FROM tickwork_deploys) ORDER BY at LIMIT 1000)
+"""
+
 
 @dataclass(frozen=True)
 class Delete:
@@ -141,6 +148,7 @@ DELETES = (
     Delete("ended schedules handed over", (ENDED_ITEMS,)),
     Delete("handled records", (HANDLED,)),
     Delete("ended backfills", (ENDED_BACKFILLED, ENDED_BACKFILLS), counted=0),
+    Delete("deploy markers", (DEPLOY_MARKERS,)),
 )
 
 

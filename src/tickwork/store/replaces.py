@@ -17,9 +17,9 @@ REPLACE_HAND_OVER = f"""
 {REPLACING}
 INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, replaces,
-     concurrency_key, concurrency_limit)
+     jitter_ms, jitter_seed, concurrency_key, concurrency_limit)
 SELECT j.name, j.action, j.timing, j.input, j.form, j.every_ms, j.due_at, j.expires_at, j.tick, j.tick,
-       IFNULL(j.label, o.label), j.replaces, j.concurrency_key, j.concurrency_limit
+       IFNULL(j.label, o.label), j.replaces, j.jitter_ms, j.jitter_seed, j.concurrency_key, j.concurrency_limit
 FROM j JOIN tickwork_schedules AS o ON o.name = j.replaces AND o.action IS NOT NULL AND o.ended IS NULL
 WHERE true
 ON CONFLICT (name) DO UPDATE

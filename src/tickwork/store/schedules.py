@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..database import Database, Row
-from ..model import Code
+from ..model import Code, seed_of
 from ..kinds import Call
 from .leases import LEASE_OPEN, holds_lease
 from .sql import json_chunks, json_rows, number
@@ -21,25 +21,26 @@ ONE_OFF_DONE = "done"
 # still there, as only those can be made (a request left on a removed row is never read again).
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 # Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
-# Of the rows naming a concurrency key (migration 0029), only the first of each key in due order,
-# as many as its limit, are kept: no more of them could be claimed. They are read apart, along the
-# index of keyed rows by due time (migration 0029), so the rows naming no key are still read in due
-# order up to the limit and no further, keyed rows not yet due are not read, and only keyed rows
-# due are numbered.
+# Rows are found by `runs_at`, the due time delayed by the row's jitter (migration 0028).
+# Of the rows naming a concurrency key (migration 0029), only the first of each key in the order
+# they run, as many as its limit, are kept: no more of them could be claimed. They are read apart,
+# along the index of keyed rows by runs_at (migration 0029), so the rows naming no key are still
+# read in order up to the limit and no further, keyed rows not yet due are not read, and only keyed
+# rows due are numbered.
 SELECT_DUE = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
     SELECT * FROM (SELECT *, NULL AS place FROM tickwork_schedules
-                   WHERE removed_at IS NULL AND due_at <= ?1 AND concurrency_key IS NULL
-                   ORDER BY due_at LIMIT CAST(?2 AS INTEGER))
+                   WHERE removed_at IS NULL AND runs_at <= ?1 AND concurrency_key IS NULL
+                   ORDER BY runs_at LIMIT CAST(?2 AS INTEGER))
     UNION ALL
-    SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY due_at, name) AS place
+    SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY runs_at, name) AS place
                    FROM tickwork_schedules INDEXED BY tickwork_schedules_keyed_by_due
-                   WHERE concurrency_key IS NOT NULL AND removed_at IS NULL AND due_at <= ?1)
+                   WHERE concurrency_key IS NOT NULL AND removed_at IS NULL AND runs_at <= ?1)
     WHERE place <= concurrency_limit
     UNION ALL
     SELECT *, NULL AS place FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
-    WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND due_at > ?1
-) AS s ORDER BY s.due_at LIMIT CAST(?2 AS INTEGER)
+    WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND runs_at > ?1
+) AS s ORDER BY s.runs_at LIMIT CAST(?2 AS INTEGER)
 """
 
 # Reconciling, only when a deploy changed the declared set: first the rows of the declared names
@@ -58,11 +59,12 @@ WHERE removed_at IS NULL AND action IS NULL AND name NOT IN (SELECT value FROM j
 """
 
 # Then, in one batch: new rows, changed forms rebased, returning rows declared again, and the
-# declared set sealed as reconciled. ?1 of SEED is a JSON list of [name, every_ms, form, due_at].
+# declared set sealed as reconciled. ?1 of SEED is a JSON list of [name, every_ms, form, due_at,
+# jitter_ms, jitter_seed] (migration 0028: a row's jitter moves the moment it runs, `runs_at`).
 SEED = """
-INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick)
+INSERT INTO tickwork_schedules (name, every_ms, form, due_at, first_tick, last_tick, jitter_ms, jitter_seed)
 SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'),
-       json_extract(value, '$[3]'), ?2, ?2
+       json_extract(value, '$[3]'), ?2, ?2, json_extract(value, '$[4]'), json_extract(value, '$[5]')
 FROM json_each(?1) WHERE true
 ON CONFLICT (name) DO NOTHING
 """
@@ -70,12 +72,13 @@ ON CONFLICT (name) DO NOTHING
 # Rows from before migration 0002 have no form; they were all `every:` schedules.
 STORED_FORM = "IFNULL(s.form, 'every ' || s.every_ms)"
 
-# ?1: JSON [name, every_ms, form, due_at, old form, old due_at]; only rows still as the tick read
-# them, so of two ticks reconciling at once the second changes nothing.
+# ?1: JSON [name, every_ms, form, due_at, old form, old due_at, jitter_ms, jitter_seed]; only rows
+# still as the tick read them, so of two ticks reconciling at once the second changes nothing.
 REBASE = f"""
 UPDATE tickwork_schedules AS s
 SET every_ms = json_extract(j.value, '$[1]'), form = json_extract(j.value, '$[2]'),
-    due_at = json_extract(j.value, '$[3]'), removed_at = NULL, retry_attempt = NULL
+    due_at = json_extract(j.value, '$[3]'), removed_at = NULL, retry_attempt = NULL,
+    jitter_ms = json_extract(j.value, '$[6]'), jitter_seed = json_extract(j.value, '$[7]')
 FROM json_each(?1) AS j
 WHERE s.name = json_extract(j.value, '$[0]') AND {STORED_FORM} = json_extract(j.value, '$[4]')
   AND s.due_at = json_extract(j.value, '$[5]')
@@ -143,12 +146,14 @@ class Handed:
     expires_at: int | None
     tick: int
     label: str | None = None
+    jitter_ms: int | None = None
+    jitter_seed: int | None = None
     concurrency_key: str | None = None  # at most concurrency_limit runs at once of the rows naming it
     concurrency_limit: int | None = None
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
         "name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label",
-        "concurrency_key", "concurrency_limit")
+        "jitter_ms", "jitter_seed", "concurrency_key", "concurrency_limit")
 
     def row(self) -> list[object]:
         """The schedule as HANDED reads it, column by column (COLUMNS)."""
@@ -170,10 +175,10 @@ COMES_BACK = """due_at = excluded.due_at, first_tick = excluded.first_tick, remo
 HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
-    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, concurrency_key,
-     concurrency_limit)
-SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label, concurrency_key,
-       concurrency_limit FROM j WHERE true
+    (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, jitter_ms,
+     jitter_seed, concurrency_key, concurrency_limit)
+SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label, jitter_ms, jitter_seed,
+       concurrency_key, concurrency_limit FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
 SET {COMES_BACK}
 WHERE ended IN {ENDED_TO_COME_BACK}
@@ -221,6 +226,7 @@ class State:
     retry_due: int | None = None  # its call, and the next due time it put aside
     retry_call: Call = Call()
     retry_next: int | None = None
+    runs_at: int | None = None  # the due time its jitter delays it to (migration 0028)
     concurrency_key: str | None = None  # handed over with `concurrency=`: its runs count against the key's limit
     concurrency_limit: int | None = None
 
@@ -249,6 +255,7 @@ class State:
             retry_call=Call(number(row.get("retry_at")), number(row.get("retry_n")), number(row.get("retry_i")),
                             row.get("retry_dst")),
             retry_next=number(row.get("retry_next")),
+            runs_at=number(row.get("runs_at")),
             concurrency_key=row.get("concurrency_key"),
             concurrency_limit=number(row.get("concurrency_limit")),
         )
@@ -268,6 +275,14 @@ class Seed:
     every: int
     form: str
     due_at: int
+    jitter: int | None = None
+
+    def row(self) -> list[object]:
+        """The row as SEED reads it; REBASE reads its jitter after the old form and due time."""
+        return [self.name, self.every, self.form, self.due_at, *self.jittered()]
+
+    def jittered(self) -> list[object]:
+        return [self.jitter, seed_of(self.name) if self.jitter else None]
 
 
 class Schedules:
@@ -283,9 +298,15 @@ class Schedules:
 
     async def named(self, names: list[str], tick: int) -> dict[str, State]:
         """The rows of the declared `names`; every other row is marked removed at `tick`."""
+        return (await self.named_beside(names, tick))[0]
+
+    async def named_beside(self, names: list[str], tick: int, beside: Sequence[tuple[str, tuple[object, ...]]] = (),
+                           ) -> tuple[dict[str, State], list[list[Row]]]:
+        """`named`, with the reads `beside` made in its batch (a deploy's last marker): their rows."""
         statements = [(SELECT_NAMED, (chunk,)) for chunk in json_chunks(names)]
-        results = await self.db.batch(statements + [(MARK_REMOVED, (json.dumps(names), tick))])
-        return {row["name"]: State.from_row(row) for rows in results[:-1] for row in rows}
+        results = await self.db.batch([*beside, *statements, (MARK_REMOVED, (json.dumps(names), tick))])
+        found = results[len(beside):-1]
+        return {row["name"]: State.from_row(row) for rows in found for row in rows}, results[:len(beside)]
 
     async def reconcile(
         self,
@@ -295,31 +316,32 @@ class Schedules:
         fingerprint: str | None,
         tick: int,
         missed: Sequence[Undeclared] = (),
+        sealed_with: Sequence[tuple[str, tuple[object, ...]]] = (),
     ) -> None:
         """Adds the rows of schedules seen for the first time, rebases those whose form changed
         (each only while its row is as this tick read it), records what calendars declared again
         missed (`missed`), keeps the rows declared again, and seals the
-        declared set as reconciled, in one transaction."""
-        seeds = [[s.name, s.every, s.form, s.due_at] for s in new]
-        rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at] for old, s in changed]
+        declared set as reconciled (with `sealed_with` just before), in one transaction."""
+        seeds = [s.row() for s in new]
+        rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at, *s.jittered()] for old, s in changed]
         statements: list[tuple[str, tuple[object, ...]]] = [(SEED, (chunk, tick)) for chunk in json_chunks(seeds)]
         statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
         statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks([m.row() for m in missed])]
         statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
-        if fingerprint is not None:
-            statements.append((SEAL, (fingerprint,)))
+        if fingerprint is not None:  # `sealed_with` (a deploy's marker) goes only with the seal, before it
+            statements += [*sealed_with, (SEAL, (fingerprint,))]
         if statements:
             await self.db.batch(statements)
 
     async def hand_over(
         self, id: str, action: str, timing: str, input: str, form: str, every: int, due: int,
-        expires: int | None, now: int, label: str | None = None, concurrency_key: str | None = None,
-        concurrency_limit: int | None = None,
+        expires: int | None, now: int, label: str | None = None, jitter: int | None = None,
+        seed: int | None = None, concurrency_key: str | None = None, concurrency_limit: int | None = None,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
         handed = Handed(name=id, action=action, timing=timing, input=input, form=form, every_ms=every, due_at=due,
-                        expires_at=expires, tick=now, label=label, concurrency_key=concurrency_key,
-                        concurrency_limit=concurrency_limit)
+                        expires_at=expires, tick=now, label=label, jitter_ms=jitter, jitter_seed=seed,
+                        concurrency_key=concurrency_key, concurrency_limit=concurrency_limit)
         await self.hand_over_many([json.dumps([handed.row()])])
 
     async def hand_over_many(self, chunks: list[str]) -> None:

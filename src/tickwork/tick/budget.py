@@ -19,11 +19,11 @@ WORKER_TICK_BUDGET = 14 * MINUTE
 
 # A tick's first batch: the app's tick marked, the due rows read. Lapsed leases cost three more;
 # a reconcile after a deploy, beside reading the declared rows, marking the removed, seeding,
-# rebasing, recording what calendars declared again missed, declaring again, sealing and
-# reading the due rows again.
+# rebasing, recording what calendars declared again missed, declaring again, reading the last
+# deploy marker's set and marking the deploy, sealing and reading the due rows again.
 FIRST_READ = 2
 EXPIRE = 3
-RECONCILE = 7
+RECONCILE = 9
 # The sweep: its claim, and what the sends came to. Ends with events: the events and
 # deliveries, and what their sends came to, beside the statement of the ends (which gives their
 # leases back).

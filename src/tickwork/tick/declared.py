@@ -5,7 +5,8 @@ is computed once per isolate, never per tick."""
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Iterable
+from dataclasses import asdict
+from typing import Any, Iterable
 
 from ..model import Schedule
 
@@ -26,14 +27,22 @@ class DeclaredSet:
         return list(self.by_name)
 
     @cached_property
-    def fingerprint(self) -> str:
-        """The set as the state rows see it: each schedule's name and form, and its start."""
-        import hashlib  # at first use: a Worker's cold start skips it
+    def described(self) -> dict[str, dict[str, Any]]:
+        """What each schedule declares, as a deploy marker keeps it and tells the next one apart
+        from: its form, retry rule, limit and action."""
+        import json  # at first use: a Worker's cold start skips it
 
-        # A start joins only where one is declared: a set without any keeps its fingerprint.
-        declared = "\n".join(sorted(f"{s.name}\t{s.timing.form}" + (f"\tstarts {s.starts}" if s.starts else "")
-                                    for s in self.schedules))
-        return hashlib.sha256(declared.encode()).hexdigest()
+        # as JSON keeps it, so a marker's kept set compares equal to the one it was made from
+        return {s.name: json.loads(json.dumps(described(s))) for s in self.schedules}
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """The set as a deploy changes it: each schedule's name and what it declares (`described`),
+        so a deploy that changes only a retry rule is noticed, and marked, too."""
+        import hashlib  # at first use: a Worker's cold start skips it
+        import json
+
+        return hashlib.sha256(json.dumps(self.described, sort_keys=True).encode()).hexdigest()
 
     @cached_property
     def claiming_moments(self) -> frozenset[str]:
@@ -43,6 +52,33 @@ class DeclaredSet:
             if schedule.timing.coalesces:
                 by_action.setdefault(coalescing_key(schedule), []).append(schedule.name)
         return frozenset(name for names in by_action.values() if len(names) > 1 for name in names)
+
+
+def described(schedule: Schedule) -> dict[str, Any]:
+    """One schedule as a deploy marker keeps it: the parts a deploy may change."""
+    retry = schedule.retry
+    kept = {"form": schedule.timing.form, "retry": None if retry is None else asdict(retry),
+            "limit": schedule.limit, "action": _action_named(schedule.action)}
+    # The parts the form leaves out (`overdue:`, `skip:`, `starts:`, a count) join only where one is
+    # declared, as an older marker kept none; skip dates (up to 1,000) as a digest, compared only.
+    skip = getattr(schedule.timing, "skip", ())
+    parts = (("overdue", schedule.timing.overdue), ("skip", _digest(skip) if skip else None),
+             ("starts", schedule.starts), ("times", schedule.times), ("overlap", schedule.overlap),
+             ("jitter", schedule.jitter))
+    return kept | {key: value for key, value in parts if value is not None}
+
+
+def _digest(dates: Iterable[tuple[str, str]]) -> str:
+    import hashlib  # at first use: a Worker's cold start skips it
+
+    return hashlib.sha256(",".join(day for day, _ in dates).encode()).hexdigest()[:16]
+
+
+def _action_named(action: object) -> str:
+    """The action as `module.qualname`: of its function, or of its class where it is an object
+    (whose repr would differ in each isolate, and mark a deploy at each cold start)."""
+    named = action if hasattr(action, "__qualname__") else type(action)
+    return f"{getattr(named, '__module__', '')}.{getattr(named, '__qualname__', '')}"
 
 
 def coalescing_key(schedule: Schedule) -> str:

@@ -7,7 +7,8 @@ The rules, in the order they are tried (each a function below):
   is skipped `superseded`, and that due time dealt with as any other (`_retry_rules`);
 - a run asked for by hand ahead of the row's due time runs now, for the moment last due, moving
   no grid (`_by_hand_ahead`);
-- a calendar held by its own run owes its call until the run ends: nothing now;
+- a schedule held by its own run whose overlap rule buffers (a calendar's, `overlap: buffer`)
+  owes its call until the run ends: nothing now (`waits`);
 - a handed-over row whose action the app no longer has ends `action_gone`; one past its
   `expires_at` ends `expired`, after the call owed from before unless overdue forbids it
   (`_expired`); a paused row is skipped `paused`, a held one `running`, a calendar's call on one
@@ -24,7 +25,8 @@ from dataclasses import replace
 
 from ..context import new_trace
 from .declared import coalescing_key
-from ..model import Code, Schedule
+from ..kinds import waits_while_held
+from ..model import Code, Schedule, due_jitter
 from ..store.claims import Claim
 from ..store.schedules import State
 from ..store.sql import run_id
@@ -63,7 +65,7 @@ def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock
                   f" for {iso(due)}")  # type: ignore[arg-type]  # a pending retry keeps its due time
         superseded = replace(_retried(schedule, state, now), reason=Code.SUPERSEDED, detail=detail, trace=None)
         following = _claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None), now, owing, clock,
-                           claims_moment)
+                           claims_moment) if _jitter_came(schedule, state.retry_next, now) else None
         return [superseded] + ([following] if following is not None else [])
     if state.lease_live(clock):
         return []  # a run by hand holds the lease: the retry waits for it
@@ -99,7 +101,7 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
     held = state.lease_live(clock)
     if state.due_at > now:  # only asked for by hand: under the same lease, no grid moved
         return None if held or state.paused else _by_hand_ahead(schedule, state, now, owing, call)
-    if held and not state.paused and not timing.skips_while_running:
+    if held and not state.paused and waits(schedule):
         return None  # owed until the run ends: made late, not lost
     (reason, detail), call, following = _skip_reason(schedule, state, now, call, following, held)
     requested, by_hand = state.run_requested_at, state.run_requested_by
@@ -110,6 +112,14 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
                  trace=new_trace() if runs else None, retrying=state.retry_attempt,
                  retries=schedule.retry is not None and runs and by_hand is None,
                  covers=_covered(schedule, state, owing))
+
+
+def waits(schedule: Schedule) -> bool:
+    """Whether a due time the previous run still holds waits for its end (`overlap: buffer`, a
+    calendar's rule) rather than being skipped `running` (`overlap: skip`, the rule of `every:` and
+    pulses). The one waiting is the row's due time itself, so there is never more than one, and
+    a tick that finds the run ended takes its lease as any due time's."""
+    return waits_while_held(schedule.overlap, schedule.timing.skips_while_running)
 
 
 def _by_hand_ahead(schedule: Schedule, state: State, now: int, owing: Owing, owed: Call) -> Claim:
@@ -147,10 +157,22 @@ def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, followi
     skipped = None if call.at is None else timing.skipped_on(call.at)
     if skipped is not None:  # decided from the timing alone: no statement asks
         return (Code.SKIP_DATE, skipped), call, following
-    late = now - (timing.slot(state.due_at, now) if call.at is None else call.at)
+    late = now - timing.slot(state.due_at, now) if call.at is None else _late(schedule, now, call.at)
     if timing.overdue is not None and late > timing.overdue:
         return (Code.OVERDUE, f"{late} ms late; overdue allows {timing.overdue} ms"), call, following
     return (None, None), call, following
+
+
+def _jitter_came(schedule: Schedule, due: int, now: int) -> bool:
+    """Whether a due time's jittered moment has come: one that supersedes a retry before it has
+    is left due (the skip moves the row to it), to run at that moment."""
+    return due + due_jitter(schedule.name, due, schedule.jitter) <= now
+
+
+def _late(schedule: Schedule, now: int, at: int) -> int:
+    """How late a call is: from its moment delayed by the schedule's jitter, the moment it was
+    meant to run, so that a jitter never makes a call overdue."""
+    return now - at - due_jitter(schedule.name, at, schedule.jitter)
 
 
 def _expired(timing: Timing, state: State, now: int, call: Call) -> tuple[Skip, Call]:

@@ -42,5 +42,5 @@ async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
         log.warning("the declared schedules changed, and reconciling them takes more statements "
                     "than this tick has left; a later tick does it")
         return [], reached.lapsed
-    await reconcile(tick, fingerprint)
+    await reconcile(tick, fingerprint, reached.fingerprint is not None)
     return await tick.store.due(tick.now, most), reached.lapsed

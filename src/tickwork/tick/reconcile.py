@@ -6,9 +6,10 @@ their days as Vixie cron does are rebased before any call, as declared ones are.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING, Any
 from dataclasses import replace
 
-from ..kinds.forms import VIXIE_DAYS
+from ..kinds.forms import VIXIE_DAYS, timing_part
 from ..model import Schedule
 from ..database import operation
 from ..store.schedules import Seed, State, Undeclared
@@ -16,6 +17,9 @@ from ..store.sql import digest, json_chunks
 from ..kinds import COUNTED, Timing
 from .budget import Budget
 from .state import TickState
+
+if TYPE_CHECKING:
+    from ..store.deploys import Version
 
 log = logging.getLogger("tickwork")
 
@@ -54,24 +58,29 @@ async def rebase_handed_over(tick: TickState, budget: Budget, due: Due) -> Due:
 
 
 @operation("reconcile")
-async def reconcile(tick: TickState, fingerprint: str) -> None:
+async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = True) -> None:
     """New schedules get rows, changed forms and calendars declared again are rebased, and
-    rows no longer declared are marked removed."""
+    rows no longer declared are marked removed; and the deploy is marked, once, with what it
+    added, removed and changed (`ticked_before`: the store was reconciled with a set before)."""
+    from ..store.deploys import LAST_DECLARED, Deploys  # only a deploy's tick: a Worker's cold start skips it
+
     by_name = tick.declared.by_name
-    stored = await tick.store.named(tick.declared.names, tick.now)
+    stored, [last] = await tick.store.named_beside(tick.declared.names, tick.now, [(LAST_DECLARED, ())])
+    marker = Deploys.marker(tick.now, fingerprint, version_of(tick.settings.get(VERSION)),
+                            Deploys.declared_in(last), tick.declared.described, ticked_before)
     new, changed, again, missed, failed = [], [], [], [], False
     for name, schedule in by_name.items():
         state, timing = stored.get(name), schedule.timing
         try:
             if state is None:
                 new.append(_seed(schedule, timing.first_due_from(tick.now, schedule.starts)))
-            elif state.form != timing.form or (state.removed_at is not None and timing.forgets_absence):
-                was = state.form if state.removed_at is None else None
+            elif state.form != schedule.form or (state.removed_at is not None and timing.forgets_absence):
+                was = timing_part(state.form) if state.removed_at is None else None
                 rebased = timing.rebased(state.due_at, tick.now, was)
                 if schedule.starts is not None and rebased < schedule.starts:  # no call before its start
                     rebased = timing.first_due_from(tick.now, schedule.starts)
                 changed.append((state, _seed(schedule, rebased)))
-                if was is None and state.form == timing.form:
+                if was is None and state.form == schedule.form:
                     missed += missed_while_gone(tick.now, timing, state)
             elif _before_its_start(schedule, state, tick.now):
                 changed.append((state, _seed(schedule, timing.first_due_from(tick.now, schedule.starts))))
@@ -81,7 +90,20 @@ async def reconcile(tick: TickState, fingerprint: str) -> None:
             log.exception("%s: its timing failed; it is left out of this tick", name)
             failed = True
     # Sealed only when every schedule was dealt with: the next tick tries the rest again.
-    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed)
+    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed, [marker])
+
+
+# The Worker's version, where its version-metadata binding is bound ([tool.tickwork]
+# version_metadata): the adapter gives it the tick among the settings, as {"id", "tag", "timestamp"}.
+VERSION = "tickwork:version"
+
+
+def version_of(found: Any) -> Version | None:
+    from ..store.deploys import Version
+
+    if not isinstance(found, dict) or not found.get("id"):
+        return None
+    return Version(str(found["id"]), found.get("tag") or None, found.get("timestamp") or None)
 
 def missed_while_gone(now: int, timing: Timing, state: State) -> list[Undeclared]:
     """A calendar declared again owes nothing from while it was gone: the occurrences it
@@ -107,4 +129,4 @@ def _before_its_start(schedule: Schedule, state: State, now: int) -> bool:
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:
-    return Seed(schedule.name, schedule.timing.every_ms, schedule.timing.form, due)
+    return Seed(schedule.name, schedule.timing.every_ms, schedule.form, due, schedule.jitter)

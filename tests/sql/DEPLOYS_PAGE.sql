@@ -1,0 +1,2 @@
+
+SELECT * FROM tickwork_deploys WHERE ?1 IS NULL OR id < ?1 ORDER BY id DESC LIMIT CAST(?2 AS INTEGER)

@@ -1,0 +1,1 @@
+SELECT declared FROM tickwork_deploys ORDER BY id DESC LIMIT 1
