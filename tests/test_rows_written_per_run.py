@@ -75,7 +75,13 @@ def test_a_lease_writes_the_state_row_and_its_entry_in_the_index_of_due_times_no
     db = open_store()
     indexes = {name for (name,) in db._conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "tickwork_schedules_by_lease" not in indexes
-    assert written(db, TAKE_LEASES) - {"tickwork_schedules_by_hand"} == {"tickwork_schedules", "tickwork_schedules_by_due"}
+    # The indexes of keyed rows (by key and lease, by due time) are opened, but take an entry only
+    # for a row naming a key (migration 0029): a lease of a row without one writes none.
+    assert written(db, TAKE_LEASES) - {"tickwork_schedules_by_hand"} == {
+        "tickwork_schedules", "tickwork_schedules_by_due", "tickwork_schedules_by_concurrency",
+        "tickwork_schedules_keyed_by_due"}
+    ticks(db, [every(15)], NINE, NINE + 15 * MINUTE)
+    assert len(runs(db)) == 1 and entries(db, "tickwork_schedules_by_concurrency") == 0
 
 
 def test_a_lease_is_given_back_by_its_runs_end_and_a_run_after_takes_it():

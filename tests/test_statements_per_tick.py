@@ -85,7 +85,9 @@ def test_a_ticks_first_read_finds_runs_asked_for_by_hand_through_their_own_index
 
     plan = [row["detail"] for row in run(db.all(f"EXPLAIN QUERY PLAN {SELECT_DUE}", (0, -1)))]
     assert any("tickwork_schedules_by_hand" in step for step in plan), plan
-    assert not any(step.startswith("SCAN") for step in plan), plan
+    # No table is scanned: what is scanned is the due rows read through the indexes, numbered by
+    # their concurrency key (only the first of each key, as many as its limit, are read on).
+    assert not any(step.startswith("SCAN") and "subquery" not in step and step != "SCAN s" for step in plan), plan
 
 
 def test_a_claim_batch_makes_no_more_statements_than_the_tick_counts_for_it_before_it_claims(db):

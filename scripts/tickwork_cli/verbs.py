@@ -26,6 +26,8 @@ from tickwork.operating.words import number as _number
 from tickwork.operating.words import retry_words as _retry_words
 from tickwork.operating.retry_words import retry_of_settings, rule_text, run_retry_words, unretried_words
 from tickwork.operating.words import what_happened as _what_happened
+from tickwork.operating.concurrency_words import limit_words, waiting_words
+from tickwork.store.concurrency import under_way
 from tickwork.store.operator import SEARCHED, OperatorStore
 from tickwork.store.facade import ScheduleStore
 from tickwork.store.app_row import out_of_date
@@ -300,7 +302,8 @@ def _unreached(view: ScheduleView, now: int, last_tick: int | None) -> bool:
             and now - (last_tick or 0) > STOPPED_AFTER)
 
 
-def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last_tick: int | None) -> str:
+def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last_tick: int | None,
+                  waiting: str | None = None) -> str:
     """Why the next due time is the one it is: `when (relative): reason`, or why there is none."""
     due = view.due_at
     if view.removed_at is not None:
@@ -323,7 +326,7 @@ def _next_due_why(view: ScheduleView, state: dict, now: int, has_run: bool, last
     elif due <= now < (held := (runs_at(view.name, view.form, due) if jittered else None) or due):
         reason += f"; its jitter holds it: the first tick at or after {when(held)} makes it"
     elif due <= now:
-        reason += "; due now: the next tick makes it"
+        reason += f"; {waiting}" if waiting else "; due now: the next tick makes it"
     return reason
 
 
@@ -398,9 +401,12 @@ async def why(store: OperatorStore, now: int, name: str, project: Path | None, s
         return Answer(data, [name, f"  declared   {where}", f"  next due   {never}", f"  {ticks}"])
     view = schedule_view(state, now, entry_of_manifest(entry), (lease or {}).get("started_at"))
     last_due, what = _last_due_what(view, state, last, gaps, now, last_tick)
+    key, limit = state.get("concurrency_key"), limit_words(state)
+    waiting = waiting_words(state, await under_way(store.db, key, now)) if key is not None else None
     data = {
-        "schedule": name, "declared": where, "rule": view.rule(state), "next_due": _instant(view.next_due, now),
-        "next_due_why": _next_due_why(view, state, now, last is not None, last_tick),
+        "schedule": name, "declared": where, "rule": view.rule(state) + (f"; {limit}" if limit else ""),
+        "next_due": _instant(view.next_due, now),
+        "next_due_why": _next_due_why(view, state, now, last is not None, last_tick, waiting),
         "runs_at": _instant(runs_at(name, view.form, view.next_due), now) if view.next_due else None,
         "notes": _why_notes(view, now), "last_due": _instant(last_due, now), "last_due_what": what,
         "last_run": _run_item(last, now) if last else None, "paused": view.paused,

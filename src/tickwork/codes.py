@@ -95,6 +95,9 @@ CODES: dict[str, Code] = {
     "schedule.label_invalid": Code(
         "run time", "an item's label is not a string, is empty or too long, or holds control, line-break or "
         "bidirectional characters", "give a short label of plain text"),
+    "schedule.concurrency_invalid": Code(
+        "run time", "an item's `concurrency=` is not a pair (key, limit): a key of text and a limit that is a whole "
+        "number above zero", 'give e.g. `concurrency=("api:acme", 4)`: at most 4 runs of the key at once'),
     "schedule.at_invalid": Code(
         "run time", "`items.once`'s `at` is not an int of epoch milliseconds within the years tickwork keeps",
         "give `at` as an int of milliseconds since the epoch, e.g. `clock.now_ms + 3600000`"),

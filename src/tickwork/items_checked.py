@@ -11,6 +11,7 @@ from .app import action_key, action_of
 from .errors import ScheduleError
 from .json_values import BIDI_CONTROLS, NotJSON, is_text, json_text
 from .kinds.calendar import CACHED, NONEXISTENT, REPEATED
+from .kinds.concurrency import entry_of as _limited
 from .kinds.rules import (
     choice_checked, every_within_target, seconds_within_target, skip_dates_of, within_bounds, zone_checked,
 )
@@ -57,6 +58,7 @@ def _described(item: object, now: int) -> tuple:
         raise TypeError(f"each item of items.hand_over names its {' and '.join(missing)}")
     item = dict(item)
     action, input, label = item.pop("action"), item.pop("input"), item.pop("label", None)
+    limited = _limited(item.pop("concurrency", None))
     jitter = item.pop("jitter", None)
     timings = [name for name in ("cron", "every", "at") if name in item]
     if len(timings) != 1:
@@ -67,11 +69,11 @@ def _described(item: object, now: int) -> tuple:
     if timings == ["cron"]:
         entry = _calendar(**_taken(item, "cron", zone="UTC", overdue=None, nonexistent="shift", repeated="first",
                                    skip=None))
-        return action, input, jittered_entry(entry, jitter, now) | runs, item.get("expires"), label
+        return action, input, jittered_entry(entry, jitter, now) | runs | limited, item.get("expires"), label
     if timings == ["every"]:
         entry = _every_entry(**_taken(item, "every", overdue=None))
-        return action, input, jittered_entry(entry, jitter, now) | runs, item.get("expires"), label
-    return action, input, jittered_entry(_once(**_taken(item, "at")), jitter, now), None, label
+        return action, input, jittered_entry(entry, jitter, now) | runs | limited, item.get("expires"), label
+    return action, input, jittered_entry(_once(**_taken(item, "at")), jitter, now) | limited, None, label
 
 
 RUN_OPTIONS = ("expires", "retry", "limit", "starts", "times", "overlap")  # beside a repeating timing's own arguments

@@ -47,6 +47,7 @@ from .items_checked import (  # noqa: F401  (the checks' names stay importable f
 )
 from .items_checked import _checked_cron, _choice, _cron, _every, _ms, _text, _zone  # noqa: F401
 from .json_values import ascii_json
+from .kinds.concurrency import entry_of as _limited, limit_columns
 from .kinds.forms import jittered_form, timing_of
 from .kinds.jitter import jittered_entry
 from .kinds.rules import comes_due
@@ -103,6 +104,7 @@ class Items:
         times: int | None = None,
         skip: Iterable | None = None,
         overlap: str | None = None,
+        concurrency: tuple[str, int] | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`, but on no date (YYYY-MM-DD in `zone`) of `skip`; `overdue` (ms) bounds how late a
@@ -111,24 +113,27 @@ class Items:
         of a minute or more). `label`, on every call here: whom or what it is for, shown to
         operators, no part of the id. `starts` (epoch ms): no call before it; `times`: it ends
         after that many calls made; `jitter="5m"` (here and for `every`) runs each due time up to
-        5m after it (kinds.jitter)."""
+        5m after it (kinds.jitter); `concurrency=("api:acme", 4)`: at most 4 runs of that key at
+        once (kinds.concurrency)."""
         entry = jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
-        entry |= _span(starts, times)
+        entry |= _span(starts, times) | _limited(concurrency)
         return await self._hand_over(action, input, entry | _runs(retry, limit, overlap), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
                     retry: str | None = None, limit: str | None = None, label: str | None = None,
                     starts: int | None = None, times: int | None = None, overdue: int | None = None,
-                    overlap: str | None = None, jitter: str | int | None = None) -> str:
+                    overlap: str | None = None, jitter: str | int | None = None,
+                    concurrency: tuple[str, int] | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now
         (or at `starts`, where given); `overdue` (ms) as a calendar's, counted from the grid time."""
         entry = jittered_entry(_every_entry(every, overdue), jitter, self.now())
-        entry |= _runs(retry, limit, overlap) | _span(starts, times)
+        entry |= _runs(retry, limit, overlap) | _span(starts, times) | _limited(concurrency)
         return await self._hand_over(action, input, entry, expires, label)
 
-    async def once(self, action: Action, input: object, at: int, *, label: str | None = None) -> str:
+    async def once(self, action: Action, input: object, at: int, *, label: str | None = None,
+                   concurrency: tuple[str, int] | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
-        return await self._hand_over(action, input, _once(at), None, label)
+        return await self._hand_over(action, input, _once(at) | _limited(concurrency), None, label)
 
     @operation("cancel")
     async def cancel(self, id: str) -> bool:
@@ -141,31 +146,33 @@ class Items:
                             expires: int | None = None, retry: str | None = None, limit: str | None = None,
                             label: Labels = None, starts: int | None = None, times: int | None = None,
                             skip: Iterable | None = None, overlap: str | None = None,
-                            jitter: str | int | None = None) -> Bulk:
+                            jitter: str | int | None = None, concurrency: tuple[str, int] | None = None) -> Bulk:
         """`calendar` for each of `inputs`, many to a statement; `left_over` holds inputs.
         `label`, here and in `every_many`, `once_many`: one for all, or a function of the input."""
         entry = (jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
-                 | _runs(retry, limit, overlap) | _span(starts, times))
+                 | _runs(retry, limit, overlap) | _span(starts, times) | _limited(concurrency))
         return await self._each(action, inputs, entry, expires, label)
 
     async def every_many(self, action: Action, inputs: Iterable, every: int | str, *, expires: int | None = None,
                          retry: str | None = None, limit: str | None = None, label: Labels = None,
                          starts: int | None = None, times: int | None = None, overdue: int | None = None,
-                         overlap: str | None = None, jitter: str | int | None = None) -> Bulk:
+                         overlap: str | None = None, jitter: str | int | None = None,
+                         concurrency: tuple[str, int] | None = None) -> Bulk:
         """`every` for each of `inputs`, many to a statement; `left_over` holds inputs."""
         entry = (jittered_entry(_every_entry(every, overdue), jitter, self.now()) | _runs(retry, limit, overlap)
-                 | _span(starts, times))
+                 | _span(starts, times) | _limited(concurrency))
         return await self._each(action, inputs, entry, expires, label)
 
-    async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None) -> Bulk:
+    async def once_many(self, action: Action, inputs: Iterable, at: int, *, label: Labels = None,
+                        concurrency: tuple[str, int] | None = None) -> Bulk:
         """`once` for each of `inputs`, all at `at`, many to a statement; `left_over` holds inputs."""
-        return await self._each(action, inputs, _once(at), None, label)
+        return await self._each(action, inputs, _once(at) | _limited(concurrency), None, label)
 
     async def hand_over(self, many: Iterable[dict]) -> Bulk:
         """Items of any timing at once, each a dict of a single call's arguments by name:
         `action`, `input` and one of `cron` (with `zone`, `overdue`, `nonexistent`, `repeated`, `skip`),
         `every` (with `overdue`) or `at`; `expires`, `retry`, `limit`, `starts`, `times` and `overlap`
-        for `cron` and `every`; `label` for any.
+        for `cron` and `every`; `label` and `concurrency` for any.
         `left_over` holds the dicts."""
         many = list(many)
         found = []
@@ -314,7 +321,7 @@ def _row(action: Action, input: object, entry: dict, expires: int | None, now: i
     id = f"{key.rpartition('.')[2].rpartition(':')[2]}@{digest(json.dumps([key, kept_escaped, entry_text, expires]))}"
     return id, Handed(name=id, action=key, timing=entry_text, input=body, form=form, every_ms=every_ms, due_at=due,
                       expires_at=expires, tick=now, label=_label(label), jitter_ms=entry.get("jitter_ms"),
-                      jitter_seed=seed_of(id) if entry.get("jitter_ms") else None).row()
+                      jitter_seed=seed_of(id) if entry.get("jitter_ms") else None, **limit_columns(entry)).row()
 
 
 def _used_up(why: str) -> ScheduleError:

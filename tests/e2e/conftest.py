@@ -330,6 +330,15 @@ class Default(Default):
             done = await handed.once_many(remember, [{{"order": k}} for k in range(asked["count"])], asked["at"])
             return _Response.json({{"ids": done.ids, "left_over": len(done.left_over),
                                    "statements": handed.store.db.statements_run}}, status=201)
+        if request.method == "POST" and url.path == "/hand-over-limited":
+            # {{"count", "at", "key", "limit"}}: `count` orders at `at`, at most `limit` at once of `key`.
+            from app.domains.e2e import remember
+            from tickwork.adapters.workers import items
+
+            asked = _json.loads(await request.text())
+            done = await items(APP, self.env).once_many(remember, [{{"order": k}} for k in range(asked["count"])],
+                                                        asked["at"], concurrency=(asked["key"], asked["limit"]))
+            return _Response.json({{"ids": done.ids}}, status=201)
         if request.method == "POST" and url.path == "/cancel-many":
             from tickwork.adapters.workers import items
 

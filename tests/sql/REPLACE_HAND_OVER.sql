@@ -1,10 +1,10 @@
 
-WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS action, json_extract(value, '$[2]') AS timing, json_extract(value, '$[3]') AS input, json_extract(value, '$[4]') AS form, json_extract(value, '$[5]') AS every_ms, json_extract(value, '$[6]') AS due_at, json_extract(value, '$[7]') AS expires_at, json_extract(value, '$[8]') AS tick, json_extract(value, '$[9]') AS label, json_extract(value, '$[10]') AS jitter_ms, json_extract(value, '$[11]') AS jitter_seed, json_extract(value, '$[12]') AS replaces FROM json_each(?1))
+WITH j AS (SELECT json_extract(value, '$[0]') AS name, json_extract(value, '$[1]') AS action, json_extract(value, '$[2]') AS timing, json_extract(value, '$[3]') AS input, json_extract(value, '$[4]') AS form, json_extract(value, '$[5]') AS every_ms, json_extract(value, '$[6]') AS due_at, json_extract(value, '$[7]') AS expires_at, json_extract(value, '$[8]') AS tick, json_extract(value, '$[9]') AS label, json_extract(value, '$[10]') AS jitter_ms, json_extract(value, '$[11]') AS jitter_seed, json_extract(value, '$[12]') AS concurrency_key, json_extract(value, '$[13]') AS concurrency_limit, json_extract(value, '$[14]') AS replaces FROM json_each(?1))
 INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, replaces,
-     jitter_ms, jitter_seed)
+     jitter_ms, jitter_seed, concurrency_key, concurrency_limit)
 SELECT j.name, j.action, j.timing, j.input, j.form, j.every_ms, j.due_at, j.expires_at, j.tick, j.tick,
-       IFNULL(j.label, o.label), j.replaces, j.jitter_ms, j.jitter_seed
+       IFNULL(j.label, o.label), j.replaces, j.jitter_ms, j.jitter_seed, j.concurrency_key, j.concurrency_limit
 FROM j JOIN tickwork_schedules AS o ON o.name = j.replaces AND o.action IS NOT NULL AND o.ended IS NULL
 WHERE true
 ON CONFLICT (name) DO UPDATE

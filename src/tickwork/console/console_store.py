@@ -18,6 +18,7 @@ from ..store.operator import (
     SELECT_SCHEDULE_LOG, TO_SEND, WINDOW, glob_is_its_range, glob_range,
 )
 from ..store.app_row import HEALTH
+from ..store.concurrency import UNDER_WAY_OF
 from ..store.run_filters import LATEST, RunFilter, filtered_runs
 from ..times import HOUR, NEVER
 
@@ -210,6 +211,7 @@ class OneSchedule:
     runs: list[Row]
     log: list[Row]
     backfills: list[Row]  # pending first, then the latest ended
+    under_way: int = 0  # the runs under way of the concurrency key its row names, if any
 
 
 class ConsoleStore:
@@ -255,16 +257,17 @@ class ConsoleStore:
         window = found[-1][0] if windowed else None
         return declared, rows, window["last"] if window and int(window["n"]) >= SEARCHED else None
 
-    async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int) -> OneSchedule:
+    async def schedule(self, name: str, before: tuple[int, int, str] | None, page: int,
+                       now: int = 0) -> OneSchedule:
         """One schedule as `why` reads it (its state, last run and the gaps), a page of its history,
         its operator log and its backfills (as `tickwork backfills NAME` lists them), in one batch."""
         due, tick, id = before or (NEWEST, NEWEST, "\uffff")
-        state, last, gaps, runs, log, backfills = await self.db.batch([
+        state, last, gaps, runs, log, backfills, going = await self.db.batch([
             (SELECT_SCHEDULE, (name,)), (SELECT_LAST_RUN, (name,)), (SELECT_GAPS, (20,)),
             (HISTORY_PAGE, (name, due, tick, id, page + 1)), (SELECT_SCHEDULE_LOG, (name, None, 20)),
-            (SELECT_BACKFILLS, (name, 20)),
+            (SELECT_BACKFILLS, (name, 20)), (UNDER_WAY_OF, (name, now)),
         ])
-        return OneSchedule(_first(state), _first(last), gaps, runs, log, backfills)
+        return OneSchedule(_first(state), _first(last), gaps, runs, log, backfills, int(going[0]["under_way"]))
 
     async def runs(self, before: tuple[int, str] | None, since: int, outcome: str | None,
                    name_glob: str | None, page: int) -> list[Row]:

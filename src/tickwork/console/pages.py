@@ -3,6 +3,7 @@ and, for a calendar, in its zone too. No script; one stylesheet from the console
 
 from ..backfill import backfilled_once_ended
 from ..operating import overlap_words, words
+from ..operating.concurrency_words import limit_words, waiting_words
 from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
@@ -200,6 +201,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
     where = (f"handed over at run time: calls {view.action}" if view.handed_over
              else (entry.source if entry is not None else None) or "not declared in the current build")
     said_: list[tuple[str, Html | str]] = [("declared", where), ("rule", view.rule(state))]
+    if limited := limit_words(state):
+        said_.append(("concurrency", limited))
     if view.kind == "calendar":
         said_.append(("overdue", words.overdue_words(view.overdue_ms)))
     if state.get("label"):
@@ -220,6 +223,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
             said_.append(("why then", words.due_reason(view.form, next_due[0], found.last is not None)))
             if jitter_note(view.name, view.form, next_due[0]):
                 said_.append(("jitter", f"due {when(next_due[0])}{jitter_note(view.name, view.form, next_due[0])}"))
+        if next_due and next_due[0] <= frame.now and (waiting := waiting_words(state, found.under_way)):
+            said_.append(("waiting", waiting))
     if view.skips_due_times:
         said_.append(("paused", "the tick that finds it due skips it (recorded `paused`) and moves it on"))
     if view.lease is not None:

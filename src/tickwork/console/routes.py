@@ -137,7 +137,7 @@ _glob = filters.as_glob  # what a person types as a GLOB: itself where it has wi
 async def _schedule(db, app, frame, query):
     name = _text(query, "name") or ""
     before = _keys(query, "before", int, int, str)
-    found = await ConsoleStore(db).schedule(name, before, PAGE)
+    found = await ConsoleStore(db).schedule(name, before, PAGE, frame.now)
     declared = next((s for s in app.schedules if s.name == name), None)
     back = frame.href("/schedule", name=name)
     more = len(found.runs) > PAGE

@@ -43,6 +43,7 @@ class Claim:
     retrying: int | None = None  # the pending retry the row holds as the tick read it
     retries: bool = False  # a failure schedules a retry: its end's batch takes a statement more
     covers: Covered | None = None  # the occurrences it covers, where more than one
+    concurrency: tuple[str, int] | None = None  # its row's key and limit: its lease is taken within them
 
     # The columns of a claim's row, by name: the call's own (CALL_COLUMNS), and `for_due` the due
     # time the run or skip is for (`due_for`).
@@ -103,24 +104,31 @@ RETRY_TAKEN = "retry_attempt = CASE WHEN j.next_due = s.due_at THEN s.retry_atte
 # is `done` with its last call. A column set, even to its own value, rewrites every index that
 # names it, and D1 bills each: `removed_at` (in the declared rows' index) is set only by the
 # statement for rows where a claim ends a schedule, TAKE_LEASES_ENDING.
-def _take_leases(ending: str = "") -> str:
+TAKEABLE = f"""s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
+  AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
+  AND (j.requested IS NULL OR s.run_requested_at = j.requested) AND {RETRY_CLAIMED}"""
+
+
+def _take_leases(ending: str = "", within: tuple[str, str] = ("", "")) -> str:
+    """The lease statement; `within`, a CTE and a condition more that bound what it takes
+    (concurrency.TAKE_LEASES_LIMITED)."""
+    ctes, bound = within
     return f"""
-{CLAIMS}
+{CLAIMS}{ctes}
 UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at = j.next_due, {RETRY_TAKEN},
     run_requested_by = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_by END,
     run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END{ending}
 FROM j
-WHERE s.name = j.name AND s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
-  AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
-  AND (j.requested IS NULL OR s.run_requested_at = j.requested) AND {RETRY_CLAIMED}
+WHERE s.name = j.name AND {TAKEABLE}{bound}
 RETURNING lease_run AS run
 """
 
 
 TAKE_LEASES = _take_leases()
-TAKE_LEASES_ENDING = _take_leases(f""",
+ENDING_ONE_OFFS = f""",
     ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN '{ONE_OFF_DONE}' ELSE ended END,
-    removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END""")
+    removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END"""
+TAKE_LEASES_ENDING = _take_leases(ENDING_ONE_OFFS)
 
 # In the lease's batch, for calendars of an action that has several: each moment goes to the
 # first run that claims it, and only that run records a start.
@@ -282,10 +290,7 @@ def claim_batch(claims: list[Claim], lease_until: int, tick: int, started: int,
         skipped(part, SKIP)
     for part in chunks(leases):
         chunk = claim_rows(part)
-        if any(c.next_due >= NEVER for c in part):
-            statements.append((TAKE_LEASES_ENDING, (chunk, lease_until, tick)))
-        else:
-            statements.append((TAKE_LEASES, (chunk, lease_until)))
+        statements.append(take_leases(part, chunk, lease_until, tick, started))
         moments = any(c.moment is not None for c in part)  # calendars sharing an action
         if moments:
             statements.append((CLAIM_MOMENTS, (chunk,)))
@@ -298,6 +303,29 @@ def claim_batch(claims: list[Claim], lease_until: int, tick: int, started: int,
         skipped(part, SKIP_ENDING if any(c.reason in ENDING_CODES for c in part) else SKIP)
     statements += [(RECORD_COVERS, (chunk,)) for chunk in map(json.dumps, chunks(covers_rows(claims)))]
     return ClaimBatch(statements, announcing)
+
+
+def take_leases(part: list[Claim], chunk: str, lease_until: int, tick: int, started: int) -> Statement:
+    """A chunk's lease statement: within the concurrency limits of its keys where a claim's row
+    names one (`started`, when the leases begin, is what the runs under way are counted by), and
+    ending the one-off moments it makes where it has any."""
+    ending = any(c.next_due >= NEVER for c in part)
+    if any(c.concurrency is not None for c in part):
+        from .concurrency import TAKE_LEASES_LIMITED, TAKE_LEASES_LIMITED_ENDING
+
+        if ending:
+            return TAKE_LEASES_LIMITED_ENDING, (chunk, lease_until, tick, started)
+        return TAKE_LEASES_LIMITED, (chunk, lease_until, started)
+    return (TAKE_LEASES_ENDING, (chunk, lease_until, tick)) if ending else (TAKE_LEASES, (chunk, lease_until))
+
+
+def lease_statements(claims: list[Claim]) -> tuple[str, ...]:
+    """The lease statements a batch for `claims` may hold, whose rows are the leases it won."""
+    if any(c.concurrency is not None for c in claims):
+        from .concurrency import TAKE_LEASES_LIMITED, TAKE_LEASES_LIMITED_ENDING
+
+        return TAKE_LEASES, TAKE_LEASES_ENDING, TAKE_LEASES_LIMITED, TAKE_LEASES_LIMITED_ENDING
+    return TAKE_LEASES, TAKE_LEASES_ENDING
 
 
 def claim_statements(claims: list[Claim], alerts: Callable[[str], list[Statement]] | None = None) -> list[Statement]:
@@ -330,7 +358,7 @@ class Claims:
 
         alerted = [row for statement, rows in zip(statements, results, strict=False) if statement in batch.announcing
                    for row in rows]
-        return Claimed(returned(TAKE_LEASES, TAKE_LEASES_ENDING), returned(RECORD_STARTS, RECORD_SKIPS),
+        return Claimed(returned(*lease_statements(claims)), returned(RECORD_STARTS, RECORD_SKIPS),
                        returned(RECORD_COALESCED), alerted)
 
     async def read_back(self, claims: list[Claim]) -> Claimed:

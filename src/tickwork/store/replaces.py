@@ -10,15 +10,16 @@ REPLACED = "replaced"  # what the old one's row says it ended for; `replaced_by`
 # ?1 a JSON list of HANDED rows, each with the id it replaces last. Only where that one is still
 # going on (as schedules.ITEM_CANCELLABLE), read in the batch REPLACE_END ends it in: of two
 # replaces of one id racing, the second finds it ended and writes nothing. The label carries over
-# unless a new one is given; a new one already going on is left as it is (HAND_OVER's rule).
+# unless a new one is given; a new one already going on is left as it is (HAND_OVER's rule). The
+# concurrency key and limit are the new one's own (part of its id), none where it names none.
 REPLACING = json_rows(*Handed.COLUMNS, "replaces")
 REPLACE_HAND_OVER = f"""
 {REPLACING}
 INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, replaces,
-     jitter_ms, jitter_seed)
+     jitter_ms, jitter_seed, concurrency_key, concurrency_limit)
 SELECT j.name, j.action, j.timing, j.input, j.form, j.every_ms, j.due_at, j.expires_at, j.tick, j.tick,
-       IFNULL(j.label, o.label), j.replaces, j.jitter_ms, j.jitter_seed
+       IFNULL(j.label, o.label), j.replaces, j.jitter_ms, j.jitter_seed, j.concurrency_key, j.concurrency_limit
 FROM j JOIN tickwork_schedules AS o ON o.name = j.replaces AND o.action IS NOT NULL AND o.ended IS NULL
 WHERE true
 ON CONFLICT (name) DO UPDATE

@@ -22,11 +22,23 @@ ONE_OFF_DONE = "done"
 # (D1 binds every number as a REAL: a number that becomes text or a LIMIT is cast back.)
 # Every read of state rows the tick makes answers whether the row's lease is open (LEASE_OPEN).
 # Rows are found by `runs_at`, the due time delayed by the row's jitter (migration 0028).
+# Of the rows naming a concurrency key (migration 0029), only the first of each key in the order
+# they run, as many as its limit, are kept: no more of them could be claimed. They are read apart,
+# along the index of keyed rows by runs_at (migration 0029), so the rows naming no key are still
+# read in order up to the limit and no further, keyed rows not yet due are not read, and only keyed
+# rows due are numbered.
 SELECT_DUE = f"""
 SELECT s.*, {LEASE_OPEN} AS lease_open FROM (
-    SELECT * FROM tickwork_schedules WHERE removed_at IS NULL AND runs_at <= ?1
+    SELECT * FROM (SELECT *, NULL AS place FROM tickwork_schedules
+                   WHERE removed_at IS NULL AND runs_at <= ?1 AND concurrency_key IS NULL
+                   ORDER BY runs_at LIMIT CAST(?2 AS INTEGER))
     UNION ALL
-    SELECT * FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
+    SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY concurrency_key ORDER BY runs_at, name) AS place
+                   FROM tickwork_schedules INDEXED BY tickwork_schedules_keyed_by_due
+                   WHERE concurrency_key IS NOT NULL AND removed_at IS NULL AND runs_at <= ?1)
+    WHERE place <= concurrency_limit
+    UNION ALL
+    SELECT *, NULL AS place FROM tickwork_schedules INDEXED BY tickwork_schedules_by_hand
     WHERE run_requested_at IS NOT NULL AND removed_at IS NULL AND runs_at > ?1
 ) AS s ORDER BY s.runs_at LIMIT CAST(?2 AS INTEGER)
 """
@@ -136,10 +148,12 @@ class Handed:
     label: str | None = None
     jitter_ms: int | None = None
     jitter_seed: int | None = None
+    concurrency_key: str | None = None  # at most concurrency_limit runs at once of the rows naming it
+    concurrency_limit: int | None = None
 
     COLUMNS: ClassVar[tuple[str, ...]] = (
         "name", "action", "timing", "input", "form", "every_ms", "due_at", "expires_at", "tick", "label",
-        "jitter_ms", "jitter_seed")
+        "jitter_ms", "jitter_seed", "concurrency_key", "concurrency_limit")
 
     def row(self) -> list[object]:
         """The schedule as HANDED reads it, column by column (COLUMNS)."""
@@ -151,7 +165,8 @@ class Handed:
 # from before (not even a run asked for by hand, its calls counted or its links to a replace). One
 # going on, a one-off moment already made (`done`) or one that made its `times` calls is left as it
 # is: a hand-over retried after the calls makes no more. Its label, no part of the id, is the one of
-# the hand-over that wrote the row.
+# the hand-over that wrote the row; its concurrency key and limit are part of the id (the entry's
+# JSON keeps them), so a row taken back keeps its own.
 HANDED = json_rows(*Handed.COLUMNS)
 ENDED_TO_COME_BACK = "('cancelled', 'expired', 'action_gone', 'replaced')"
 COMES_BACK = """due_at = excluded.due_at, first_tick = excluded.first_tick, removed_at = NULL, ended = NULL,
@@ -161,9 +176,9 @@ HAND_OVER = f"""
 {HANDED}
 INSERT INTO tickwork_schedules
     (name, action, timing, input, form, every_ms, due_at, expires_at, first_tick, last_tick, label, jitter_ms,
-     jitter_seed)
-SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label, jitter_ms, jitter_seed
-FROM j WHERE true
+     jitter_seed, concurrency_key, concurrency_limit)
+SELECT name, action, timing, input, form, every_ms, due_at, expires_at, tick, tick, label, jitter_ms, jitter_seed,
+       concurrency_key, concurrency_limit FROM j WHERE true
 ON CONFLICT (name) DO UPDATE
 SET {COMES_BACK}
 WHERE ended IN {ENDED_TO_COME_BACK}
@@ -212,6 +227,8 @@ class State:
     retry_call: Call = Call()
     retry_next: int | None = None
     runs_at: int | None = None  # the due time its jitter delays it to (migration 0028)
+    concurrency_key: str | None = None  # handed over with `concurrency=`: its runs count against the key's limit
+    concurrency_limit: int | None = None
 
     @classmethod
     def from_row(cls, row: Row) -> "State":
@@ -239,6 +256,8 @@ class State:
                             row.get("retry_dst")),
             retry_next=number(row.get("retry_next")),
             runs_at=number(row.get("runs_at")),
+            concurrency_key=row.get("concurrency_key"),
+            concurrency_limit=number(row.get("concurrency_limit")),
         )
 
     def lease_live(self, now: int) -> bool:
@@ -317,11 +336,12 @@ class Schedules:
     async def hand_over(
         self, id: str, action: str, timing: str, input: str, form: str, every: int, due: int,
         expires: int | None, now: int, label: str | None = None, jitter: int | None = None,
-        seed: int | None = None,
+        seed: int | None = None, concurrency_key: str | None = None, concurrency_limit: int | None = None,
     ) -> None:
         """Keeps a schedule handed over at run time: once, however often it is handed over."""
         handed = Handed(name=id, action=action, timing=timing, input=input, form=form, every_ms=every, due_at=due,
-                        expires_at=expires, tick=now, label=label, jitter_ms=jitter, jitter_seed=seed)
+                        expires_at=expires, tick=now, label=label, jitter_ms=jitter, jitter_seed=seed,
+                        concurrency_key=concurrency_key, concurrency_limit=concurrency_limit)
         await self.hand_over_many([json.dumps([handed.row()])])
 
     async def hand_over_many(self, chunks: list[str]) -> None:

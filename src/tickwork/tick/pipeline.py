@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from .backfill import backfill
 from .budget import SWEEP, Budget
+from .concurrency import within_limits
 from .due import run_due
 from .ends import Recorder
 from .housekeeping import housekeep
@@ -48,7 +49,7 @@ async def run(tick: TickState, budget: Budget) -> list[RunReport]:
                                 claims_moment=schedule.name in moments)]
     if sweeps(tick, budget):
         budget.hold("sweep", SWEEP)
-    tick.reports += await run_due(tick, budget, runner, claims)
+    tick.reports += await run_due(tick, budget, runner, within_limits(claims))
     if tick.backfill_pending:
         tick.reports += await backfill(tick, budget, runner.run, lambda row: schedule_of(tick, row))
     budget.release("sweep")

@@ -44,8 +44,14 @@ def plan(schedule: Schedule, state: State, now: int, owing: Owing, *, clock: int
     leases are compared with; `claims_moment`, whether the schedule is a calendar sharing its action."""
     if state.retry_attempt is None or state.due_at > now:
         claim = _claim(schedule, state, now, owing, clock, claims_moment)
-        return [] if claim is None else [claim]
-    return _retry_rules(schedule, state, now, owing, clock, claims_moment)
+        claims = [] if claim is None else [claim]
+    else:
+        claims = _retry_rules(schedule, state, now, owing, clock, claims_moment)
+    if state.concurrency_key is None or state.concurrency_limit is None:
+        return claims
+    # A row naming a concurrency key: its lease is taken within the key's limit, or not at all.
+    limited = (state.concurrency_key, state.concurrency_limit)
+    return [replace(c, concurrency=limited) if c.reason is None else c for c in claims]
 
 
 def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
