@@ -18,6 +18,8 @@ from test_rows_written_per_run import entries
 from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.store import bulk_verbs, delivery_filters, run_filters
+from tickwork.errors import ScheduleError
+from tickwork.operating.remake import remake, remake_failed
 from tickwork.store.bulk_verbs import BulkVerbs
 from tickwork.store.run_filters import RunFilter
 from tickwork.times import HOUR, MINUTE, NEVER
@@ -88,7 +90,8 @@ def test_failed_runs_are_read_through_their_own_index_and_no_filter_reads_a_tabl
     db = open_store()
     plans = [run_filters.SELECT_FILTERED_FAILED, run_filters.SELECT_FILTERED_RUNS, run_filters.SELECT_RUNS_STOP,
              run_filters.SELECT_FAILED_STOP, bulk_verbs.CANDIDATES, bulk_verbs.REQUEST_RETRIES,
-             delivery_filters.SELECT_OPEN_PAGE, delivery_filters.SELECT_EVERY_PAGE, delivery_filters.EVERY_STOP,
+             bulk_verbs.FORGET_RETRIED, delivery_filters.SELECT_OPEN_PAGE, delivery_filters.SELECT_EVERY_PAGE,
+             delivery_filters.EVERY_STOP,
              delivery_filters.SELECT_EVERY_PLAIN, *sum(bulk_verbs.SET_ASIDE_STATEMENTS.values(), ())]
     assert [scans(db, sql) for sql in plans] == [[]] * len(plans)
     plan = " ".join(row[3] for row in db._conn.execute("EXPLAIN QUERY PLAN " + run_filters.SELECT_FILTERED_FAILED,
@@ -187,7 +190,7 @@ def three_failing() -> tuple:
 
 def failed_store():
     db = open_store()
-    ticks(db, list(three_failing()), NINE, NINE + 15 * MINUTE)
+    ticks(db, list(three_failing()), NINE, NINE + 15 * MINUTE, NINE + 30 * MINUTE)  # two failed due times each
     return db
 
 
@@ -197,69 +200,90 @@ def post(db, path: str, fields: dict, now: int = NOW):
                form={**fields, "csrf": token, "back": f"{PREFIX}/runs?outcome=failed"})
 
 
-def test_the_bulk_retry_lists_what_it_would_retry_first_how_many_and_the_cap_and_changes_nothing():
+def remade(db) -> list[tuple[str, int]]:
+    """The (schedule, due time) of each run made as a remake of a failed run, as the ticks made them."""
+    return [(r["schedule"], r["due_at"]) for r in rows_of(
+        db, "SELECT r.schedule, r.due_at FROM tickwork_runs AS r JOIN tickwork_backfills AS b "
+            "ON b.remake_of IS NOT NULL AND b.schedule = r.schedule AND b.from_at = r.due_at "
+            "WHERE r.tick_at > ? ORDER BY r.schedule, r.due_at", NINE + 30 * MINUTE)]
+
+
+FAILED_DUE = sorted((f"ledger_{k}", due) for k in range(3) for due in (NINE + 15 * MINUTE, NINE + 30 * MINUTE))
+NOW_AFTER = NINE + 35 * MINUTE
+
+
+def test_the_bulk_retry_lists_each_failed_due_time_it_would_make_again_and_the_cap_and_changes_nothing():
     db = failed_store()
-    page = shown(post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "dry": "1"}, now=NINE + 20 * MINUTE))
-    assert "3 of the 3 schedules whose failed runs this filter shows would each get one run by hand" in page
-    assert f"at most {bulk_verbs.MOST} a post" in page and "Retry these 3 failed runs" in page
-    assert rows_of(db, "SELECT count(*) AS n FROM tickwork_schedules WHERE run_requested_at IS NOT NULL")[0]["n"] == 0
+    page = shown(post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "dry": "1"}, now=NOW_AFTER))
+    assert "6 of the 6 failed due times this filter shows would each be made again" in page
+    assert f"at most {bulk_verbs.MOST} a post" in page and "Make these 6 failed due times again" in page
+    assert rows_of(db, "SELECT count(*) AS n FROM tickwork_backfills")[0]["n"] == 0
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 0
 
 
-def test_the_bulk_retry_asks_for_each_once_logs_one_row_each_and_answers_303_to_the_page():
+def test_the_bulk_retry_asks_for_each_due_time_once_logs_one_row_each_and_answers_303_to_the_page():
     db = failed_store()
-    now = NINE + 20 * MINUTE
-    answer = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=now)
-    assert answer.status == 303
+    answer = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=NOW_AFTER)
     location = urlsplit(answer.headers["location"])
     assert location.path == f"{PREFIX}/runs" and set(parse_qs(location.query)) == {"outcome", "said", "seal"}
-    assert said_of(answer).startswith("3 failed runs asked for again") and "logged as local" in said_of(answer)
-    assert "3 failed runs asked for again" in shown(ask(db, "GET", answer.headers["location"], now=now))
+    assert said_of(answer).startswith("6 failed due times asked for again") and "logged as local" in said_of(answer)
+    assert "6 failed due times asked for again" in shown(ask(db, "GET", answer.headers["location"], now=NOW_AFTER))
     log = rows_of(db, "SELECT who, verb, schedule, detail FROM tickwork_operator_log ORDER BY schedule")
-    assert [(r["who"], r["verb"], r["schedule"]) for r in log] == [("local", "retry_failed", f"ledger_{k}")
-                                                                    for k in range(3)]
-    assert all(r["detail"].startswith("run again by hand: failed run z") for r in log)
-    again = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=now)
-    assert said_of(again).startswith("0 failed runs asked for again")  # each waits already
-    assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 3
+    assert [(r["who"], r["verb"]) for r in log] == [("local", "remake")] * 6
+    assert sorted(r["schedule"] for r in log) == [name for name, _ in FAILED_DUE]
+    asked = rows_of(db, "SELECT schedule, from_at, to_at, remake_of FROM tickwork_backfills ORDER BY schedule, from_at")
+    assert [(r["schedule"], r["from_at"]) for r in asked] == FAILED_DUE and all(r["remake_of"] for r in asked)
+    again = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=NOW_AFTER)
+    assert said_of(again).startswith("0 failed due times asked for again")  # each waits already
+    assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 6
 
 
 def test_the_bulk_retry_takes_at_most_its_cap_the_latest_failures_first():
     db = failed_store()
-    bulk = run(BulkVerbs(db).retry_failed(RunFilter(0, NEVER, "failed"), "ada", NINE + 20 * MINUTE, False, most=2))
+    bulk = run(remake_failed(db, RunFilter(0, NEVER, "failed"), "ada", NOW_AFTER, False, most=2))
     assert len(bulk.rows) == 2 and len(bulk.changed) == 2
+    assert {r["due_at"] for r in bulk.rows} == {NINE + 30 * MINUTE}
     assert rows_of(db, "SELECT count(*) AS n FROM tickwork_operator_log")[0]["n"] == 2
 
 
-def test_the_bulk_retry_takes_only_the_filters_runs_and_leaves_a_paused_one_saying_why():
+def test_the_bulk_retry_takes_only_the_filters_runs_and_leaves_out_what_the_one_remake_would_saying_why():
     db = failed_store()
-    run(db.all("UPDATE tickwork_schedules SET paused = 1 WHERE name = 'ledger_1'"))
-    store = BulkVerbs(db)
-    dry = run(store.retry_failed(RunFilter(0, NEVER, name="ledger_[01]"), "ada", NINE + 20 * MINUTE, True))
-    assert sorted((r["schedule"], r["runnable"]) for r in dry.rows) == [("ledger_0", 1), ("ledger_1", 0)]
-    page = shown(post(db, f"{PREFIX}/runs/retry", {"name": "ledger_[01]", "since": "all", "dry": "1"},
-                      now=NINE + 20 * MINUTE))
-    assert "no: it is paused" in page and "Retry these 1 failed runs" in page
+    run(db.all("UPDATE tickwork_schedules SET removed_at = 1, ended = 'no longer declared' WHERE name = 'ledger_1'"))
+    dry = run(remake_failed(db, RunFilter(0, NEVER, name="ledger_[01]"), "ada", NOW_AFTER, True))
+    assert sorted((r["schedule"], r["remakable"]) for r in dry.rows) == [("ledger_0", 1)] * 2 + [("ledger_1", 0)] * 2
+    page = shown(post(db, f"{PREFIX}/runs/retry", {"name": "ledger_[01]", "since": "all", "dry": "1"}, now=NOW_AFTER))
+    assert "no: its schedule has ended" in page and "Make these 2 failed due times again" in page
 
 
-def test_the_bulk_retry_racing_ticks_makes_each_failed_schedule_again_once():
+def test_the_bulk_retry_makes_again_only_the_due_times_its_schedules_timing_owes_as_the_one_remake():
+    db = failed_store()
+    # ledger_0 is owed from 09:20 on (as if first seen then): its 09:15 is no occurrence a backfill makes.
+    run(db.all("UPDATE tickwork_schedules SET first_tick = ? WHERE name = 'ledger_0'", (NINE + 20 * MINUTE,)))
+    early = rows_of(db, "SELECT id FROM tickwork_runs WHERE schedule = 'ledger_0' AND due_at = ?", NINE + 15 * MINUTE)
+    with pytest.raises(ScheduleError, match="is no occurrence its timing owes"):
+        run(remake(db, early[0]["id"], "ada", NOW_AFTER))
+    page = shown(post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all", "dry": "1"}, now=NOW_AFTER))
+    assert "5 of the 6 failed due times this filter shows" in page and "is no occurrence its timing owes" in page
+    answer = post(db, f"{PREFIX}/runs/retry", {"outcome": "failed", "since": "all"}, now=NOW_AFTER)
+    assert said_of(answer).startswith("5 failed due times asked for again")
+    ticks(db, list(three_failing()), NOW_AFTER + MINUTE, NOW_AFTER + 2 * MINUTE)
+    assert remade(db) == [due for due in FAILED_DUE if due != ("ledger_0", NINE + 15 * MINUTE)]  # each asked, made
+
+
+def test_the_bulk_retry_racing_ticks_makes_each_failed_due_time_again_once():
     db = failed_store()
     schedules = three_failing()
-    now = NINE + 20 * MINUTE
-    run(BulkVerbs(db).retry_failed(RunFilter(0, NEVER, "failed"), "ada", now, False))
+    run(remake_failed(db, RunFilter(0, NEVER, "failed"), "ada", NOW_AFTER, False))
 
     async def race():
-        await asyncio.gather(*(tick_at(db, list(schedules), now + MINUTE) for _ in range(4)),
-                             BulkVerbs(db).retry_failed(RunFilter(0, NEVER, "failed"), "bob", now, False))
+        await asyncio.gather(*(tick_at(db, list(schedules), NOW_AFTER + MINUTE) for _ in range(4)),
+                             remake_failed(db, RunFilter(0, NEVER, "failed"), "bob", NOW_AFTER, False))
 
     run(race())
-    ticks(db, list(schedules), now + 2 * MINUTE)
-    by_hand = rows_of(db, "SELECT schedule, by_hand FROM tickwork_runs WHERE by_hand IS NOT NULL ORDER BY schedule")
-    made = [r["schedule"] for r in by_hand]
-    assert sorted(set(made)) == [f"ledger_{k}" for k in range(3)]
-    logged = rows_of(db, "SELECT schedule, who FROM tickwork_operator_log ORDER BY at, schedule")
-    # Each request logged is answered by one run by hand: ada's three, and bob's where his found none waiting.
-    assert len(made) == len(logged) and sorted(made) == sorted(r["schedule"] for r in logged)
+    ticks(db, list(schedules), NOW_AFTER + 2 * MINUTE, NOW_AFTER + 3 * MINUTE)
+    assert remade(db) == FAILED_DUE  # each failed due time once, none twice
+    logged = rows_of(db, "SELECT who FROM tickwork_operator_log")
+    assert [r["who"] for r in logged] == ["ada"] * 6  # bob's found each waiting already
 
 
 def test_the_bulk_retry_refuses_a_bad_filter_with_a_400_and_changes_nothing():

@@ -47,6 +47,10 @@ SELECT printf('d%04d', n), printf('e%04d', n), CASE WHEN n % 10 = 0 THEN 'AUDIT'
 def test_runs_filtered_by_clicking_and_their_failures_retried_in_bulk_each_made_once(dev, browser, ticked):  # noqa: F811
     host, console = dev
     _failures(host, ticked)
+    owed = ticked + 10 * MINUTE  # a share sweep's pulse owed before its due time (:16), failed
+    host.d1(f"INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, started_at, ended_at, outcome, code, kind, "
+            f"detail, trace) VALUES ('z{owed:012x}{7:019d}', 'sweep', {owed}, {owed}, {owed}, {owed + 40}, 'failed', "
+            "'internal_fault', 'raised', 'RuntimeError: the ledger is locked', 'trace-sweep-10')")
 
     browser.goto(f"{console}/runs?since=7d&outcome=failed")
     browser.step("fill", selector="input[name=error]", value="LEDGER is locked")
@@ -62,22 +66,29 @@ def test_runs_filtered_by_clicking_and_their_failures_retried_in_bulk_each_made_
     said = browser.text("main")
     browser.screenshot("retry-dry-run")
     assert dry["status"] == 200, said
-    assert "3 of the 3 schedules whose failed runs this filter shows would each get one run by hand" in said
+    # Of the seven failed due times shown, only sweep's :10 is an occurrence a timing still owes, as
+    # the one remake judges it: the others at :20-:22 and :40-:42 are no occurrence of chore_census
+    # (every 15m) or tidy_up (every 1h), and sweep's are after its due time (:16), its own to run.
+    assert "1 of the 7 failed due times this filter shows would each be made again" in said
+    assert said.count("is no occurrence its timing owes") == 6
     assert "at most 100 a post" in said
     assert host.d1("SELECT count(*) AS n FROM tickwork_operator_log") == [{"n": 0}]  # a dry run changes nothing
 
-    confirmed = browser.click("button:has-text('Retry these 3 failed runs')")
+    confirmed = browser.click("button:has-text('Make these 1 failed due times again')")
     back = urlsplit(confirmed["url"])
     assert confirmed["status"] == 200 and back.path.endswith("/runs"), confirmed
     assert set(parse_qs(back.query)) == {"since", "outcome", "error", "said", "seal"}  # the sealed notice
-    assert "3 failed runs asked for again" in browser.text("main")
+    assert "1 failed due times asked for again" in browser.text("main")
     logged = host.d1("SELECT schedule, who, verb FROM tickwork_operator_log ORDER BY schedule")
-    assert logged == [{"schedule": name, "who": "local", "verb": "retry_failed"} for name in sorted(FAILING)]
+    assert logged == [{"schedule": "sweep", "who": "local", "verb": "remake"}]
 
-    made = host.tick(ticked + 61 * MINUTE)["runs"]
-    again = host.tick(ticked + 62 * MINUTE)["runs"]
-    by_hand = sorted(run["schedule"] for run in made + again if run.get("by_hand") == "local")
-    assert by_hand == sorted(FAILING)
+    host.tick(ticked + 61 * MINUTE)
+    host.tick(ticked + 62 * MINUTE)
+    remade = host.d1("SELECT r.schedule, r.due_at FROM tickwork_runs AS r JOIN tickwork_backfills AS b "
+                     "ON b.remake_of IS NOT NULL AND b.schedule = r.schedule AND b.from_at = r.due_at "
+                     f"WHERE r.tick_at > {ticked + 60 * MINUTE} ORDER BY r.due_at")
+    # Each remake asked for is made, once: none dropped by the tick's backfill step.
+    assert remade == [{"schedule": "sweep", "due_at": owed}]
 
 
 def test_deliveries_paged_beyond_200_and_dismissed_in_bulk_by_clicking(dev, browser, ticked):  # noqa: F811

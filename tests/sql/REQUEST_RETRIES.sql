@@ -1,10 +1,22 @@
 
-UPDATE tickwork_schedules SET run_requested_at = ?14, run_requested_by = ?15
-WHERE name IN (SELECT schedule FROM (SELECT schedule, run, due_at FROM (
-SELECT f.schedule, f.id AS run, f.due_at, f.tick_at, f.failed, s.name IS NOT NULL AS known,
-       s.removed_at, s.paused, s.run_requested_at, s.run_requested_by, s.name IS NOT NULL AND s.removed_at IS NULL AND paused = 0 AND run_requested_at IS NULL AS runnable
-FROM (SELECT schedule, id, due_at, tick_at, count(*) OVER (PARTITION BY schedule) AS failed,
-             row_number() OVER (PARTITION BY schedule ORDER BY tick_at DESC, id DESC) AS k
+INSERT INTO tickwork_backfills (id, schedule, from_at, to_at, who, requested_at, next_at, remake_of)
+SELECT lower(hex(randomblob(16))), c.schedule, c.due_at, c.due_at, ?15, ?14, c.due_at, c.id
+FROM (SELECT id, schedule, due_at FROM (
+SELECT r.id, r.schedule, r.due_at, r.tick_at, r.by_hand, r.outcome, s.removed_at, s.ended, s.paused, s.retry_attempt,
+       s.due_at AS schedule_due, ((s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next)) AND s.retry_due IS r.due_at) AS retry_pending,
+       (SELECT max(o.outcome = 'succeeded') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
+        AND o.due_at = r.due_at) AS succeeded,
+       (SELECT max(o.outcome = 'running') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
+        AND o.due_at = r.due_at) AS running,
+       (SELECT b.id FROM tickwork_backfills AS b WHERE b.schedule = r.schedule AND b.state = 'pending'
+        AND b.remake_of IS NOT NULL AND b.from_at = r.due_at) AS waiting, s.name IS NOT NULL AND r.outcome = 'failed' AND (s.removed_at IS NULL OR s.ended = 'done')
+  AND NOT (r.by_hand IS NOT NULL AND r.due_at > r.tick_at)
+  AND NOT ((s.retry_attempt IS NOT NULL AND (s.retry_next IS NULL OR s.due_at < s.retry_next)) AND s.retry_due IS r.due_at)
+  AND NOT EXISTS (SELECT 1 FROM tickwork_runs AS o WHERE o.schedule = r.schedule AND o.due_at = r.due_at
+                  AND o.outcome IN ('succeeded', 'running'))
+  AND NOT EXISTS (SELECT 1 FROM tickwork_backfills AS b WHERE b.schedule = r.schedule AND b.state = 'pending'
+                  AND b.remake_of IS NOT NULL AND b.from_at = r.due_at) AS remakable
+FROM (SELECT id, tick_at, row_number() OVER (PARTITION BY schedule, due_at ORDER BY tick_at DESC, id DESC) AS k
       FROM (SELECT * FROM (SELECT * FROM (SELECT w.*, s.form AS form, s.label AS label, s.action AS action
 FROM (SELECT * FROM tickwork_runs AS r INDEXED BY tickwork_runs_failed
 WHERE r.outcome = 'failed' AND r.tick_at >= ?1 AND (r.tick_at, r.id) < (?2, ?3) AND r.tick_at < ?4
@@ -14,6 +26,8 @@ WHERE
   AND (?10 IS NULL OR IFNULL(s.action, w.schedule) GLOB ?10) AND (?11 IS NULL OR w.trace = ?11)
   AND (?12 IS NULL OR instr(lower(IFNULL(w.code, '') || ' ' || IFNULL(w.detail, '')), ?12) > 0) LIMIT CAST(?6 AS INTEGER)))
 ORDER BY tick_at DESC, id DESC)) AS f
-LEFT JOIN tickwork_schedules AS s ON s.name = f.schedule
+JOIN tickwork_runs AS r ON r.id = f.id LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
 WHERE f.k = 1 ORDER BY f.tick_at DESC, f.id DESC LIMIT CAST(?13 AS INTEGER)
-) WHERE runnable)) AND removed_at IS NULL AND paused = 0 AND run_requested_at IS NULL RETURNING name
+)
+WHERE remakable AND id IN (SELECT value FROM json_each(?16))) AS c
+RETURNING remake_of

@@ -7,6 +7,7 @@ reload does not post it again and a count in an address is never shown as if a c
 from dataclasses import dataclass
 
 from ..database import Database
+from ..operating.remake import remake_failed
 from ..store.bulk_verbs import BulkVerbs
 from . import deliveries_page, filters, runs_page
 from .parts import Frame
@@ -27,7 +28,7 @@ async def act(db: Database, frame: Frame, route: str, form: dict, back: str) -> 
     dry = bool(form.get("dry"))
     if route == "/runs/retry":
         runs = filters.run_filter(form, frame.now)
-        bulk = await BulkVerbs(db).retry_failed(runs, frame.who, frame.now, dry)
+        bulk = await remake_failed(db, runs, frame.who, frame.now, dry)
         if dry:
             return Answer(200, runs_page.retry_listed(frame, bulk, runs, filters.shown(form, filters.RUN_KEYS), back))
         return Answer(303, said=runs_page.RETRIED.format(n=len(bulk.changed), who=frame.who))

@@ -2,6 +2,7 @@
 first, a page at a time, and the bulk retry of the failed runs it shows (a dry run first)."""
 
 from ..operating import words
+from ..operating.remake import why_not_remade
 from ..operating.views import zone_of
 from ..operating.words import when
 from ..store.bulk_verbs import Bulk
@@ -13,7 +14,7 @@ from .parts import Frame, choice, field, hidden, moment, outcome_noted, page, ru
 OUTCOMES = [("", "any"), ("succeeded", "succeeded"), ("failed", "failed"), ("skipped", "skipped"),
             ("running", "running")]
 SINCE = [("1h", "the last hour"), ("24h", "the last day"), ("7d", "the last week"), ("all", "all kept")]
-RETRIED = ("{n} failed runs asked for again, each a run by hand that the next tick makes once "
+RETRIED = ("{n} failed due times asked for again, each made once by the next tick as a remake of its failed run "
            "(one operator-log row each, logged as {who}).")
 FILTERS = ("from", "to", "name", "label", "action", "trace", "error")
 
@@ -64,30 +65,23 @@ def retry_form(frame: Frame, query: dict, back: str, label: str, dry: bool) -> H
 
 
 def retry_listed(frame: Frame, bulk: Bulk, runs: RunFilter, query: dict, back: str) -> str:
-    """The dry run of a bulk retry: what it would ask for, how many, the cap, and the form that does it."""
-    taken = [row for row in bulk.rows if row["runnable"]]
+    """The dry run of a bulk retry: each failed due time it would make again, why any is left out,
+    how many, the cap, and the form that does it."""
+    taken = [row for row in bulk.rows if row["remakable"]]
     listed = table(
-        ["SCHEDULE", "LATEST FAILED RUN", "DUE", "FAILED RUNS SHOWN", "RETRIED?"],
+        ["SCHEDULE", "DUE", "LATEST FAILED RUN", "MADE AGAIN?"],
         [[link(frame.href("/schedule", name=row["schedule"]), row["schedule"], class_="id"),
-          tag("span", row["run"], class_="id"), moment(row["due_at"], frame.now), row["failed"],
-          "yes: a run by hand" if row["runnable"] else not_retried(row)] for row in bulk.rows],
-        "no failed run matches")
-    head = (f"{len(taken)} of the {len(bulk.rows)} schedules whose failed runs this filter shows would each get one "
-            f"run by hand (the next tick makes it, once), at most {bulk.most} a post"
+          moment(row["due_at"], frame.now), run_link(frame, row, row["id"]),
+          "yes: by the next tick, once" if row["remakable"] else "no: " + (why_not_remade(row) or "it changed")]
+         for row in bulk.rows], "no failed run matches")
+    head = (f"{len(taken)} of the {len(bulk.rows)} failed due times this filter shows would each be made again "
+            f"(the next tick makes each once, as a remake of its failed run), at most {bulk.most} a post"
             + (": there may be more; retry again after these" if len(bulk.rows) >= bulk.most else "") + ".")
     body = [said(head), listed]
     if taken:
         # The range as the dry run read it, fixed: `since` would move on by the time one confirms.
         fixed = {**query, "since": None if runs.start or runs.end < NEVER else "all",
                  "from": str(runs.start) if runs.start else None, "to": str(runs.end) if runs.end < NEVER else None}
-        body.append(retry_form(frame, fixed, back, f"Retry these {len(taken)} failed runs", dry=False))
+        body.append(retry_form(frame, fixed, back, f"Make these {len(taken)} failed due times again", dry=False))
     body.append(tag("p", link(back, "back")))
     return page(frame, "/runs", "Retry failed runs: a dry run", *body)
-
-
-def not_retried(row: dict) -> str:
-    if not row["known"] or row.get("removed_at") is not None:
-        return "no: it has ended"
-    if row["paused"]:
-        return "no: it is paused"
-    return f"no: a run by hand already waits (asked for by {row.get('run_requested_by')})"

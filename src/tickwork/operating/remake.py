@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from .. import backfill
 from ..database import Database, Row
 from ..errors import ScheduleError
+from ..store.bulk_verbs import MOST, Bulk, BulkVerbs
 from ..store.operator import OperatorStore
 from ..store.remakes import RemakeStore
+from ..store.run_filters import RunFilter
 from ..store.schedules import ONE_OFF_DONE
 from . import words
 from .words import when
@@ -41,13 +43,9 @@ async def remake(db: Database, id: str, who: str, now: int) -> Asked:
     if why:
         raise ScheduleError(NOT_REMAKABLE, f"{run['schedule']} due {when(int(run['due_at']))}: {why}")
     if run.get("schedule_due") is not None:
-        due = int(run["due_at"])
-        try:
-            plan = await backfill.plan(OperatorStore(db), now, run["schedule"], due, due, ("due", "due"))
-        except backfill.Refused as refused:
-            raise ScheduleError(NOT_REMAKABLE, refused.message) from None
-        if plan is not None and not any(call.at == due for call in plan.found):
-            raise ScheduleError(NOT_REMAKABLE, f"{run['schedule']} due {when(due)} is no occurrence its timing owes")
+        not_owed = (await unowed(db, now, run["schedule"], [int(run["due_at"])])).get(int(run["due_at"]))
+        if not_owed:
+            raise ScheduleError(NOT_REMAKABLE, not_owed)
     remade = await store.remake(id, who, now)
     if remade.backfill is None or remade.run is None:
         found = remade.run or run
@@ -56,9 +54,43 @@ async def remake(db: Database, id: str, who: str, now: int) -> Asked:
     return Asked(remade.backfill, remade.run)
 
 
+async def unowed(db: Database, now: int, schedule: str, dues: list[int]) -> dict[int, str]:
+    """Why each of `dues` that `schedule`'s timing no longer owes is not made again (a backfill
+    would not make it, so the tick's backfill step would drop its remake), by due time; one plan
+    over them all. An owed due time is not in it."""
+    try:
+        plan = await backfill.plan(OperatorStore(db), now, schedule, min(dues), max(dues), ("due", "due"))
+    except backfill.Refused as refused:
+        return {due: refused.message for due in dues}
+    if plan is None:
+        return {}
+    found = {call.at for call in plan.found}
+    return {due: f"{schedule} due {when(due)} is no occurrence its timing owes" for due in dues if due not in found}
+
+
+async def remake_failed(db: Database, runs: RunFilter, who: str, now: int, dry: bool, most: int = MOST) -> Bulk:
+    """The failed due times `runs` shows, `most` at most, each made again once where the one
+    remake would make it: remakable (REMAKABLE) and owed by its schedule's timing. A dry run only
+    reads them; a row not owed is listed not remakable, with why (`not_owed`)."""
+    store = BulkVerbs(db)
+    rows = await store.failed_due_times(runs, most)
+    dues: dict[str, list[int]] = {}
+    for row in rows:
+        if row["remakable"]:
+            dues.setdefault(row["schedule"], []).append(int(row["due_at"]))
+    why = {(name, due): said for name, at in dues.items() for due, said in (await unowed(db, now, name, at)).items()}
+    if dry:
+        return Bulk([{**row, "remakable": 0, "not_owed": why[(row["schedule"], int(row["due_at"]))]}
+                     if (row["schedule"], int(row["due_at"])) in why else row for row in rows], [], most)
+    owed = [row["id"] for row in rows if row["remakable"] and (row["schedule"], int(row["due_at"])) not in why]
+    return await store.retry_failed(runs, who, now, owed, most)
+
+
 def why_not_remade(run: Row) -> str | None:
     """Why the due time of `run` (SELECT_REMADE's row) is not made again, as the operator reads
     it; None where it may be (REMAKABLE)."""
+    if run.get("not_owed"):
+        return str(run["not_owed"])
     if run["outcome"] != "failed":
         return f"the run {run['outcome']}: only a failed one's due time is made again"
     if run.get("schedule_due") is None:

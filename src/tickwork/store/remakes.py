@@ -60,16 +60,19 @@ DELETE FROM tickwork_backfilled
 WHERE (schedule, at) IN (SELECT schedule, from_at FROM tickwork_backfills WHERE id = ?2 AND remake_of = ?1)
 """
 
-# The run as the batch left it, with its schedule's row, for the operator's answer.
-SELECT_REMADE = f"""
-SELECT r.id, r.schedule, r.due_at, r.tick_at, r.by_hand, r.outcome, s.removed_at, s.ended, s.paused, s.retry_attempt,
-       s.due_at AS schedule_due, {RETRY_OF_ITS_DUE_TIME} AS retry_pending,
+# A run with what a remake of its due time is asked against (why_not_remade reads them), for the
+# one remake's answer and the bulk one's dry run alike.
+REMADE_COLUMNS = ("r.id, r.schedule, r.due_at, r.tick_at, r.by_hand, r.outcome, s.removed_at, s.ended, s.paused, "
+                  "s.retry_attempt,\n" f"""       s.due_at AS schedule_due, {RETRY_OF_ITS_DUE_TIME} AS retry_pending,
        (SELECT max(o.outcome = 'succeeded') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
         AND o.due_at = r.due_at) AS succeeded,
        (SELECT max(o.outcome = 'running') FROM tickwork_runs AS o WHERE o.schedule = r.schedule
         AND o.due_at = r.due_at) AS running,
        (SELECT b.id FROM tickwork_backfills AS b WHERE b.schedule = r.schedule AND b.state = 'pending'
-        AND b.remake_of IS NOT NULL AND b.from_at = r.due_at) AS waiting
+        AND b.remake_of IS NOT NULL AND b.from_at = r.due_at) AS waiting""")
+# The run as the batch left it, with its schedule's row, for the operator's answer.
+SELECT_REMADE = f"""
+SELECT {REMADE_COLUMNS}
 FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule WHERE r.id = ?1
 """
 
