@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 
 from ..operating import words
 from ..operating.retry_words import retry_of_settings, run_retry_words, unretried_words
+from .csrf import NOTICE, SEAL
 from ..operating.views import run_view
 from ..operating.words import relative, when
 from ..times import NEVER
@@ -108,7 +109,7 @@ class Frame:
 
 
 REFRESH, REFRESH_FLAG = 30, "refresh"
-NOTICE_KEYS = ("said", "seal")  # csrf.NOTICE, csrf.SEAL: a notice is shown once, never carried on
+NOTICE_KEYS = (NOTICE, SEAL)  # a notice is shown once, never carried on to another view
 
 
 def page(frame: Frame, here: str, title: str, *body) -> str:
