@@ -177,13 +177,21 @@ class _Parser:
             self.take()
             items.append(Item(key.text, self.value(key), key.line))
 
+    def joined(self, key: _Token, word: _Token, colon: _Token) -> bool:
+        """Whether `word:` is part of a `concurrency:` key named as `api:acme` (no space around its
+        colon, on the item's line) rather than the next item's key."""
+        after = self.peek(2)
+        return (key.text == "concurrency" and word.line == key.line and word.end == colon.start
+                and after is not None and after.start == colon.end and after.kind in ("word", "number"))
+
     def value(self, key: _Token) -> str:
         parts: list[_Token] = []
         while (token := self.peek()) is not None:
             if token.kind in ("close", "open") or self.starts_declaration(self.at):
                 break
             following = self.peek(1)
-            if token.kind == "word" and following is not None and following.kind == "colon":
+            if token.kind == "word" and following is not None and following.kind == "colon" \
+                    and not self.joined(key, token, following):
                 break
             if token.kind != "doc":
                 parts.append(token)

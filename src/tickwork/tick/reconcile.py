@@ -6,7 +6,7 @@ their days as Vixie cron does are rebased before any call, as declared ones are.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 from dataclasses import replace
 
 from ..kinds.forms import VIXIE_DAYS, timing_part
@@ -90,7 +90,8 @@ async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = Tru
             log.exception("%s: its timing failed; it is left out of this tick", name)
             failed = True
     # Sealed only when every schedule was dealt with: the next tick tries the rest again.
-    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed, [marker])
+    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed, [marker],
+                               limits_changed(by_name.values(), stored))
 
 
 # The Worker's version, where its version-metadata binding is bound ([tool.tickwork]
@@ -119,6 +120,19 @@ def missed_while_gone(now: int, timing: Timing, state: State) -> list[Undeclared
     return [Undeclared(run=run, name=state.name, due=state.due_at, at=found.last,
                        count=found.count if many else None, first=found.first if many else None,
                        last=found.last if many else None, more=int(not found.exact) if many else None)]
+
+
+def limits_changed(schedules: Iterable[Schedule], stored: dict[str, State]) -> list[list[object]]:
+    """[name, key, limit] of each declared schedule whose row does not keep the `concurrency:` it
+    declares (a new row keeps none): a limit added, changed or dropped."""
+    changed: list[list[object]] = []
+    for schedule in schedules:
+        state = stored.get(schedule.name)
+        kept = (None, None) if state is None else (state.concurrency_key, state.concurrency_limit)
+        wanted = schedule.concurrency or (None, None)
+        if kept != tuple(wanted):
+            changed.append([schedule.name, *wanted])
+    return changed
 
 
 def _before_its_start(schedule: Schedule, state: State, now: int) -> bool:
