@@ -123,3 +123,34 @@ def test_a_limit_added_changed_or_dropped_is_kept_on_the_row_and_marked_changed(
         assert (row["concurrency_key"], row["concurrency_limit"]) == (limit or (None, None))
     marks = run(db.all("SELECT changed FROM tickwork_deploys ORDER BY at, id"))
     assert [m["changed"] for m in marks][-3:] == ['{"account_0": ["concurrency"]}'] * 3
+
+
+def test_racing_tickers_one_killed_never_pass_a_key_declared_and_handed_over_and_make_each_run_once(tmp_path):
+    from faults import KilledAfter
+    from test_concurrency_per_key import Slowed
+
+    from tickwork.adapters.sqlite import SQLiteDatabase
+    from tickwork.store.claims import RECORD_STARTS
+    from tickwork.testing import local_store, tick_at
+
+    path = tmp_path / "store.db"
+    local_store(path=path)
+    db = SQLiteDatabase(str(path))
+    schedules = accounts(12, ("api:acme", 3))  # hourly: each due at 09:00, not again within the 40 ticks
+    run(tick_at(schedules, NINE - HOUR, db))  # the deploy: each first due at 09:00
+    run(Items(db, lambda: NINE - HOUR).once_many(sync_account, [{"k": k} for k in range(12)], NINE,
+                                                 concurrency=("api:acme", 3)))
+    dbs = [SQLiteDatabase(str(path)) for _ in range(4)]
+
+    async def tickers(now, killed):
+        first = KilledAfter(dbs[0], lambda c: RECORD_STARTS in c.sqls) if killed else Slowed(dbs[0], 0)
+        wrapped = [first] + [Slowed(d, k * 3) for k, d in enumerate(dbs[1:], 1)]
+        return await asyncio.gather(*(tick_at(schedules, now, d) for d in wrapped), return_exceptions=True)
+
+    for k in range(40):  # the first minute's tick killed after its claim; its runs lost until their leases lapse
+        run(tickers(NINE + k * MINUTE, killed=k == 0))
+    assert UNDER_WAY[1] == 3  # never more than the key's limit at once, declared and handed over together
+    records = run(db.all("SELECT schedule, outcome, code FROM tickwork_runs WHERE due_at = ?1", (NINE,)))
+    assert len(records) == len({r["schedule"] for r in records}) == 24  # each due time once: none skipped
+    lost = [r for r in records if r["outcome"] != "succeeded"]
+    assert 0 < len(lost) <= 3 and {r["code"] for r in lost} == {"lease_expired"}  # the killed ticker's
