@@ -154,3 +154,12 @@ def test_racing_tickers_one_killed_never_pass_a_key_declared_and_handed_over_and
     assert len(records) == len({r["schedule"] for r in records}) == 24  # each due time once: none skipped
     lost = [r for r in records if r["outcome"] != "succeeded"]
     assert 0 < len(lost) <= 3 and {r["code"] for r in lost} == {"lease_expired"}  # the killed ticker's
+
+
+def test_schedules_sharing_a_key_with_two_limits_are_concurrency_invalid_at_the_later_declaration(tmp_path):
+    tally = CENSUS.replace("chore_census {", "chore_tally {")
+    two = (CENSUS.replace("every: 15m", "every: 15m\n        concurrency: api:acme 4")
+           + tally.replace("every: 15m", "every: 1h\n        concurrency: api:acme 2"))
+    assert codes(project(tmp_path, {"c.jadpo": two})) == [("schedule.concurrency_invalid", "chore_tally", 10)]
+    same = two.replace("api:acme 2", "api:acme 4")
+    assert len(build(project(tmp_path / "same", {"c.jadpo": same})).schedules) == 2
