@@ -66,7 +66,7 @@ def test_the_decorators_take_a_limit_or_a_key_and_limit_as_items_do(tmp_path):
     decorated = ACTIONS + (
         '\nfrom tickwork import calendar, pulse, schedule\n'
         '@calendar("0 9 1 * *", concurrency=4)\nasync def monthly_statement():\n    pass\n'
-        '@schedule(every="1h", concurrency=("api:acme", 2))\nasync def sync():\n    pass\n'
+        '@schedule(every="1h", concurrency=["api:acme", 2])\nasync def sync():\n    pass\n'
         '@pulse(cycle="1h", concurrency=("api:acme", 0))\nasync def sweep():\n    pass\n')
     assert codes(project(tmp_path, {}, actions=decorated)) == [("schedule.concurrency_invalid", "sweep", 17)]
     fixed = decorated.replace('("api:acme", 0)', '"api:acme 2"')

@@ -54,7 +54,7 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     def declare(action):
         label = getattr(action, "__name__", None)
         given = {key: value for key, value in items.items() if value is not None}
-        if isinstance(given.get("concurrency"), tuple):  # `concurrency=("api:acme", 4)`, as items take it
+        if isinstance(given.get("concurrency"), tuple | list):  # `concurrency=("api:acme", 4)`, as items take it
             given["concurrency"] = " ".join(map(str, given["concurrency"]))
         given["run"] = f"{label}()"
         qualname = getattr(action, "__qualname__", None)
