@@ -55,7 +55,21 @@ def test_a_limit_alone_is_the_actions_own_and_a_key_and_limit_are_written_to_the
     assert "concurrency_limit" not in spec_of(tmp_path / "c", "limit: 2m").manifest_entry()
 
 
-@pytest.mark.parametrize("value", ["0", "four", "api:acme", "api:acme 0", "api:acme 2.5", "4 api:acme",
+def test_a_concurrency_key_joins_only_its_own_words_an_item_after_it_on_its_line_is_an_item():
+    from tickwork_build.jadpo import parse
+
+    def items(line: str) -> list[tuple[str, str]]:
+        [declaration], problems = parse(f"schedule s {{\n  every: 15m\n  {line}\n  run: f()\n}}\n", "s.jadpo", "d", "m")
+        assert problems == []
+        return [(item.key, item.value) for item in declaration.items][1:-1]
+
+    assert items("concurrency: 4 limit:2m") == [("concurrency", "4"), ("limit", "2m")]
+    assert items("concurrency: api:acme:eu 4 starts:2027") == [("concurrency", "api:acme:eu 4"), ("starts", "2027")]
+    assert items("concurrency: api:acme 4") == [("concurrency", "api:acme 4")]
+    assert items("limit: api:acme 4") == [("limit", ""), ("api", "acme 4")]  # any other key reads as ever
+
+
+@pytest.mark.parametrize("value", ["0", "four", "api:acme", "api:acme 0", "api:acme 2.5",
                                    "10001", "-1", '"" 4'])
 def test_a_concurrency_that_is_no_limit_or_key_and_limit_is_concurrency_invalid_at_its_line(tmp_path, value):
     assert codes(project(tmp_path, {"c.jadpo": with_items(f"concurrency: {value}")})) == [
