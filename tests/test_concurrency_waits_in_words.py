@@ -70,6 +70,19 @@ def test_the_console_says_it_on_the_schedules_page_and_the_runs_page(db):
     assert "waited 1 min for api:acme (2 running)" in page
     [record] = run(db.all("SELECT id FROM tickwork_runs WHERE schedule = ?1", (late,)))
     page = shown(ask(db, "GET", f"{PREFIX}/run?id={record['id']}", now=NINE + HOUR))
-    assert "waited waited 1 min for api:acme (2 running)" in page
+    assert "concurrency waited 1 min for api:acme (2 running)" in page and "waited waited" not in page
     [early] = [id for id in ids if id != late][:1]
     assert "waited" not in shown(ask(db, "GET", f"{PREFIX}/schedule?name={early}", now=NINE + HOUR))
+
+
+def test_a_run_a_backfill_or_remake_made_late_is_not_said_to_have_waited_for_its_key(db):
+    from tickwork.operating.concurrency_words import waited_words
+
+    ids = owed(db, 3, limit=2)
+    ticks(db, [], NINE, NINE + MINUTE)
+    [late] = [id for id, at in made_at(db, ids).items() if at == NINE + MINUTE]
+    [record] = run(db.all("SELECT * FROM tickwork_runs WHERE schedule = ?1", (late,)))
+    [state] = run(db.all("SELECT * FROM tickwork_schedules WHERE name = ?1", (late,)))
+    assert waited_words(record, state, []) == "waited 1 min for api:acme (2 running)"
+    remade = {**record, "backfill": "bf_1", "tick_at": NINE + 3 * HOUR}  # as a backfill's run is recorded
+    assert waited_words(remade, state, []) is None

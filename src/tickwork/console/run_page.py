@@ -52,7 +52,7 @@ def facts(frame: Frame, run: dict, found: OneRun) -> list[tuple[str, Html | str]
     if words.call_words(run):
         said_.append(("call", words.call_words(run)))
     if waited := waited_words(run, run, found.gaps):  # its record carries its schedule's key and limit
-        said_.append(("waited", waited))
+        said_.append(("concurrency", waited))
     if run.get("covers") is not None:
         said_.append(("covered", words.missed_words(run, run["schedule"], verbose=True)))
     if words.did(run):

@@ -31,12 +31,13 @@ def waited_ms(run: Mapping[str, Any], state: Mapping[str, Any] | None, gaps: Seq
     nothing more is written for it: from the first tick that could make it (its due time, delayed
     by its jitter; after ticks stopped, the first tick back, from `gaps`) to the tick that made it.
     None under a minute (no minute's tick passed it over), and for a skip, a retry (its pause made
-    it late) and a run by hand."""
+    it late), a run by hand and one a backfill or remake made (late by design, and never
+    counted against the key)."""
     from .jitter_words import runs_at  # only for a schedule naming a key
 
     if state is None or state.get("concurrency_key") is None or run.get("due_at") is None:
         return None
-    if run.get("outcome") == "skipped" or run.get("by_hand") or int(run.get("attempt") or 1) > 1:
+    if run.get("outcome") == "skipped" or run.get("by_hand") or run.get("backfill") or int(run.get("attempt") or 1) > 1:
         return None
     due, made = int(run["due_at"]), int(run["tick_at"])
     start = runs_at(str(run.get("schedule")), state.get("form"), due) or due
