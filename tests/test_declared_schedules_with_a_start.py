@@ -115,3 +115,30 @@ def test_the_console_says_a_declared_start_in_its_rule(db):
     declared = App("DB", [census], console=APP.console)
     page = shown(ask(db, "GET", f"{PREFIX}/schedule?name=census", now=BEFORE + MINUTE, app=declared))
     assert "no call before 2027-01-04 09:00 UTC (`starts`)" in page
+
+
+def test_a_start_removed_releases_the_row_waiting_for_it(db):
+    census = every(60)
+    ticks(db, [with_start(census)], BEFORE)
+    assert state(db).due_at == START
+    ticks(db, [census], BEFORE + MINUTE)  # the deploy without `starts:`: due as a new schedule would be
+    assert state(db).due_at == census.timing.first_due_from(BEFORE + MINUTE, None) < START
+    ticks(db, [census], BEFORE + 2 * MINUTE, BEFORE + 2 * HOUR)
+    assert runs(db) and runs(db)[0]["due_at"] < START
+
+
+def test_a_start_moved_earlier_moves_the_row_waiting_for_it_there(db):
+    weekly = with_start(calendar("30 9 * * *"))
+    ticks(db, [weekly], BEFORE)
+    assert state(db, "weekly").due_at == START + 30 * MINUTE
+    earlier = utc("2027-01-02 09:00")
+    ticks(db, [with_start(weekly, earlier)], BEFORE + MINUTE)
+    assert state(db, "weekly").due_at == earlier + 30 * MINUTE
+
+
+def test_a_start_removed_after_it_passed_changes_nothing(db):
+    census = every(60)
+    ticks(db, [with_start(census)], BEFORE)
+    ticks(db, [with_start(census)], START, START + MINUTE)
+    ticks(db, [census], START + 2 * MINUTE)
+    assert state(db).due_at == START + HOUR

@@ -1,9 +1,9 @@
 """`make bench`: what a tick costs with every policy of issue 25 in use at once, on the SQLite
 store with D1's semantics: retries with a ceiling, a jitter and an `except`, `overdue:` on an
 `every:` schedule and a pulse, a calendar with skip dates (a named list) and a grace, jitter on
-an `every:` schedule and a calendar, `overlap: buffer`, and a start. Goal: a tick with nothing
-due is 2 statements, 1 round trip and 1 row written (the tick's mark), however many schedules
-use them; exits non-zero naming a goal missed."""
+an `every:` schedule and a calendar, `overlap: buffer`, a start, and `concurrency:` (the action's
+own key and a named one). Goal: a tick with nothing due is 2 statements, 1 round trip and 1 row
+written (the tick's mark), however many schedules use them; exits non-zero naming a goal missed."""
 
 import asyncio
 import json
@@ -36,10 +36,12 @@ def schedules() -> list[Schedule]:
     for n in range(EACH):
         made += [
             Schedule(f"billing_{n}", Every(15 * MINUTE, overdue=5 * MINUTE), nothing, retry=retry,
-                     overlap="buffer", jitter=2 * MINUTE, starts=utc("2026-03-01 00:00")),
+                     overlap="buffer", jitter=2 * MINUTE, starts=utc("2026-03-01 00:00"),
+                     concurrency=("bench.nothing", 4)),
             Schedule(f"statement_{n}", Calendar(cron_calendar("0 9 * * *", "Europe/Berlin"), HOUR, HOLIDAYS),
                      nothing, retry=retry, jitter=5 * MINUTE),
-            Schedule(f"pulse_{n}", Pulse(HOUR, 4, overdue=10 * MINUTE), nothing, retry=retry),
+            Schedule(f"pulse_{n}", Pulse(HOUR, 4, overdue=10 * MINUTE), nothing, retry=retry,
+                     concurrency=("api:acme", 2)),
         ]
     return made
 

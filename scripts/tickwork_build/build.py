@@ -7,6 +7,7 @@ from pathlib import Path
 from tickwork.times import DAY, LONGEST, duration_ms
 
 from .collect import collect
+from .concurrency import limits_apart
 from .console import check_console
 from .dates import named_lists
 from .declaration import NAME, Declaration
@@ -70,6 +71,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
         if spec is not None:
             specs.append(spec)
     problems += project.problems
+    problems += limits_apart(specs)
     problems += check_declared_count(declarations)
     problems += check_statements_per_tick(project)
     problems += check_retention(project)

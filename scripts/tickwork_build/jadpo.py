@@ -177,13 +177,23 @@ class _Parser:
             self.take()
             items.append(Item(key.text, self.value(key), key.line))
 
+    def joined(self, key: _Token, parts: list[_Token], word: _Token, colon: _Token) -> bool:
+        """Whether `word:` is part of a `concurrency:` key named as `api:acme` (no space around its
+        colon, on the item's line, and the value's first word or joined to it) rather than the next
+        item's key: `concurrency: 4 limit:2m` holds two items, as any other line may."""
+        after = self.peek(2)
+        return (key.text == "concurrency" and word.line == key.line and word.end == colon.start
+                and after is not None and after.start == colon.end and after.kind in ("word", "number")
+                and (not parts or parts[-1].end == word.start))
+
     def value(self, key: _Token) -> str:
         parts: list[_Token] = []
         while (token := self.peek()) is not None:
             if token.kind in ("close", "open") or self.starts_declaration(self.at):
                 break
             following = self.peek(1)
-            if token.kind == "word" and following is not None and following.kind == "colon":
+            if token.kind == "word" and following is not None and following.kind == "colon" \
+                    and not self.joined(key, parts, token, following):
                 break
             if token.kind != "doc":
                 parts.append(token)

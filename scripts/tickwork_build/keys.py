@@ -50,6 +50,9 @@ ITEMS = {
     "overlap": Key("`skip` or `buffer`", "a due time that finds the previous run still going is skipped, "
                    "recorded `running` (`skip`: the rule of `every:` and pulses), or waits and runs as soon as "
                    "that run ends, at most one waiting (`buffer`: a calendar's rule)", "schedule.overlap_invalid"),
+    "concurrency": Key("a limit, or a key and a limit: `4`, `api:acme 4`", "at most that many runs at once of the "
+                       "action across its schedules, or of the key across every schedule and item naming it; the "
+                       "others wait, owed, in due order, for a later tick or mark", "schedule.concurrency_invalid"),
     "table": Key("a table's name", "the app's table whose old rows the purge deletes", "purge.table_unknown"),
     "column": Key("a column's name", "the column holding each row's time", "purge.column_unknown"),
     "format": Key("`epoch_ms`, `epoch_s` or `iso`", "how the column holds the time", "purge.format_invalid"),

@@ -28,6 +28,7 @@ from tickwork.kinds.rules import (
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
 from tickwork.kinds.forms import timing_of
 from tickwork.kinds.jitter import jitter_ms, jitter_within
+from tickwork.kinds.concurrency import declared_of as declared_concurrency
 
 from .declaration import Declaration, Item
 from .problems import Problem
@@ -135,6 +136,7 @@ CHECKS = {
     "intervals": _intervals,
     "overlap": lambda text: overlap_of(_unquoted(text), f"`overlap: {shown(_unquoted(text))}`"),
     "jitter": lambda text: jitter_ms(_unquoted(text), "`jitter:`"),  # `every:` and calendars (kinds.jitter)
+    "concurrency": lambda text: declared_concurrency(_unquoted(text)),  # (key or None: the action's, limit)
 }
 
 def _retry(text: str, queues: bool) -> dict:
@@ -154,7 +156,7 @@ def _skip(text: str, dates: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
 # Opt-in items every kind holds: retries of a failed run, the run's own time limit, the moment
 # before which it makes no call, and what a due time the previous run still holds does (unset: the
 # kind's own rule).
-RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None}
+RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None, "concurrency": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
@@ -206,6 +208,8 @@ class Spec(BaseModel):
     jitter_ms: int | None = None  # `jitter: 5m`
     starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
     overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
+    concurrency_key: str | None = None  # `concurrency: api:acme 4`; unset with a limit: the action's own key
+    concurrency_limit: int | None = None  # `concurrency: 4`
     skip: dict[str, str] | None = None  # `skip: holidays, 2026-07-04`: each date, with the list it came from or ""
 
     def manifest_entry(self) -> dict:
@@ -273,7 +277,7 @@ def validate_declaration(
                   module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
                   limit_ms=values["limit"], starts_ms=values["starts"], overdue_ms=values["overdue"],
                   overlap=values["overlap"], jitter_ms=values.get("jitter"),
-                  **(values["retry"] or {}))
+                  **(values["retry"] or {}), **_limited(values["concurrency"]))
     if declaration.kind == "schedule":
         fields["every_ms"] = values["every"]
     elif declaration.kind == "calendar":
@@ -282,6 +286,11 @@ def validate_declaration(
     else:
         fields |= dict(cycle_ms=values["cycle"], intervals=values["intervals"])
     return Spec(**fields), []
+
+
+def _limited(concurrency: tuple[str | None, int] | None) -> dict[str, object]:
+    key, limit = concurrency or (None, None)
+    return {"concurrency_key": key, "concurrency_limit": limit}
 
 
 def _together(declaration: Declaration, values: dict, written: dict[str, Item]) -> list[Problem]:

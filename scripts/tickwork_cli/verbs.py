@@ -26,7 +26,7 @@ from tickwork.operating.words import number as _number
 from tickwork.operating.words import retry_words as _retry_words
 from tickwork.operating.retry_words import retry_of_settings, rule_text, run_retry_words, unretried_words
 from tickwork.operating.words import what_happened as _what_happened
-from tickwork.operating.concurrency_words import limit_words, waiting_words
+from tickwork.operating.concurrency_words import limit_words, waited_ms, waited_words, waiting_words
 from tickwork.store.concurrency import under_way
 from tickwork.store.operator import SEARCHED, OperatorStore
 from tickwork.store.facade import ScheduleStore
@@ -235,10 +235,21 @@ def _log_item(row: dict, now: int) -> dict:
 
 
 def _detail_words(item: dict) -> str | None:
-    """A run's detail, or, for one that waited behind the run before it, that it did."""
+    """A run's detail, or, for one that waited behind the run before it or for its concurrency
+    key, that it did."""
     if item["buffered_behind"] is not None and not item["detail"]:
         return overlap_words.behind_words(item["buffered_behind"]["ms"])
+    if item.get("waited_for_key") and not item["detail"]:
+        return item["waited_for_key"]["words"]
     return item["detail"]
+
+
+def _waited(run: dict, state: dict, gaps: list) -> dict | None:
+    """A run that waited for its key: how long, the key, and in words; None for any other."""
+    ms = waited_ms(run, state, gaps)
+    if ms is None:
+        return None
+    return {"ms": ms, "key": state["concurrency_key"], "words": waited_words(run, state, gaps)}
 
 
 def _attempt_cell(item: dict) -> str:
@@ -255,9 +266,11 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
     entry = entry_of_manifest(((declared(project) if project else None) or {}).get(name))
     retry = retry_of_settings(schedule_view(state, now, entry).settings)
     behind = overlap_words.buffered_behind([dict(run) for run in runs])
+    gaps = (await store.status())[1] if state.get("concurrency_key") is not None else []  # only for a keyed one
     items = [{**_run_item(run, now), "retry": run_retry_words(run, retry) or None,
               "not_retried": unretried_words(run, retry) or None,
-              "buffered_behind": _instant(behind.get(run["id"]), now)} for run in runs]
+              "buffered_behind": _instant(behind.get(run["id"]), now),
+              "waited_for_key": _waited(dict(run), dict(state), gaps)} for run in runs]
     logged = [] if failed else [_log_item(row, now) for row in log]
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"

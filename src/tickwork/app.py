@@ -107,15 +107,19 @@ class App:
 
     @cached_property
     def schedules(self) -> tuple[Schedule, ...]:
+        return tuple(self._schedule_of(entry, action or action_of_entry(entry)) for entry, action in self._entries)
+
+    @staticmethod
+    def _schedule_of(entry: dict, action: Any) -> Schedule:
+        from .kinds.concurrency import of_entry
         from .kinds.forms import retry_of_entry, timing_of
         from .model import Schedule
+        from .tick.declared import action_named
 
-        return tuple(
-            Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
-                     source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"),
-                     starts=entry.get("starts_ms"), overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"))
-            for entry, action in self._entries
-        )
+        return Schedule(name=entry["name"], timing=timing_of(entry), action=action, source=entry["source"],
+                        retry=retry_of_entry(entry), limit=entry.get("limit_ms"), starts=entry.get("starts_ms"),
+                        overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"),
+                        concurrency=of_entry(entry, action_named(action)))
 
     @cached_property
     def consumers(self) -> dict:

@@ -96,8 +96,11 @@ CODES: dict[str, Code] = {
         "run time", "an item's label is not a string, is empty or too long, or holds control, line-break or "
         "bidirectional characters", "give a short label of plain text"),
     "schedule.concurrency_invalid": Code(
-        "run time", "an item's `concurrency=` is not a pair (key, limit): a key of text and a limit that is a whole "
-        "number above zero", 'give e.g. `concurrency=("api:acme", 4)`: at most 4 runs of the key at once'),
+        "build and run time", "an item's `concurrency=` is not a pair (key, limit): a key of text and a limit that "
+        "is a whole number above zero; or a declared `concurrency:` is not a limit, or a key and a limit "
+        "(`concurrency: 4`, `concurrency: api:acme 4`)",
+        'give e.g. `concurrency=("api:acme", 4)` or declare `concurrency: api:acme 4`: at most 4 runs of the key '
+        'at once'),
     "schedule.at_invalid": Code(
         "run time", "`items.once`'s `at` is not an int of epoch milliseconds within the years tickwork keeps",
         "give `at` as an int of milliseconds since the epoch, e.g. `clock.now_ms + 3600000`"),

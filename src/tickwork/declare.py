@@ -54,6 +54,8 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
     def declare(action):
         label = getattr(action, "__name__", None)
         given = {key: value for key, value in items.items() if value is not None}
+        if isinstance(given.get("concurrency"), tuple | list):  # `concurrency=("api:acme", 4)`, as items take it
+            given["concurrency"] = " ".join(map(str, given["concurrency"]))
         given["run"] = f"{label}()"
         qualname = getattr(action, "__qualname__", None)
         where = f"{getattr(action, '__module__', None)}.{qualname}" if qualname else repr(action)[:60]
@@ -70,7 +72,7 @@ def _declare(kind: str, name: str | None, items: dict[str, object]):
 
 def schedule(*, every: str, name: str | None = None, retry: str | None = None, limit: str | None = None,
              starts: str | None = None, overdue: str | int | None = None, overlap: str | None = None,
-             jitter: str | None = None):
+             jitter: str | None = None, concurrency: int | str | tuple[str, int] | None = None):
     """`retry="3 after 1m"`: a failed run is tried again three times more for the same due time,
     1m, 2m and 4m after each failure (in full: "8 after 1m up to 30m jitter 30s except
     invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
@@ -78,9 +80,12 @@ def schedule(*, every: str, name: str | None = None, retry: str | None = None, l
     that after its grid time is skipped `overdue`; `overlap="buffer"`: a due time the previous run
     still holds waits for its end instead of being skipped (docs/how-to/policies/overlap.md);
     `jitter="5m"`: each due time runs up to 5m after it, the same moment for every tick
-    (docs/how-to/policies/jitter.md). The calendar and pulse decorators take them too."""
+    (docs/how-to/policies/jitter.md); `concurrency=4`: at most 4 runs at once of the action across its
+    schedules, `concurrency=("api:acme", 4)` of a key shared with every schedule naming it
+    (docs/how-to/policies/concurrency.md). The calendar and pulse decorators take them too."""
     return _declare("schedule", name, {"every": every, "overdue": overdue, "retry": retry, "limit": limit,
-                                       "starts": starts, "overlap": overlap, "jitter": jitter})
+                                       "starts": starts, "overlap": overlap, "jitter": jitter,
+                                       "concurrency": concurrency})
 
 
 def calendar(
@@ -97,6 +102,7 @@ def calendar(
     overlap: str | None = None,
     skip: str | list[str] | None = None,
     jitter: str | None = None,
+    concurrency: int | str | tuple[str, int] | None = None,
 ):
     """`overdue` is seconds, or a duration such as "1h"; `skip`, dates (YYYY-MM-DD) and names of
     the lists of `[tool.tickwork.dates]`, mixed: `skip=["holidays", "2026-07-04"]` or one text."""
@@ -104,16 +110,16 @@ def calendar(
     items |= {"nonexistent": nonexistent, "repeated": repeated, "retry": retry, "limit": limit, "starts": starts,
               "jitter": jitter}
     items["skip"] = (", ".join(map(str, skip)) or None) if isinstance(skip, (list, tuple)) else skip
-    return _declare("calendar", name, items | {"overlap": overlap})
+    return _declare("calendar", name, items | {"overlap": overlap, "concurrency": concurrency})
 
 
 def pulse(*, cycle: str | int, intervals: int | None = None, name: str | None = None, retry: str | None = None,
           limit: str | None = None, starts: str | None = None, overdue: str | int | None = None,
-          overlap: str | None = None):
+          overlap: str | None = None, concurrency: int | str | tuple[str, int] | None = None):
     """`cycle` is seconds counted from the Unix epoch, or a duration such as "5m"; `overdue` as a
     calendar's, counted from the start of the share called."""
     items: dict[str, object] = {"cycle": cycle, "intervals": intervals, "overdue": overdue, "retry": retry,
-                                "limit": limit, "starts": starts, "overlap": overlap}
+                                "limit": limit, "starts": starts, "overlap": overlap, "concurrency": concurrency}
     return _declare("pulse", name, items)
 
 

@@ -128,6 +128,7 @@ class Schedule:
     times: int | None = None  # a handed-over one's `times`: it ends after that many calls made
     overlap: str | None = None  # `skip` or `buffer` (kinds.rules.OVERLAPS); None: the kind's own rule
     jitter: int | None = None  # ms: each due time runs up to this much after it (due_jitter)
+    concurrency: tuple[str, int] | None = None  # declared `concurrency:`: the key (the action's where unnamed), K
 
     @property
     def form(self) -> str:

@@ -174,6 +174,14 @@ async def opening():
 @schedule(every="30d", overdue="1h")
 async def graced():
     print("e2e: graced ran")
+
+
+@schedule(every="1d", name="limited_first", concurrency=1)
+@schedule(every="1d", name="limited_second", concurrency=1)
+async def limited():
+    """Two schedules of one action, `concurrency: 1`: at most one of its runs at once (each midnight UTC;
+    calendars of one action due at one moment make one call anyway)."""
+    print(f"e2e: limited for {call.at}")
 '''
 
 # The named list of skip dates the e2e domain's `opening` names.

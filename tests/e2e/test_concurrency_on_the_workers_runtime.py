@@ -51,3 +51,17 @@ def test_the_console_on_the_worker_says_a_schedules_limit(host):
     [id] = hand_over(host, 1)
     page = host.fetch(f"/ops/schedule?name={id}", headers={"authorization": f"Bearer {E2E_CONSOLE_TOKEN}"})
     assert page.status == 200 and "at most 4 runs at once of `api:acme` (`concurrency`)" in page.text
+
+
+def test_declared_schedules_of_one_action_with_concurrency_1_go_one_a_tick_the_other_owed(host):
+    seven = utc("2026-09-09 00:00")
+    host.tick(seven - 24 * 60 * MINUTE)  # the deploy: both rows keep the action's key and limit, due a day on
+    keyed = host.d1("SELECT name, concurrency_key, concurrency_limit FROM tickwork_schedules "
+                    "WHERE name LIKE 'limited_%' ORDER BY name")
+    assert [(r["concurrency_key"], r["concurrency_limit"]) for r in keyed] == [("app.domains.e2e.limited", 1)] * 2
+    calls = "SELECT schedule, tick_at, outcome FROM tickwork_runs WHERE schedule LIKE 'limited_%' ORDER BY tick_at"
+    assert host.tick(seven)["ok"]
+    assert [r["outcome"] for r in host.d1(calls)] == ["succeeded"]  # the other owed, not skipped
+    host.tick(seven + MINUTE)
+    assert [(r["tick_at"], r["outcome"]) for r in host.d1(calls)] == [(seven, "succeeded"),
+                                                                       (seven + MINUTE, "succeeded")]

@@ -3,7 +3,7 @@ and, for a calendar, in its zone too. No script; one stylesheet from the console
 
 from ..backfill import backfilled_once_ended
 from ..operating import overlap_words, words
-from ..operating.concurrency_words import limit_words, waiting_words
+from ..operating.concurrency_words import limit_words, waited_words, waiting_words
 from ..operating.views import (
     LIFE, Entry, LeaseView, ScheduleView, run_view, schedule_view,
 )
@@ -172,7 +172,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
           attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
-          detail(run, behind.get(run["id"]))]
+          detail(run, behind.get(run["id"]), waited_words(run, state, found.gaps))]
          for run in found.runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
@@ -271,12 +271,15 @@ def schedule_actions(frame: Frame, view: ScheduleView, back: str) -> list[Html]:
     return actions
 
 
-def detail(run: dict, behind: int | None = None) -> str:
+def detail(run: dict, behind: int | None = None, waited: str | None = None) -> str:
     """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail; a run
-    made late behind the one before it (`behind`, that one's due time), that it was."""
+    made late behind the one before it (`behind`, that one's due time), or after waiting for its
+    concurrency key (`waited`), that it was."""
     said_ = words.clip(run.get("detail"), 160)
     if behind is not None and not said_:
         return overlap_words.behind_words(behind)
+    if waited and not said_:
+        return waited
     if run["outcome"] == "skipped" and run.get("code") in words.SKIPS:
         return words.SKIPS[run["code"]].removeprefix("skipped: ") + (f" ({said_})" if said_ else "")
     return said_

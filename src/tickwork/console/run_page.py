@@ -4,6 +4,7 @@ the occurrences it covered; who or what asked for it; and, for a failed one, the
 makes its due time again (store/remakes.py)."""
 
 from ..operating import words
+from ..operating.concurrency_words import waited_words
 from ..operating.remake import why_not_remade
 from ..operating.views import run_view, zone_of
 from ..operating.words import when
@@ -50,6 +51,8 @@ def facts(frame: Frame, run: dict, found: OneRun) -> list[tuple[str, Html | str]
         said_.append(("took", took(run)))
     if words.call_words(run):
         said_.append(("call", words.call_words(run)))
+    if waited := waited_words(run, run, found.gaps):  # its record carries its schedule's key and limit
+        said_.append(("concurrency", waited))
     if run.get("covers") is not None:
         said_.append(("covered", words.missed_words(run, run["schedule"], verbose=True)))
     if words.did(run):

@@ -5,19 +5,22 @@ keys), every attempt of its due time (the runs' index by (schedule, due_at)), wh
 delivery (their index by event), the backfill or remake that made it (the made marks' key), and
 the remakes of its due time (the backfills' index by schedule)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..database import Database, Row
 from ..operating.views import first
+from ..store.operator import SELECT_GAPS
 from ..store.remakes import RETRY_OF_ITS_DUE_TIME
 
 ATTEMPTS_MOST = 50  # attempts of one due time shown: retries are a few, remakes fewer
 EMITTED_MOST = 100  # events of a run shown
 
-# The run ?1 with its schedule's row (LEFT: a schedule deleted keeps its records a while).
+# The run ?1 with its schedule's row (LEFT: a schedule deleted keeps its records a while), and its
+# concurrency key, for the page to say how long a run waited for it.
 RUN_RECORD = f"""
 SELECT r.*, s.form AS form, s.label AS label, s.action AS action, s.removed_at AS removed_at, s.ended AS ended,
-       s.paused AS paused, s.name IS NOT NULL AS schedule_kept, {RETRY_OF_ITS_DUE_TIME} AS retry_pending
+       s.paused AS paused, s.name IS NOT NULL AS schedule_kept, {RETRY_OF_ITS_DUE_TIME} AS retry_pending,
+       s.concurrency_key AS concurrency_key, s.concurrency_limit AS concurrency_limit
 FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule WHERE r.id = ?1
 """
 
@@ -65,6 +68,7 @@ class OneRun:
     emitted: list[Row]
     backfill: Row | None  # the backfill or remake that made it
     remakes: list[Row]  # of its due time, the latest first
+    gaps: list[Row] = field(default_factory=list)  # the latest gaps in the ticks, read only for a keyed schedule
 
 
 class RunStore:
@@ -76,4 +80,7 @@ class RunStore:
             (RUN_RECORD, (id,)), (RUN_ATTEMPTS, (id, ATTEMPTS_MOST)), (RUN_EMITTED, (id, EMITTED_MOST)),
             (RUN_BACKFILL, (id,)), (RUN_REMAKES, (id,)),
         ])
-        return OneRun(first(record), attempts, emitted, first(backfill), remakes)
+        run = first(record)
+        # A second read only where the schedule names a key: how long the run waited for it.
+        gaps = await self.db.all(SELECT_GAPS, (20,)) if run is not None and run.get("concurrency_key") else []
+        return OneRun(run, attempts, emitted, first(backfill), remakes, gaps)

@@ -43,3 +43,34 @@ def limit_columns(entry: dict[str, Any]) -> dict[str, Any]:
     """The row's columns of an entry's concurrency key and limit, for the claim to count by."""
     key, limit = entry.get("concurrency") or (None, None)
     return {"concurrency_key": key, "concurrency_limit": limit}
+
+
+DECLARED_MEND = ("write `concurrency: 4` (at most 4 runs at once of the action, across its schedules) or "
+                 f"`concurrency: api:acme 4` (of a key the app names, shared with items naming it): a limit from 1 "
+                 f"to {MOST:,}, after a key of 1 to {LONGEST_KEY} characters where one is named")
+
+
+def declared_of(text: str) -> tuple[str | None, int]:
+    """A declared `concurrency:` as kept: (key, limit), the key None where only a limit is given
+    (the action's own key); ScheduleError `schedule.concurrency_invalid` saying what is wrong
+    with it otherwise."""
+    key, _, limit = text.strip().rpartition(" ")
+    key = key.strip().strip("\"'")
+    if not limit.isdecimal() or not limit.isascii() or not 1 <= int(limit) <= MOST:
+        raise ScheduleError(CODE, f"`concurrency: {reprlib.repr(text)[1:-1]}` does not end in a limit that is a "
+                            f"whole number from 1 to {MOST:,}", DECLARED_MEND)
+    if not key:
+        if text.strip() != limit:
+            raise ScheduleError(CODE, f"`concurrency: {reprlib.repr(text)[1:-1]}` names an empty key", DECLARED_MEND)
+        return None, int(limit)
+    if len(key) > LONGEST_KEY or not key.isprintable():
+        raise ScheduleError(CODE, f"the concurrency key {reprlib.repr(key)} is longer than {LONGEST_KEY} characters, "
+                            "or holds a control character or line break", DECLARED_MEND)
+    return key, int(limit)
+
+
+def of_entry(entry: dict[str, Any], action_key: str) -> tuple[str, int] | None:
+    """A declared schedule's key and limit from its manifest entry: the key it names, or
+    `action_key` (its action, `module.qualname`) where it names none."""
+    limit = entry.get("concurrency_limit")
+    return None if limit is None else (entry.get("concurrency_key") or action_key, int(limit))

@@ -84,6 +84,16 @@ WHERE s.name = json_extract(j.value, '$[0]') AND {STORED_FORM} = json_extract(j.
   AND s.due_at = json_extract(j.value, '$[5]')
 """
 
+# A declared schedule's `concurrency:` kept on its row, for the claim to count by as it does a
+# handed-over one's (?1: JSON [name, key, limit]): only in a reconcile's batch, after SEED made the
+# rows, and only for the rows whose key or limit the declaration changed.
+LIMIT_DECLARED = """
+UPDATE tickwork_schedules AS s
+SET concurrency_key = json_extract(j.value, '$[1]'), concurrency_limit = json_extract(j.value, '$[2]')
+FROM json_each(?1) AS j
+WHERE s.name = json_extract(j.value, '$[0]') AND s.action IS NULL
+"""
+
 DECLARED_AGAIN = """
 UPDATE tickwork_schedules SET removed_at = NULL
 WHERE removed_at IS NOT NULL AND name IN (SELECT value FROM json_each(?1))
@@ -317,10 +327,12 @@ class Schedules:
         tick: int,
         missed: Sequence[Undeclared] = (),
         sealed_with: Sequence[tuple[str, tuple[object, ...]]] = (),
+        limits: Sequence[list[object]] = (),
     ) -> None:
         """Adds the rows of schedules seen for the first time, rebases those whose form changed
         (each only while its row is as this tick read it), records what calendars declared again
-        missed (`missed`), keeps the rows declared again, and seals the
+        missed (`missed`), keeps the rows declared again, writes the concurrency limits
+        declared anew (`limits`: [name, key, limit]), and seals the
         declared set as reconciled (with `sealed_with` just before), in one transaction."""
         seeds = [s.row() for s in new]
         rebases = [[s.name, s.every, s.form, s.due_at, old.form, old.due_at, *s.jittered()] for old, s in changed]
@@ -328,6 +340,7 @@ class Schedules:
         statements += [(REBASE, (chunk,)) for chunk in json_chunks(rebases)]
         statements += [(RECORD_UNDECLARED, (chunk, tick)) for chunk in json_chunks([m.row() for m in missed])]
         statements += [(DECLARED_AGAIN, (chunk,)) for chunk in json_chunks(again)]
+        statements += [(LIMIT_DECLARED, (chunk,)) for chunk in json_chunks(list(limits))]
         if fingerprint is not None:  # `sealed_with` (a deploy's marker) goes only with the seal, before it
             statements += [*sealed_with, (SEAL, (fingerprint,))]
         if statements:

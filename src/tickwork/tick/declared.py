@@ -58,13 +58,14 @@ def described(schedule: Schedule) -> dict[str, Any]:
     """One schedule as a deploy marker keeps it: the parts a deploy may change."""
     retry = schedule.retry
     kept = {"form": schedule.timing.form, "retry": None if retry is None else asdict(retry),
-            "limit": schedule.limit, "action": _action_named(schedule.action)}
-    # The parts the form leaves out (`overdue:`, `skip:`, `starts:`, a count) join only where one is
+            "limit": schedule.limit, "action": action_named(schedule.action)}
+    # The parts the form leaves out (`overdue:`, `skip:`, `starts:`, a count, `concurrency:`) join only where one is
     # declared, as an older marker kept none; skip dates (up to 1,000) as a digest, compared only.
     skip = getattr(schedule.timing, "skip", ())
     parts = (("overdue", schedule.timing.overdue), ("skip", _digest(skip) if skip else None),
              ("starts", schedule.starts), ("times", schedule.times), ("overlap", schedule.overlap),
-             ("jitter", schedule.jitter))
+             ("jitter", schedule.jitter),
+             ("concurrency", None if schedule.concurrency is None else list(schedule.concurrency)))
     return kept | {key: value for key, value in parts if value is not None}
 
 
@@ -74,9 +75,10 @@ def _digest(dates: Iterable[tuple[str, str]]) -> str:
     return hashlib.sha256(",".join(day for day, _ in dates).encode()).hexdigest()[:16]
 
 
-def _action_named(action: object) -> str:
+def action_named(action: object) -> str:
     """The action as `module.qualname`: of its function, or of its class where it is an object
-    (whose repr would differ in each isolate, and mark a deploy at each cold start)."""
+    (whose repr would differ in each isolate, and mark a deploy at each cold start). The key a
+    declared `concurrency: 4` counts the action's runs under."""
     named = action if hasattr(action, "__qualname__") else type(action)
     return f"{getattr(named, '__module__', '')}.{getattr(named, '__qualname__', '')}"
 

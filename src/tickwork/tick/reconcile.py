@@ -6,7 +6,7 @@ their days as Vixie cron does are rebased before any call, as declared ones are.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 from dataclasses import replace
 
 from ..kinds.forms import VIXIE_DAYS, timing_part
@@ -66,8 +66,9 @@ async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = Tru
 
     by_name = tick.declared.by_name
     stored, [last] = await tick.store.named_beside(tick.declared.names, tick.now, [(LAST_DECLARED, ())])
+    before = Deploys.declared_in(last)
     marker = Deploys.marker(tick.now, fingerprint, version_of(tick.settings.get(VERSION)),
-                            Deploys.declared_in(last), tick.declared.described, ticked_before)
+                            before, tick.declared.described, ticked_before)
     new, changed, again, missed, failed = [], [], [], [], False
     for name, schedule in by_name.items():
         state, timing = stored.get(name), schedule.timing
@@ -77,12 +78,13 @@ async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = Tru
             elif state.form != schedule.form or (state.removed_at is not None and timing.forgets_absence):
                 was = timing_part(state.form) if state.removed_at is None else None
                 rebased = timing.rebased(state.due_at, tick.now, was)
-                if schedule.starts is not None and rebased < schedule.starts:  # no call before its start
+                if schedule.starts is not None and rebased < schedule.starts or \
+                        _start_withdrawn(schedule, state, tick.now, before):  # no call before its start
                     rebased = timing.first_due_from(tick.now, schedule.starts)
                 changed.append((state, _seed(schedule, rebased)))
                 if was is None and state.form == schedule.form:
                     missed += missed_while_gone(tick.now, timing, state)
-            elif _before_its_start(schedule, state, tick.now):
+            elif _before_its_start(schedule, state, tick.now) or _start_withdrawn(schedule, state, tick.now, before):
                 changed.append((state, _seed(schedule, timing.first_due_from(tick.now, schedule.starts))))
             elif state.removed_at is not None:
                 again.append(name)
@@ -90,7 +92,8 @@ async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = Tru
             log.exception("%s: its timing failed; it is left out of this tick", name)
             failed = True
     # Sealed only when every schedule was dealt with: the next tick tries the rest again.
-    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed, [marker])
+    await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed, [marker],
+                               limits_changed(by_name.values(), stored))
 
 
 # The Worker's version, where its version-metadata binding is bound ([tool.tickwork]
@@ -121,11 +124,34 @@ def missed_while_gone(now: int, timing: Timing, state: State) -> list[Undeclared
                        last=found.last if many else None, more=int(not found.exact) if many else None)]
 
 
+def limits_changed(schedules: Iterable[Schedule], stored: dict[str, State]) -> list[list[object]]:
+    """[name, key, limit] of each declared schedule whose row does not keep the `concurrency:` it
+    declares (a new row keeps none): a limit added, changed or dropped."""
+    changed: list[list[object]] = []
+    for schedule in schedules:
+        state = stored.get(schedule.name)
+        kept = (None, None) if state is None else (state.concurrency_key, state.concurrency_limit)
+        wanted = schedule.concurrency or (None, None)
+        if kept != tuple(wanted):
+            changed.append([schedule.name, *wanted])
+    return changed
+
+
 def _before_its_start(schedule: Schedule, state: State, now: int) -> bool:
     """A start declared on a schedule already kept, still to come, with its row due before it:
     the row moves to the start (no call before it is made), as a changed form would."""
     starts = schedule.starts
     return starts is not None and starts > now and state.removed_at is None and state.due_at < starts
+
+
+def _start_withdrawn(schedule: Schedule, state: State, now: int, before: dict[str, Any] | None) -> bool:
+    """A row waiting for the start the last declared set gave it (its deploy marker keeps it: the
+    row's due time came from the declaration), a start still to come, which this one removes or
+    moves earlier: the row is released to its first due time from the new start, or from now."""
+    starts = (before or {}).get(schedule.name, {}).get("starts")
+    if not isinstance(starts, int) or starts <= now or state.removed_at is not None or state.due_at < starts:
+        return False
+    return schedule.starts is None or schedule.starts < starts
 
 
 def _seed(schedule: Schedule, due: int) -> Seed:
