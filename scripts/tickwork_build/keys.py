@@ -47,9 +47,10 @@ ITEMS = {
     "skip": Key("dates (YYYY-MM-DD) and names of lists, comma-separated", "days in the calendar's zone on which "
                 "it makes no call: each due time then is recorded skipped `skip_date`, not missed; a name reads the "
                 "list of `[tool.tickwork.dates]`", "schedule.skip_date_invalid"),
-    "overlap": Key("`skip` or `buffer`", "a due time that finds the previous run still going is skipped, "
-                   "recorded `running` (`skip`: the rule of `every:` and pulses), or waits and runs as soon as "
-                   "that run ends, at most one waiting (`buffer`: a calendar's rule)", "schedule.overlap_invalid"),
+    "overlap": Key("`skip`, `buffer` or `allow`", "a due time that finds the previous run still going is skipped, "
+                   "recorded `running` (`skip`: the rule of `every:` and pulses), waits and runs as soon as "
+                   "that run ends, at most one waiting (`buffer`: a calendar's rule), or runs beside it, each "
+                   "due time once (`allow`; not on a pulse)", "schedule.overlap_invalid"),
     "table": Key("a table's name", "the app's table whose old rows the purge deletes", "purge.table_unknown"),
     "column": Key("a column's name", "the column holding each row's time", "purge.column_unknown"),
     "format": Key("`epoch_ms`, `epoch_s` or `iso`", "how the column holds the time", "purge.format_invalid"),

@@ -38,6 +38,7 @@ class End:
     dst: str | None = None
     times: int | None = None  # a schedule handed over with `times`: this end counts as a call made
     stack: str | None = None  # a raised run's traceback, its end: at most STACK_KEPT characters
+    beside: bool = False  # `overlap: allow`: its record keeps its own lease, which a later run's does not take
 
     # The columns of an end's row, by name: every field but its writes, statements of their own.
     COLUMNS: ClassVar[tuple[str, ...]] = (
@@ -104,6 +105,13 @@ FROM j WHERE s.name = j.name AND s.ended IS NULL AND s.calls_made >= j.times
 """
 
 
+# The same for ends of runs side by side (`overlap: allow`), only in a batch with one: a run that
+# gave the row's lease to a later one still schedules its retry, where the row keeps none pending
+# (it keeps one), and still counts its call. Its record running is what says its end is its own.
+SCHEDULE_RETRIES_BESIDE = SCHEDULE_RETRIES.replace("s.lease_run = j.run", "s.retry_attempt IS NULL")
+COUNT_CALLS_BESIDE = COUNT_CALLS.replace("s.lease_run = j.run AND ", "")
+
+
 def end_chunks(ends: list[End]) -> list[tuple[list[End], str]]:
     """`ends` in chunks of at most ROWS_PER_STATEMENT, each with its rows as one JSON list of at
     most JSON_BYTES: failed runs' details and stacks make rows large, and D1 takes no string
@@ -123,11 +131,13 @@ def end_statements(ends: list[End]) -> list[Statement]:
     ends, the retries they schedule, then the ends."""
     statements: list[Statement] = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
     for part, chunk in end_chunks(ends):
+        beside = any(end.beside for end in part)
         if any(end.retry is not None for end in part):
-            statements.append((SCHEDULE_RETRIES, (chunk,)))
+            statements.append((SCHEDULE_RETRIES_BESIDE if beside else SCHEDULE_RETRIES, (chunk,)))
         counted = [[end.name, end.run, end.ended, end.times] for end in part if end.times is not None]
         if counted:
-            statements += [(COUNT_CALLS, (json.dumps(counted),)), (END_COUNTED, (json.dumps(counted),))]
+            statements += [(COUNT_CALLS_BESIDE if beside else COUNT_CALLS, (json.dumps(counted),)),
+                           (END_COUNTED, (json.dumps(counted),))]
         statements.append((RECORD_ENDS, (chunk,)))
     return statements
 
