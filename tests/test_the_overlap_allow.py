@@ -8,7 +8,6 @@ call is still running."""
 import asyncio
 import json
 
-import pytest
 from helpers import Blocking, open_store, run, runs, state, tick_at, ticks, while_first_call_runs
 from test_build import ACTIONS, CENSUS, codes, project
 from test_retries_backfill_and_alerts_together import connections, race
