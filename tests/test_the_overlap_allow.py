@@ -234,3 +234,55 @@ def test_a_hanging_run_beside_others_is_recorded_lease_expired_once_its_own_leas
         ticks(db, [census], NINE + minute * MINUTE)
     assert outcomes(db)[0] == (NINE + 10 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED)
     assert [o for _, o, _ in outcomes(db)[1:]] == [Outcome.SUCCEEDED] * 4
+
+
+# -- why, history and the console say it -------------------------------------------------------
+
+def _handed_over_allowed(db) -> str:
+    run(Items(db, lambda: NINE).every(send_slowly, {"c": 1}, "10m", overlap="allow"))
+    return run(db.all("SELECT name FROM tickwork_schedules"))[0]["name"]
+
+
+def test_why_and_the_console_say_the_next_due_time_runs_beside_the_run_under_way(app):
+    from console_fixtures import PREFIX, ask
+    from helpers import lose_a_run, lost_run
+    from test_the_console_pages import shown
+
+    name = _handed_over_allowed(app.db)
+    lose_a_run(app.db, name, NINE + 10 * MINUTE, NINE + 20 * MINUTE, NINE + 25 * MINUTE)
+    beside = (f"the call due 2026-03-02 09:20 UTC runs beside the run under way ({lost_run(NINE + 10 * MINUTE)}), "
+              "at its tick: each due time once, side by side (`overlap: allow`)")
+    _, answer, _ = app.run("why", name, now=NINE + 15 * MINUTE)
+    assert beside in answer["notes"]
+    assert "runs beside it, side by side, each due time once (`overlap: allow`)" in answer["rule"]
+    page = shown(ask(app.db, "GET", f"{PREFIX}/schedule?name={name}", now=NINE + 15 * MINUTE))
+    assert f"beside {beside}" in page
+
+
+def test_history_and_the_console_say_which_run_ran_beside_which(app):
+    from console_fixtures import PREFIX, ask
+    from test_the_console_pages import shown
+
+    SLOW.__init__()
+    name = _handed_over_allowed(app.db)
+    while_first_call_runs(app.db, [], SLOW, NINE + 10 * MINUTE, [NINE + 20 * MINUTE], after=[NINE + 30 * MINUTE])
+    # the test's clock stands still inside a tick: the first run ended at 09:20:30, as a Worker's would
+    run(app.db.all("UPDATE tickwork_runs SET ended_at = ?1 WHERE due_at = ?2", (NINE + 20 * MINUTE + 30_000,
+                                                                              NINE + 10 * MINUTE)))
+    _, answer, _ = app.run("history", name, now=NINE + 31 * MINUTE)
+    assert [r["ran_beside"] and r["ran_beside"]["ms"] for r in answer["runs"]] == [None, NINE + 10 * MINUTE, None]
+    _, text, _ = app.run("history", name, now=NINE + 31 * MINUTE, json_=False)
+    assert "ran beside 2026-03-02 09:10 UTC's run" in text
+    page = shown(ask(app.db, "GET", f"{PREFIX}/schedule?name={name}", now=NINE + 31 * MINUTE))
+    assert page.count("ran beside 2026-03-02 09:10 UTC's run") == 1
+
+
+def test_runs_one_after_another_are_not_said_to_run_beside_each_other():
+    from tickwork.operating.overlap_words import ran_beside
+
+    first = {"id": "r1", "due_at": NINE, "started_at": NINE, "ended_at": NINE + 5_000}
+    second = {"id": "r2", "due_at": NINE + MINUTE, "started_at": NINE + MINUTE, "ended_at": NINE + MINUTE + 5_000}
+    lost = {"id": "r3", "due_at": NINE + 2 * MINUTE, "started_at": NINE + 2 * MINUTE, "ended_at": None}
+    later = {"id": "r4", "due_at": NINE + 3 * MINUTE, "started_at": NINE + 3 * MINUTE, "ended_at": None}
+
+    assert ran_beside([later, lost, second, first]) == {"r4": NINE + 2 * MINUTE}

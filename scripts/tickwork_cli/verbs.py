@@ -238,6 +238,8 @@ def _detail_words(item: dict) -> str | None:
     """A run's detail, or, for one that waited behind the run before it, that it did."""
     if item["buffered_behind"] is not None and not item["detail"]:
         return overlap_words.behind_words(item["buffered_behind"]["ms"])
+    if item.get("ran_beside") is not None and not item["detail"]:
+        return overlap_words.beside_words(item["ran_beside"]["ms"])
     return item["detail"]
 
 
@@ -255,9 +257,11 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
     entry = entry_of_manifest(((declared(project) if project else None) or {}).get(name))
     retry = retry_of_settings(schedule_view(state, now, entry).settings)
     behind = overlap_words.buffered_behind([dict(run) for run in runs])
+    beside = overlap_words.ran_beside([dict(run) for run in runs])
     items = [{**_run_item(run, now), "retry": run_retry_words(run, retry) or None,
               "not_retried": unretried_words(run, retry) or None,
-              "buffered_behind": _instant(behind.get(run["id"]), now)} for run in runs]
+              "buffered_behind": _instant(behind.get(run["id"]), now),
+              "ran_beside": _instant(beside.get(run["id"]), now)} for run in runs]
     logged = [] if failed else [_log_item(row, now) for row in log]
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
@@ -345,7 +349,7 @@ def _why_notes(view: ScheduleView, now: int) -> list[str]:
         else:
             notes.append(f"a run ({lease.run}, started {started}) holds the lease until "
                          f"{when(lease.until)} ({relative(lease.until, now)})")
-    waiting = overlap_words.waiting_words(view, now)
+    waiting = overlap_words.waiting_words(view, now) or overlap_words.beside_now_words(view)
     if waiting is not None:
         notes.append(waiting)
     if view.run_requested_at is not None:
