@@ -76,7 +76,8 @@ def schedule(*, every: str, name: str | None = None, retry: str | None = None, l
     invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
     most 15m); `starts="2027-01-04T09:00:00Z"`: no call before it; `overdue="5m"`: a run later than
     that after its grid time is skipped `overdue`; `overlap="buffer"`: a due time the previous run
-    still holds waits for its end instead of being skipped (docs/how-to/policies/overlap.md);
+    still holds waits for its end instead of being skipped, `overlap="allow"`: it runs beside it
+    (docs/how-to/policies/overlap.md);
     `jitter="5m"`: each due time runs up to 5m after it, the same moment for every tick
     (docs/how-to/policies/jitter.md). The calendar and pulse decorators take them too."""
     return _declare("schedule", name, {"every": every, "overdue": overdue, "retry": retry, "limit": limit,

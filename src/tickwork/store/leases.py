@@ -24,8 +24,13 @@ The invariants, each kept by the statement named:
    going on nor takes a lease that holds up the ticks on the clock. (Housekeeping's pass is leased
    by the same Lease, for what is left of the budget, and taken at `_Tick.clock_ms`.)
 5. An end gives back only its own lease: RECORD_ENDS ends only a record still `running`, and
-   FAIL_EXPIRED_RUNS only the runs LAPSED finds still holding the row's lease
-   (`s.lease_run = r.id`); claims.GIVE_BACK_COALESCED clears only the lease its own run took.
+   FAIL_EXPIRED_RUNS only the runs LAPSED finds still holding their claim (HOLDS_CLAIM: the row's
+   lease, or, for a run side by side, its record's own); claims.GIVE_BACK_COALESCED clears only
+   the lease its own run took.
+6. A run of a schedule with `overlap: allow` is taken beside a run going on (claims.TAKE_LEASES_BESIDE,
+   the due time's compare-and-set without the test of an open lease), and its record keeps its own
+   lease (claims.RECORD_STARTS_BESIDE, migration 0030): the row's lease is its latest run's, and a
+   run whose worker was lost is found by its own. Every other run's record keeps none.
 
 Runs whose worker was lost are found along the records' primary key, whose ids begin with their
 tick (sql.run_id): the app's row keeps the longest and the shortest any tick's leases lasted past
