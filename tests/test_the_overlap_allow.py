@@ -163,6 +163,23 @@ def test_racing_tickers_make_each_allowed_due_time_once_and_lose_none_whichever_
     assert ("claim", 1) in operations
 
 
+def test_racing_tickers_claiming_beside_a_lost_run_make_each_due_time_once_whichever_call_a_kill_follows(tmp_path):
+    for k, killed_at in enumerate(_operations(tmp_path)):
+        dbs = connections(tmp_path / f"d1-{k}.sqlite")
+        db = dbs[0]
+        census = allowed(Hangs(hanging=0))
+        ticks(db, [census], NINE)
+        race(dbs[:1], [census], NINE + 10 * MINUTE, killed_after=at("claim"))  # 09:10's run lost, its lease held
+        race(dbs, [census], NINE + 20 * MINUTE, killed_after=at(*killed_at))  # 09:20 beside it: one ticker dies
+        for minute in (21, 27, 30, 31, 40):
+            race(dbs, [census], NINE + minute * MINUTE)
+        made = outcomes(db)
+        assert len({due for due, _, _ in made}) == len(made), (killed_at, made)
+        assert made[0] == (NINE + 10 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED), (killed_at, made)
+        assert {due for due, _, _ in made} >= {NINE + m * MINUTE for m in (20, 30, 40)}, (killed_at, made)
+        assert all(code in (None, Code.LEASE_EXPIRED) for _, _, code in made), (killed_at, made)
+
+
 # -- where it is declared -----------------------------------------------------------------------
 
 def with_items(items: str) -> str:
