@@ -303,3 +303,27 @@ def test_runs_one_after_another_are_not_said_to_run_beside_each_other():
     later = {"id": "r4", "due_at": NINE + 3 * MINUTE, "started_at": NINE + 3 * MINUTE, "ended_at": None}
 
     assert ran_beside([later, lost, second, first]) == {"r4": NINE + 2 * MINUTE}
+
+
+def test_a_lost_run_beside_a_later_one_starts_its_schedule_failing_as_any_lost_run_does(db):
+    from harness import FakeQueue
+    from test_failures_announced import alerting, kept
+
+    queue = FakeQueue()
+    hangs = Hangs(hanging=1)
+    census = allowed(hangs)
+    ticks(db, [census], NINE, **alerting(db, queue))
+
+    async def lost():
+        first = asyncio.create_task(tick_at(db, [census], NINE + 10 * MINUTE, **alerting(db, queue)))
+        while not hangs.made:
+            await asyncio.sleep(0)
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+
+    run(lost())
+    for minute in (20, 30):  # 09:20's run takes the row's lease; 09:30 finds 09:10's own lapsed
+        ticks(db, [census], NINE + minute * MINUTE, **alerting(db, queue, at=NINE + minute * MINUTE))
+    assert outcomes(db)[0] == (NINE + 10 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED)
+    failing = [body["code"] for name, body in kept(db) if name == "tickwork.schedule_failing"]
+    assert failing == ["lease_expired"]

@@ -17,5 +17,5 @@ SELECT s.alert_run, 'tickwork.schedule_failing',
                    'run', r.id, 'trace', r.trace), json_object('run_url', ?3 || r.id)),
        NULL, ?1, r.trace
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_runs AS r ON r.id = x.run
-WHERE s.lease_run = x.run AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1
+WHERE s.alert_run = 'lapsed-' || x.run AND s.failing_since = ?1
 ON CONFLICT (id) DO NOTHING
