@@ -327,3 +327,21 @@ def test_a_lost_run_beside_a_later_one_starts_its_schedule_failing_as_any_lost_r
     assert outcomes(db)[0] == (NINE + 10 * MINUTE, Outcome.FAILED, Code.LEASE_EXPIRED)
     failing = [body["code"] for name, body in kept(db) if name == "tickwork.schedule_failing"]
     assert failing == ["lease_expired"]
+
+
+def test_pause_skips_an_allowed_due_time_and_a_backfill_waits_for_the_run_going_as_for_any_schedule(app):
+    from helpers import lose_a_run
+
+    SLOW.__init__()
+    SLOW.release.set()
+    name = _handed_over_allowed(app.db)
+    lose_a_run(app.db, name, NINE + 10 * MINUTE, NINE + 20 * MINUTE, NINE + 40 * MINUTE)  # goes on until 09:40
+    app.run("pause", name, now=NINE + 15 * MINUTE)
+    app.tick([], NINE + 20 * MINUTE)
+    app.run("resume", name, now=NINE + 25 * MINUTE)
+    app.run("backfill", name, "--from", "2026-03-02T08:00Z", "--to", "2026-03-02T08:50Z", now=NINE + 25 * MINUTE)
+    app.tick([], NINE + 30 * MINUTE)
+    made = [(r["due_at"], r["outcome"], r["code"]) for r in runs(app.db, name) if r["backfill"] is None]
+    assert made[1:] == [(NINE + 20 * MINUTE, Outcome.SKIPPED, Code.PAUSED),
+                        (NINE + 30 * MINUTE, Outcome.SUCCEEDED, None)]  # beside the 09:10 run still going
+    assert [r for r in runs(app.db, name) if r["backfill"] is not None] == []  # it waits for that run's end
