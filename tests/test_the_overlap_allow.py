@@ -345,3 +345,31 @@ def test_pause_skips_an_allowed_due_time_and_a_backfill_waits_for_the_run_going_
     assert made[1:] == [(NINE + 20 * MINUTE, Outcome.SKIPPED, Code.PAUSED),
                         (NINE + 30 * MINUTE, Outcome.SUCCEEDED, None)]  # beside the 09:10 run still going
     assert [r for r in runs(app.db, name) if r["backfill"] is not None] == []  # it waits for that run's end
+
+
+# -- what a lost run beside a later one still holds ----------------------------------------------
+
+def test_a_removed_items_row_stays_while_a_run_beside_holds_its_own_lease_and_that_run_is_found_lapsed(app):
+    from helpers import lose_a_run, lost_run
+
+    from tickwork.tick.budget import Budget
+    from tickwork.tick.housekeeping import housekeeping
+
+    SLOW.__init__()
+    SLOW.release.set()
+    name = _handed_over_allowed(app.db)
+    lose_a_run(app.db, name, NINE + 10 * MINUTE, NINE + 20 * MINUTE, NINE + 25 * MINUTE, beside=True)
+    app.tick([], NINE + 20 * MINUTE)  # 09:20's run beside it takes the row's lease, and ends
+    run(app.db.all("UPDATE tickwork_schedules SET removed_at = ?1 WHERE name = ?2", (NINE + 21 * MINUTE, name)))
+
+    def purge(now):
+        run(app.db.all("UPDATE tickwork_app SET housekeeping_done_at = NULL"))
+        run(housekeeping(app.db, Budget(app.db, now, now, MINUTE, lambda: 0.0, None), "tick-1", retention=0))
+        return run(app.db.all("SELECT name FROM tickwork_schedules WHERE name = ?1", (name,)))
+
+    assert purge(NINE + 22 * MINUTE) == [{"name": name}]  # 09:10's run still holds its own lease
+    app.tick([], NINE + 30 * MINUTE)
+    [lost] = [r for r in runs(app.db, name) if r["id"] == lost_run(NINE + 10 * MINUTE)]
+    assert (lost["outcome"], lost["code"]) == (Outcome.FAILED, Code.LEASE_EXPIRED)
+    assert purge(NINE + 31 * MINUTE) == []
+
