@@ -12,7 +12,7 @@ from helpers import Blocking, open_store, run, runs, state, tick_at, ticks, whil
 from test_build import ACTIONS, CENSUS, codes, project
 from test_retries_backfill_and_alerts_together import connections, race
 
-from faults import Wrapped, at
+from faults import D1Error, Wrapped, at
 from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome, Retry
@@ -373,3 +373,31 @@ def test_a_removed_items_row_stays_while_a_run_beside_holds_its_own_lease_and_th
     assert (lost["outcome"], lost["code"]) == (Outcome.FAILED, Code.LEASE_EXPIRED)
     assert purge(NINE + 31 * MINUTE) == []
 
+
+class TakenBesideBeforeReadBack(Wrapped):
+    """A database whose claim batch lands, then answers an error; meanwhile another ticker claims
+    the next due time beside the run the batch took, and with it the row's lease."""
+
+    def __init__(self, inner, other, schedules, when):
+        super().__init__(inner)
+        self.other, self.schedules, self.when, self.raced = other, schedules, when, False
+
+    async def _call(self, call, send):
+        result = await send()
+        if call.operation == "claim" and not self.raced:
+            self.raced = True
+            await tick_at(self.other, self.schedules, self.when)
+            raise D1Error("D1_ERROR: the claim batch timed out after it committed")
+        return result
+
+
+def test_a_claim_beside_read_back_after_an_error_runs_though_a_later_run_took_the_rows_lease(tmp_path):
+    dbs = connections(tmp_path / "d1.sqlite")
+    action = Blocking()
+    action.release.set()
+    census = allowed(action)
+    ticks(dbs[0], [census], NINE)
+    run(tick_at(TakenBesideBeforeReadBack(dbs[0], dbs[1], [census], NINE + 20 * MINUTE), [census], NINE + 10 * MINUTE))
+    assert sorted(c["now"] for c in action.made) == [NINE + 10 * MINUTE, NINE + 20 * MINUTE]
+    assert outcomes(dbs[0]) == [(NINE + 10 * MINUTE, Outcome.SUCCEEDED, None),
+                                (NINE + 20 * MINUTE, Outcome.SUCCEEDED, None)]

@@ -261,6 +261,12 @@ SELECT j.run AS run,
 FROM j
 """
 
+# READ_BACK for a chunk of claims beside runs going on (`overlap: allow`): a racing tick may have
+# given the row's lease to the next due time's run since, so a claim's own record holding its
+# lease (RECORD_STARTS_BESIDE writes one only where the claim took the row's) says it was taken.
+READ_BACK_BESIDE = READ_BACK.replace(" IS j.run AS leased,", " IS j.run\n"
+    "           OR EXISTS (SELECT 1 FROM tickwork_runs WHERE id = j.run AND lease_until IS NOT NULL) AS leased,")
+
 
 def claim_rows(claims: list[Claim]) -> str:
     """A chunk of claims as the statements take them: a JSON list of their rows."""
@@ -384,7 +390,9 @@ class Claims:
 
     async def read_back(self, claims: list[Claim]) -> Claimed:
         """What a claim batch that answered an error did: nothing, or all of it."""
-        statements: list[Statement] = [(READ_BACK, (claim_rows(part),)) for part in chunks(claims)]
+        statements: list[Statement] = [
+            (READ_BACK_BESIDE if beside else READ_BACK, (claim_rows(part),))
+            for beside in (False, True) for part in chunks([c for c in claims if c.beside is beside])]
         rows = [row for rows in await self.db.batch(statements) for row in rows]
 
         def where(column: str) -> set[str]:
