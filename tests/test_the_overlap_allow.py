@@ -401,3 +401,22 @@ def test_a_claim_beside_read_back_after_an_error_runs_though_a_later_run_took_th
     assert sorted(c["now"] for c in action.made) == [NINE + 10 * MINUTE, NINE + 20 * MINUTE]
     assert outcomes(dbs[0]) == [(NINE + 10 * MINUTE, Outcome.SUCCEEDED, None),
                                 (NINE + 20 * MINUTE, Outcome.SUCCEEDED, None)]
+
+
+def test_a_run_beside_that_fails_while_another_runs_retry_is_pending_is_recorded_failed_and_not_retried(db):
+    class Fails(Blocking):
+        async def __call__(self):
+            await super().__call__()
+            raise RuntimeError("down")
+
+    action = Fails()
+    census = allowed(action, retry=Retry(1, 5 * MINUTE))
+    ticks(db, [census], NINE)
+    # 09:20's run fails beside 09:10's, its retry pending for 09:25; then 09:10's fails: one pending retry a row
+    while_first_call_runs(db, [census], action, NINE + 10 * MINUTE, [NINE + 20 * MINUTE],
+                          after=[NINE + 25 * MINUTE, NINE + 30 * MINUTE])
+    assert sorted((r["due_at"], r["attempt"] or 1, r["tick_at"]) for r in runs(db)) == [
+        (NINE + 10 * MINUTE, 1, NINE + 10 * MINUTE),
+        (NINE + 20 * MINUTE, 1, NINE + 20 * MINUTE), (NINE + 20 * MINUTE, 2, NINE + 25 * MINUTE),
+        (NINE + 30 * MINUTE, 1, NINE + 30 * MINUTE)]
+    assert {r["outcome"] for r in runs(db)} == {Outcome.FAILED}
