@@ -17,7 +17,7 @@ from tickwork import Schedule
 from tickwork.grid import Every
 from tickwork.model import Code, Outcome, Retry
 from tickwork.per_item import Items
-from tickwork.times import MINUTE, utc
+from tickwork.times import HOUR, MINUTE, utc
 from tickwork_build.build import build
 
 NINE = utc("2026-03-02 09:00")
@@ -420,3 +420,12 @@ def test_a_run_beside_that_fails_while_another_runs_retry_is_pending_is_recorded
         (NINE + 20 * MINUTE, 1, NINE + 20 * MINUTE), (NINE + 20 * MINUTE, 2, NINE + 25 * MINUTE),
         (NINE + 30 * MINUTE, 1, NINE + 30 * MINUTE)]
     assert {r["outcome"] for r in runs(db)} == {Outcome.FAILED}
+
+
+
+def test_runs_started_at_one_instant_as_a_backfills_few_a_tick_are_read_and_not_said_beside_each_other():
+    from tickwork.operating.overlap_words import ran_beside
+
+    first = {"id": "r1", "due_at": NINE, "started_at": NINE + HOUR, "ended_at": NINE + HOUR + 5_000}
+    second = {"id": "r2", "due_at": NINE + MINUTE, "started_at": NINE + HOUR, "ended_at": None}
+    assert ran_beside([second, first]) == {}

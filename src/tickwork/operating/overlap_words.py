@@ -79,8 +79,8 @@ def ran_beside(runs: list[dict]) -> dict[str, int]:
     """Of a page of runs: each that started while another run of the page, started before it, was
     still going (`overlap: allow`; under any other rule no two runs of a schedule overlap): its id,
     and the due time of the run it ran beside, the latest started."""
-    started = sorted((int(r["started_at"]), r) for r in runs if r.get("started_at") is not None and
-                     r.get("due_at") is not None)
+    started = sorted(((int(r["started_at"]), r) for r in runs if r.get("started_at") is not None and
+                      r.get("due_at") is not None), key=lambda pair: pair[0])  # a backfill starts a few at once
     beside = {}
     for k, (start, run) in enumerate(started):
         going = [before for begun, before in started[:k] if begun < start and
