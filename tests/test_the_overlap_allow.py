@@ -429,3 +429,17 @@ def test_runs_started_at_one_instant_as_a_backfills_few_a_tick_are_read_and_not_
     first = {"id": "r1", "due_at": NINE, "started_at": NINE + HOUR, "ended_at": NINE + HOUR + 5_000}
     second = {"id": "r2", "due_at": NINE + MINUTE, "started_at": NINE + HOUR, "ended_at": None}
     assert ran_beside([second, first]) == {}
+
+
+def test_a_plain_schedules_end_in_a_batch_with_one_beside_takes_its_own_statements_not_the_besides():
+    from tickwork.store.ends import (
+        COUNT_CALLS, COUNT_CALLS_BESIDE, SCHEDULE_RETRIES, SCHEDULE_RETRIES_BESIDE, End, end_statements)
+
+    plain = End("plain", "r1", Outcome.FAILED, "internal_fault", None, "down", NINE, retry=NINE + MINUTE, attempt=2,
+                times=3)
+    beside = End("census", "r2", Outcome.FAILED, "internal_fault", None, "down", NINE, retry=NINE + MINUTE, attempt=2,
+                 times=3, beside=True)
+    made = [(sql, [row[0] for row in json.loads(params[0])]) for sql, params in end_statements([plain, beside])
+            if sql in (SCHEDULE_RETRIES, SCHEDULE_RETRIES_BESIDE, COUNT_CALLS, COUNT_CALLS_BESIDE)]
+    assert made == [(SCHEDULE_RETRIES, ["plain"]), (COUNT_CALLS, ["plain"]),
+                    (SCHEDULE_RETRIES_BESIDE, ["census"]), (COUNT_CALLS_BESIDE, ["census"])]

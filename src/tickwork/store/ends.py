@@ -125,13 +125,19 @@ def end_chunks(ends: list[End]) -> list[tuple[list[End], str]]:
     return found
 
 
+def _ends_apart(ends: list[End]) -> list[tuple[list[End], str]]:
+    """end_chunks, the ends of runs side by side (`overlap: allow`) in chunks of their own: only
+    theirs take the BESIDE statements, every other end its own."""
+    return [*end_chunks([e for e in ends if not e.beside]), *end_chunks([e for e in ends if e.beside])]
+
+
 def end_statements(ends: list[End]) -> list[Statement]:
     """The statements that record how runs ended, which gives their leases back, for a batch,
     each run's own writes first, behind the check that its record is still running; per chunk of
     ends, the retries they schedule, then the ends."""
     statements: list[Statement] = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
-    for part, chunk in end_chunks(ends):
-        beside = any(end.beside for end in part)
+    for part, chunk in _ends_apart(ends):
+        beside = part[0].beside
         if any(end.retry is not None for end in part):
             statements.append((SCHEDULE_RETRIES_BESIDE if beside else SCHEDULE_RETRIES, (chunk,)))
         counted = [[end.name, end.run, end.ended, end.times] for end in part if end.times is not None]
@@ -146,7 +152,7 @@ def ends_cost(ends: list[End], emitted: "list[Emitted]") -> int:
     """The statements end_statements(ends) and OutboxStore.emitting(emitted) make, and one per
     chunk of events for what their sends came to. Counted, not built: the tick asks it whenever
     it weighs what it has left."""
-    parts = [part for part, _ in end_chunks(ends)]
+    parts = [part for part, _ in _ends_apart(ends)]
     retries = sum(1 for part in parts if any(end.retry is not None for end in part))
     retries += 2 * sum(1 for part in parts if any(end.times is not None for end in part))  # COUNT_CALLS, END_COUNTED
     writes = sum(1 + len(end.writes) for end in ends if end.writes)  # each behind its check
