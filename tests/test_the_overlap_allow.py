@@ -443,3 +443,16 @@ def test_a_plain_schedules_end_in_a_batch_with_one_beside_takes_its_own_statemen
             if sql in (SCHEDULE_RETRIES, SCHEDULE_RETRIES_BESIDE, COUNT_CALLS, COUNT_CALLS_BESIDE)]
     assert made == [(SCHEDULE_RETRIES, ["plain"]), (COUNT_CALLS, ["plain"]),
                     (SCHEDULE_RETRIES_BESIDE, ["census"]), (COUNT_CALLS_BESIDE, ["census"])]
+
+
+def test_a_backfill_waits_for_a_run_going_beside_though_a_later_run_ended_and_gave_the_rows_lease_back(app):
+    from helpers import lose_a_run
+
+    SLOW.__init__()
+    SLOW.release.set()
+    name = _handed_over_allowed(app.db)
+    lose_a_run(app.db, name, NINE + 10 * MINUTE, NINE + 20 * MINUTE, NINE + 40 * MINUTE, beside=True)
+    app.tick([], NINE + 20 * MINUTE)  # 09:20's run beside it takes the row's lease, and ends
+    app.run("backfill", name, "--from", "2026-03-02T09:05Z", "--to", "2026-03-02T09:15Z", now=NINE + 21 * MINUTE)
+    app.tick([], NINE + 22 * MINUTE)  # 09:10's run still goes on its own lease: its at is not made twice
+    assert [r for r in runs(app.db, name) if r["backfill"] is not None] == []
