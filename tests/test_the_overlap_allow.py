@@ -456,3 +456,15 @@ def test_a_backfill_waits_for_a_run_going_beside_though_a_later_run_ended_and_ga
     app.run("backfill", name, "--from", "2026-03-02T09:05Z", "--to", "2026-03-02T09:15Z", now=NINE + 21 * MINUTE)
     app.tick([], NINE + 22 * MINUTE)  # 09:10's run still goes on its own lease: its at is not made twice
     assert [r for r in runs(app.db, name) if r["backfill"] is not None] == []
+
+
+def test_an_allowed_row_naming_a_concurrency_key_waits_for_its_run_going_at_a_nothing_due_ticks_cost(db):
+    from helpers import lose_a_run
+    from test_statements_per_tick import FIRST_READ, cost
+
+    run(Items(db, lambda: NINE).every(send_statement, {"c": 1}, "10m", overlap="allow", concurrency=("k", 2)))
+    name = run(db.all("SELECT name FROM tickwork_schedules"))[0]["name"]
+    lose_a_run(db, name, NINE + 10 * MINUTE, NINE + 20 * MINUTE, NINE + 25 * MINUTE)
+    assert cost(db, NINE + 20 * MINUTE, []) == (FIRST_READ, 1, 0)  # its key counts one run a row: it waits
+    ticks(db, [], NINE + 30 * MINUTE)  # the lost run found lapsed, the due time made
+    assert [r["outcome"] for r in runs(db, name)] == [Outcome.FAILED, Outcome.SUCCEEDED]

@@ -69,7 +69,7 @@ def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock
         following = _claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None), now, owing, clock,
                            claims_moment) if _jitter_came(schedule, state.retry_next, now) else None
         return [superseded] + ([following] if following is not None else [])
-    if state.lease_live(clock) and not beside(schedule):
+    if state.lease_live(clock) and not _beside(schedule, state):
         return []  # a run by hand holds the lease: the retry waits for it
     claim = _retried(schedule, state, now)
     if state.paused:
@@ -100,10 +100,10 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
     if state.action is not None:
         call = replace(call, at=timing.slot(state.due_at, now) if call.at is None else call.at,
                        input=json.loads(state.input))  # type: ignore[arg-type]  # a handed-over row keeps one
-    held = state.lease_live(clock) and not beside(schedule)
+    held = state.lease_live(clock) and not _beside(schedule, state)
     if state.due_at > now:  # only asked for by hand: under the same lease, no grid moved
         return None if held or state.paused else _by_hand_ahead(schedule, state, now, owing, call)
-    if held and not state.paused and waits(schedule):
+    if held and not state.paused and (waits(schedule) or beside(schedule)):
         return None  # owed until the run ends: made late, not lost
     (reason, detail), call, following = _skip_reason(schedule, state, now, call, following, held)
     requested, by_hand = state.run_requested_at, state.run_requested_by
@@ -128,6 +128,12 @@ def beside(schedule: Schedule) -> bool:
     """Whether its runs go side by side (`overlap: allow`): each its own claim, the record keeping
     its lease, so a due time the previous run holds is run anyway."""
     return runs_beside(schedule.overlap)
+
+
+def _beside(schedule: Schedule, state: State) -> bool:
+    """`beside`, but for a row naming a concurrency key, whose lease is one a row (the key counts
+    it): its due time waits for the run going, not claimed each tick to take nothing."""
+    return beside(schedule) and state.concurrency_key is None
 
 
 def _by_hand_ahead(schedule: Schedule, state: State, now: int, owing: Owing, owed: Call) -> Claim:
