@@ -112,11 +112,11 @@ def lost_run(tick):
     return f"z{int(tick):012x}lostrun{'0' * 12}"
 
 
-def lose_a_run(db, name, due, next_due, until, run_id=None, call=Call()):
+def lose_a_run(db, name, due, next_due, until, run_id=None, call=Call(), beside=False):
     """A worker takes the lease at the tick `due` and records the start, then vanishes with the
-    run; its id."""
+    run; its id. `beside`: claimed as `overlap: allow` claims, its record keeping its own lease."""
     run_id = run_id or lost_run(due)
-    claim = Claim(name, due, next_due, run_id, call)
+    claim = Claim(name, due, next_due, run_id, call, beside=beside)
     claimed = asyncio.run(ScheduleStore(db).claim([claim], until, tick=due, started=due))
     assert claimed.recorded == {run_id}
     asyncio.run(db.all(LEASE_REACH, (until - due,)))  # as the worker's tick marked it

@@ -155,8 +155,8 @@ def test_a_schedule_without_overlap_writes_none_so_old_manifests_read_as_before(
     assert "overlap" not in spec.manifest_entry()
 
 
-@pytest.mark.parametrize("overlap", ["queue", "Buffer", "replace", "allow"])
-def test_an_overlap_other_than_skip_or_buffer_is_overlap_invalid(tmp_path, overlap):
+@pytest.mark.parametrize("overlap", ["queue", "Buffer", "replace", "Allow"])
+def test_an_overlap_other_than_skip_buffer_or_allow_is_overlap_invalid(tmp_path, overlap):
     assert codes(project(tmp_path, {"c.jadpo": with_items(f"overlap: {overlap}")})) == [
         ("schedule.overlap_invalid", "chore_census", 5)]
 
@@ -340,13 +340,3 @@ def test_a_retry_of_a_due_time_is_not_said_to_be_buffered_behind_its_own_failed_
     retried = {"id": "r2", "due_at": nine, "started_at": nine + MINUTE, "ended_at": nine + MINUTE + 5_000}
 
     assert buffered_behind([retried, failed]) == {}
-
-
-def test_overlap_allow_is_refused_saying_it_is_not_built_yet_not_that_it_is_unknown():
-    from tickwork.kinds.rules import overlap_of
-
-    with pytest.raises(ScheduleError) as raised:
-        overlap_of("allow", "`overlap: allow`")
-
-    assert raised.value.code == "schedule.overlap_invalid"
-    assert "not built yet" in raised.value.message

@@ -47,9 +47,10 @@ ITEMS = {
     "skip": Key("dates (YYYY-MM-DD) and names of lists, comma-separated", "days in the calendar's zone on which "
                 "it makes no call: each due time then is recorded skipped `skip_date`, not missed; a name reads the "
                 "list of `[tool.tickwork.dates]`", "schedule.skip_date_invalid"),
-    "overlap": Key("`skip` or `buffer`", "a due time that finds the previous run still going is skipped, "
-                   "recorded `running` (`skip`: the rule of `every:` and pulses), or waits and runs as soon as "
-                   "that run ends, at most one waiting (`buffer`: a calendar's rule)", "schedule.overlap_invalid"),
+    "overlap": Key("`skip`, `buffer` or `allow`", "a due time that finds the previous run still going is skipped, "
+                   "recorded `running` (`skip`: the rule of `every:` and pulses), waits and runs as soon as "
+                   "that run ends, at most one waiting (`buffer`: a calendar's rule), or runs beside it, each "
+                   "due time once (`allow`; not on a pulse)", "schedule.overlap_invalid"),
     "concurrency": Key("a limit, or a key and a limit: `4`, `api:acme 4`", "at most that many runs at once of the "
                        "action across its schedules, or of the key across every schedule and item naming it; the "
                        "others wait, owed, in due order, for a later tick or mark", "schedule.concurrency_invalid"),

@@ -23,7 +23,7 @@ from tickwork.kinds.cron_syntax import shown
 from tickwork.errors import Invalid, ScheduleError  # one item's problem: its code, what is wrong, the mend
 from tickwork.kinds.rules import (
     choice_checked, comes_due, every_within_target, intervals_within_cycle, limit_of, overlap_of, retry_of,
-    seconds_within_target, share_within_target, skip_dates_of, starts_of, within_bounds, zone_checked,
+    overlap_on_pulse, seconds_within_target, share_within_target, skip_dates_of, starts_of, within_bounds, zone_checked,
 )
 from tickwork.times import LONGEST, SECOND, duration_ms, utc, whole
 from tickwork.kinds.forms import timing_of
@@ -307,6 +307,8 @@ def _together(declaration: Declaration, values: dict, written: dict[str, Item]) 
         cycle, intervals = values["cycle"], values["intervals"]
         checks.append(("intervals", lambda: intervals_within_cycle(cycle, intervals)))
         checks.append(("cycle", lambda: share_within_target(cycle, intervals)))
+    if kind == "pulse" and values.get("overlap") == "allow":
+        checks.append(("overlap", lambda: overlap_on_pulse(values["overlap"])))
     if kind == "calendar" and "cron" in values:
         cron = values["cron"]
         checks.append(("cron", lambda: seconds_within_target(cron_fields(cron), "its")))

@@ -241,6 +241,8 @@ def _detail_words(item: dict) -> str | None:
         return overlap_words.behind_words(item["buffered_behind"]["ms"])
     if item.get("waited_for_key") and not item["detail"]:
         return item["waited_for_key"]["words"]
+    if item.get("ran_beside") is not None and not item["detail"]:
+        return overlap_words.beside_words(item["ran_beside"]["ms"])
     return item["detail"]
 
 
@@ -267,10 +269,12 @@ async def history(store: OperatorStore, now: int, name: str, since: int | None =
     retry = retry_of_settings(schedule_view(state, now, entry).settings)
     behind = overlap_words.buffered_behind([dict(run) for run in runs])
     gaps = (await store.status())[1] if state.get("concurrency_key") is not None else []  # only for a keyed one
+    beside = overlap_words.ran_beside([dict(run) for run in runs])
     items = [{**_run_item(run, now), "retry": run_retry_words(run, retry) or None,
               "not_retried": unretried_words(run, retry) or None,
               "buffered_behind": _instant(behind.get(run["id"]), now),
-              "waited_for_key": _waited(dict(run), dict(state), gaps)} for run in runs]
+              "waited_for_key": _waited(dict(run), dict(state), gaps),
+              "ran_beside": _instant(beside.get(run["id"]), now)} for run in runs]
     logged = [] if failed else [_log_item(row, now) for row in log]
     data = {"schedule": name, "runs": items, "operator_log": logged}
     lines = [f"{name}: {len(items)} {'failed run' if failed else 'run'}{'' if len(items) == 1 else 's'}"
@@ -358,7 +362,7 @@ def _why_notes(view: ScheduleView, now: int) -> list[str]:
         else:
             notes.append(f"a run ({lease.run}, started {started}) holds the lease until "
                          f"{when(lease.until)} ({relative(lease.until, now)})")
-    waiting = overlap_words.waiting_words(view, now)
+    waiting = overlap_words.waiting_words(view, now) or overlap_words.beside_now_words(view)
     if waiting is not None:
         notes.append(waiting)
     if view.run_requested_at is not None:

@@ -79,9 +79,12 @@ CODES: dict[str, Code] = {
         "build and run time", "`limit:` is not a duration of s, m, h or d above zero, or is longer than the "
         "15-minute run limit", "write e.g. `limit: 2m`, at most `15m`"),
     "schedule.overlap_invalid": Code(
-        "build and run time", "`overlap:` is other than `skip` or `buffer`",
-        "write `overlap: skip` (a due time the previous run still holds is skipped) or `overlap: buffer` (it "
-        "waits for that run's end)"),
+        "build and run time", "`overlap:` is other than `skip`, `buffer` or `allow`",
+        "write `overlap: skip` (a due time the previous run still holds is skipped), `overlap: buffer` (it "
+        "waits for that run's end) or `overlap: allow` (it runs beside it)"),
+    "schedule.overlap_pulse": Code(
+        "build", "`overlap: allow` on a pulse, which is never called while its previous call is still running",
+        "write `overlap: skip` or `overlap: buffer`, or declare a `schedule:` with `every:` to run calls side by side"),
     "schedule.jitter_invalid": Code(
         "build and run time", "`jitter:` is not a duration of whole seconds (s, m, h or d), is not shorter than the "
         "time between two due times, or is given to a kind that takes none (a pulse, a one-off moment)",

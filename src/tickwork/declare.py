@@ -78,7 +78,8 @@ def schedule(*, every: str, name: str | None = None, retry: str | None = None, l
     invalid_input", docs/how-to/policies/retries.md); `limit="2m"`: the run is stopped there (at
     most 15m); `starts="2027-01-04T09:00:00Z"`: no call before it; `overdue="5m"`: a run later than
     that after its grid time is skipped `overdue`; `overlap="buffer"`: a due time the previous run
-    still holds waits for its end instead of being skipped (docs/how-to/policies/overlap.md);
+    still holds waits for its end instead of being skipped, `overlap="allow"`: it runs beside it
+    (docs/how-to/policies/overlap.md);
     `jitter="5m"`: each due time runs up to 5m after it, the same moment for every tick
     (docs/how-to/policies/jitter.md); `concurrency=4`: at most 4 runs at once of the action across its
     schedules, `concurrency=("api:acme", 4)` of a key shared with every schedule naming it

@@ -126,7 +126,7 @@ class Schedule:
     limit: int | None = None  # the run's own limit (ms), within RUN_LIMIT
     starts: int | None = None  # `starts:`: no call before it (epoch ms)
     times: int | None = None  # a handed-over one's `times`: it ends after that many calls made
-    overlap: str | None = None  # `skip` or `buffer` (kinds.rules.OVERLAPS); None: the kind's own rule
+    overlap: str | None = None  # `skip`, `buffer` or `allow` (kinds.rules.OVERLAPS); None: the kind's own rule
     jitter: int | None = None  # ms: each due time runs up to this much after it (due_jitter)
     concurrency: tuple[str, int] | None = None  # declared `concurrency:`: the key (the action's where unnamed), K
 

@@ -1,1 +1,1 @@
-s.paused = 0 AND (s.removed_at IS NULL OR s.ended = 'done') AND NOT EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running')
+s.paused = 0 AND (s.removed_at IS NULL OR s.ended = 'done') AND NOT EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running') AND NOT EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.schedule = s.name AND l.outcome = 'running' AND l.lease_until IS NOT NULL)

@@ -2,8 +2,8 @@
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
     prev_clock = last_clock, last_clock = MAX(IFNULL(last_clock, ?4), ?4),
     lapse_clear = CASE WHEN EXISTS (SELECT 1 FROM (
-    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
-    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    SELECT r.id AS run, r.schedule AS name, IFNULL(r.lease_until, s.lease_until) AS lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND (s.lease_run = r.id OR r.lease_until IS NOT NULL)
     WHERE r.id >= 'z' || printf('%012x', (SELECT MAX(CAST(IFNULL(lapse_clear, 0) - IFNULL(lease_reach, ?2) + 1 AS INTEGER), 0) FROM tickwork_app WHERE id = 1)) AND r.id < 'z' || printf('%012x', (SELECT CAST(?4 - IFNULL(lease_short, ?3) AS INTEGER) FROM tickwork_app WHERE id = 1) + 1)
       AND r.outcome = 'running'
     UNION ALL

@@ -1,8 +1,8 @@
 
 WITH lapsed AS (
     SELECT run, name FROM (
-    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
-    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    SELECT r.id AS run, r.schedule AS name, IFNULL(r.lease_until, s.lease_until) AS lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND (s.lease_run = r.id OR r.lease_until IS NOT NULL)
     WHERE r.id >= 'z' || printf('%012x', CAST(?2 AS INTEGER)) AND r.id < 'z' || printf('%012x', (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) + 1)
       AND r.outcome = 'running'
     UNION ALL
@@ -17,5 +17,5 @@ SELECT s.alert_run, 'tickwork.schedule_failing',
                    'run', r.id, 'trace', r.trace), json_object('run_url', ?3 || r.id)),
        NULL, ?1, r.trace
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_runs AS r ON r.id = x.run
-WHERE s.lease_run = x.run AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1
+WHERE s.alert_run = 'lapsed-' || x.run AND s.failing_since = ?1
 ON CONFLICT (id) DO NOTHING

@@ -1,8 +1,8 @@
 
 WITH lapsed AS (
     SELECT run, name FROM (
-    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
-    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    SELECT r.id AS run, r.schedule AS name, IFNULL(r.lease_until, s.lease_until) AS lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND (s.lease_run = r.id OR r.lease_until IS NOT NULL)
     WHERE r.id >= 'z' || printf('%012x', CAST(?2 AS INTEGER)) AND r.id < 'z' || printf('%012x', (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) + 1)
       AND r.outcome = 'running'
     UNION ALL
@@ -10,9 +10,9 @@ WITH lapsed AS (
     JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
     WHERE r.id < 'z' AND r.tick_at >= CAST(?2 AS INTEGER) AND r.tick_at <= (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) AND r.outcome = 'running') WHERE lease_until <= ?1)
 INSERT INTO tickwork_deliveries (id, event, queue, state, attempts, lease_run, lease_until, updated_at)
-SELECT 'lapsed-delivery-' || s.lease_run, e.id, ?3, 'running', 1, ?4, ?5, ?1
+SELECT 'lapsed-delivery-' || x.run, e.id, ?3, 'running', 1, ?4, ?5, ?1
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_events AS e ON e.id = s.alert_run
-WHERE s.lease_run = x.run AND s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1
+WHERE s.alert_run = 'lapsed-' || x.run AND s.failing_since = ?1
 ON CONFLICT (id) DO NOTHING
 
 RETURNING id, queue, (SELECT name FROM tickwork_events WHERE id = event) AS name,

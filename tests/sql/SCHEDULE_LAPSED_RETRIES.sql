@@ -1,8 +1,8 @@
 
 WITH RECURSIVE lapsed AS (
     SELECT run, name FROM (
-    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
-    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    SELECT r.id AS run, r.schedule AS name, IFNULL(r.lease_until, s.lease_until) AS lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND (s.lease_run = r.id OR r.lease_until IS NOT NULL)
     WHERE r.id >= 'z' || printf('%012x', CAST(?2 AS INTEGER)) AND r.id < 'z' || printf('%012x', (SELECT CAST(?1 - IFNULL(lease_short, 0) AS INTEGER) FROM tickwork_app WHERE id = 1) + 1)
       AND r.outcome = 'running'
     UNION ALL
@@ -24,5 +24,5 @@ SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due =
                                + (h.seed + CAST(r.due_at AS INTEGER) / 1000 % 1000003 * 7919 + IFNULL(r.attempt, 1) * 104729) % 1000003 * (h.seed + CAST(r.due_at AS INTEGER) / 1000 % 1000003 * 7919 + IFNULL(r.attempt, 1) * 104729) % 1000003 % 1000003 * (CAST(IFNULL(IFNULL(d.jitter, json_extract(s.timing, '$.retry_jitter_ms')), 0) AS INTEGER) / 1000) / 1000003 * 1000)
 FROM lapsed AS x JOIN tickwork_runs AS r ON r.id = x.run JOIN seeds AS h ON h.name = x.name
 LEFT JOIN d ON d.name = r.schedule
-WHERE s.name = x.name AND s.lease_run = x.run AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
+WHERE s.name = x.name AND (CASE WHEN r.lease_until IS NULL THEN s.lease_run = x.run ELSE s.retry_attempt IS NULL END) AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
   AND IFNULL(r.attempt, 1) <= IFNULL(d.attempts, IFNULL(json_extract(s.timing, '$.retry_attempts'), 0))

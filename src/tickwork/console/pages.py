@@ -164,6 +164,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
         return page(frame, "/schedules", name, said("No tick has seen a schedule of this name yet."))
     view = schedule_view(state, frame.now, entry)
     behind = overlap_words.buffered_behind(found.runs)
+    beside = overlap_words.ran_beside(found.runs)
     history = table(
         ["DUE (UTC, ITS ZONE)", "STARTED", "TOOK", "OUTCOME", "ATTEMPT", "KIND", "CALL", "DID", "ASKED FOR",
          "MISSED", "TRACE", "DETAIL"],
@@ -172,7 +173,7 @@ def schedule(frame: Frame, name: str, found, entry: Entry | None, next_due: list
           attempt_noted(run, view),
           run.get("kind") or "", words.call_words(run), words.did(run), words.asked_words(run),
           words.missed_words(run, name), tag("span", run["trace"], class_="id") if run.get("trace") else "",
-          detail(run, behind.get(run["id"]), waited_words(run, state, found.gaps))]
+          detail(run, behind.get(run["id"]), waited_words(run, state, found.gaps), beside.get(run["id"]))]
          for run in found.runs], "no runs yet")
     body = [tag("dl", *(join([tag("dt", key), tag("dd", value)]) for key, value in
                         facts(frame, view, state, found, entry, next_due))),
@@ -231,6 +232,8 @@ def facts(frame: Frame, view: ScheduleView, state: dict, found, entry: Entry | N
         said_.append(("running", lease_words(frame, view.lease)))
     if (waiting := overlap_words.waiting_words(view, frame.now)) is not None:
         said_.append(("buffered", waiting))
+    if (beside := overlap_words.beside_now_words(view)) is not None:
+        said_.append(("beside", beside))
     if view.run_requested_at is not None:
         said_.append(("run by hand", f"asked for by {view.run_requested_by} at "
                                      f"{when(view.run_requested_at)}: the next tick makes it"))
@@ -271,15 +274,18 @@ def schedule_actions(frame: Frame, view: ScheduleView, back: str) -> list[Html]:
     return actions
 
 
-def detail(run: dict, behind: int | None = None, waited: str | None = None) -> str:
+def detail(run: dict, behind: int | None = None, waited: str | None = None, beside: int | None = None) -> str:
     """A skip says why, as `why` does (superseded, undeclared, ...); a failure its detail; a run
     made late behind the one before it (`behind`, that one's due time), or after waiting for its
-    concurrency key (`waited`), that it was."""
+    concurrency key (`waited`), that it was; one made beside a run still going (`beside`, that
+    one's due time), that it was."""
     said_ = words.clip(run.get("detail"), 160)
     if behind is not None and not said_:
         return overlap_words.behind_words(behind)
     if waited and not said_:
         return waited
+    if beside is not None and not said_:
+        return overlap_words.beside_words(beside)
     if run["outcome"] == "skipped" and run.get("code") in words.SKIPS:
         return words.SKIPS[run["code"]].removeprefix("skipped: ") + (f" ({said_})" if said_ else "")
     return said_

@@ -152,3 +152,9 @@ def waits_while_held(overlap: str | None, skips_while_running: bool) -> bool:
     run still holds waits for its end (`buffer`) rather than being skipped `running` (`skip`);
     unset, the kind's own (its Timing's `skips_while_running`)."""
     return not skips_while_running if overlap is None else overlap == "buffer"
+
+
+def runs_beside(overlap: str | None) -> bool:
+    """`overlap: allow`: a due time the previous run still holds runs anyway, side by side, each
+    (schedule, at) claimed once; no kind has it as its own rule."""
+    return overlap == "allow"

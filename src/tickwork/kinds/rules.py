@@ -165,17 +165,24 @@ def _codes(written: str, said: str) -> tuple[str, ...]:
 
 
 # What a due time that finds the schedule's previous run still going does: skipped, recorded
-# `running` (an `every:` schedule's and a pulse's rule), or kept waiting until that run ends, at
-# most one (a calendar's rule); unset, the kind's own rule.
-OVERLAPS = ("skip", "buffer")
+# `running` (an `every:` schedule's and a pulse's rule), kept waiting until that run ends, at
+# most one (a calendar's rule), or run anyway, side by side (`allow`); unset, the kind's own rule.
+OVERLAPS = ("skip", "buffer", "allow")
 
 
 def overlap_of(value: object, said: str) -> str:
-    """`overlap: buffer`, checked; `said` quotes it as its user wrote it."""
-    if value == "allow":  # the issue's third rule: it needs a lease per (schedule, at)
-        raise ScheduleError("schedule.overlap_invalid", f"{said}: runs side by side are not built yet",
-                            "write `overlap: skip` or `overlap: buffer` (docs/how-to/policies/overlap.md)")
+    """`overlap: allow`, checked; `said` quotes it as its user wrote it."""
     return choice_checked(value, OVERLAPS, said, "`overlap: skip`", "schedule.overlap_invalid")
+
+
+def overlap_on_pulse(overlap: object) -> None:
+    """A pulse's overlap: the pulses document says a pulse is not called while its previous call
+    is still running, so it never runs side by side."""
+    if overlap == "allow":
+        raise ScheduleError("schedule.overlap_pulse", "`overlap: allow` on a pulse: a pulse is not called while "
+                            "its previous call is still running",
+                            "write `overlap: skip` (its own rule) or `overlap: buffer`, or declare it a "
+                            "`schedule:` with `every:` to run its calls side by side")
 
 
 def limit_of(text: str) -> int:

@@ -1,5 +1,6 @@
 """The overlap policy in words, as `why`, `history` and the console say it: the schedule's rule, a
-due time waiting behind the run under way, and a run that waited."""
+due time waiting behind the run under way, a run that waited, and one that ran beside another
+(`overlap: allow`), each found in the page of runs already read."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ RULES = {
     "skip": "a due time the run before still holds is skipped, recorded `running` (`overlap: skip`)",
     "buffer": "a due time the run before still holds waits, at most one, and runs as soon as that run ends "
               "(`overlap: buffer`)",
+    "allow": "a due time the run before still holds runs beside it, side by side, each due time once "
+             "(`overlap: allow`)",
 }
 
 
@@ -45,6 +48,17 @@ def waiting_words(view: Any, now: int) -> str | None:
             f"it runs at the first tick after that run ends")
 
 
+def beside_now_words(view: Any) -> str | None:
+    """What the next due time does beside the run under way, for a schedule with `overlap: allow`."""
+    lease = view.lease
+    if lease is None or lease.lapsed or view.paused or view.next_due is None:
+        return None
+    if dict(view.settings).get("overlap") != "allow":
+        return None
+    return (f"the call due {when(view.due_at)} runs beside the run under way ({lease.run}), at its tick: "
+            "each due time once, side by side (`overlap: allow`)")
+
+
 def buffered_behind(runs: list[dict]) -> dict[str, int]:
     """Of a page of runs, newest first: each run made late because the one before it was still going
     when it came due (its id, and the due time of the run it waited behind)."""
@@ -59,6 +73,25 @@ def buffered_behind(runs: list[dict]) -> dict[str, int]:
         if before_due < due and before_started <= due < before_ended <= started:  # not a retry of one due time
             behind[run["id"]] = before_due
     return behind
+
+
+def ran_beside(runs: list[dict]) -> dict[str, int]:
+    """Of a page of runs: each that started while another run of the page, started before it, was
+    still going (`overlap: allow`; under any other rule no two runs of a schedule overlap): its id,
+    and the due time of the run it ran beside, the latest started."""
+    started = sorted(((int(r["started_at"]), r) for r in runs if r.get("started_at") is not None and
+                      r.get("due_at") is not None), key=lambda pair: pair[0])  # a backfill starts a few at once
+    beside = {}
+    for k, (start, run) in enumerate(started):
+        going = [before for begun, before in started[:k] if begun < start and
+                 (before.get("ended_at") is None or int(before["ended_at"]) > start)]
+        if going:
+            beside[run["id"]] = int(going[-1]["due_at"])
+    return beside
+
+
+def beside_words(due: int) -> str:
+    return f"ran beside {when(due)}'s run"
 
 
 def behind_words(due: int) -> str:

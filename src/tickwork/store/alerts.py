@@ -154,13 +154,15 @@ ON CONFLICT (id) DO NOTHING
 # ?5 the deliveries' lease. The ids derive from the run's: a batch written again keeps no second
 # one; of ticks racing, the first batch ends the runs and the others find none. The row is marked
 # with the alert's id, not the run's: should the run's end come after all, it finds no mark of its own.
-MARKED_LAPSED = "s.alert_run = 'lapsed-' || s.lease_run AND s.failing_since = ?1"
+# Each of LAPSED's runs holds its claim (the row's lease, or its record's own under `overlap: allow`),
+# so the alert is named for the run, not for the row's lease, which a later run may hold.
+MARKED_LAPSED = "s.alert_run = 'lapsed-' || x.run AND s.failing_since = ?1"
 
 MARK_LAPSED = f"""
 WITH {LAPSED}
-UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || s.lease_run
+UPDATE tickwork_schedules AS s SET failing_since = ?1, alert_since = ?1, alert_run = 'lapsed-' || x.run
 FROM lapsed AS x
-WHERE s.name = x.name AND s.lease_run = x.run AND s.failing_since IS NULL
+WHERE s.name = x.name AND s.failing_since IS NULL
   AND EXISTS (SELECT 1 FROM tickwork_runs AS r WHERE r.id = x.run AND r.backfill IS NULL
               AND NOT ({RETRY_PENDING} AND r.by_hand IS NULL))
 """
@@ -177,15 +179,15 @@ SELECT s.alert_run, '{FAILING}',
        {_LAPSED_BODY},
        NULL, ?1, r.trace
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_runs AS r ON r.id = x.run
-WHERE s.lease_run = x.run AND {MARKED_LAPSED}
+WHERE {MARKED_LAPSED}
 ON CONFLICT (id) DO NOTHING
 """
 
 RECORD_LAPSED_DELIVERIES = f"""
 WITH {LAPSED}
-{new_deliveries("'lapsed-delivery-' || s.lease_run", "e.id", "?3", "?4", "?5", "?1")}
+{new_deliveries("'lapsed-delivery-' || x.run", "e.id", "?3", "?4", "?5", "?1")}
 FROM lapsed AS x JOIN tickwork_schedules AS s ON s.name = x.name JOIN tickwork_events AS e ON e.id = s.alert_run
-WHERE s.lease_run = x.run AND {MARKED_LAPSED}
+WHERE {MARKED_LAPSED}
 ON CONFLICT (id) DO NOTHING
 {DELIVERY_COLUMNS}
 """

@@ -46,7 +46,7 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
 # The schema this runtime ticks against, as the app's row keeps it (migration 0023; each later
 # migration the runtime needs sets its own number). Read once an isolate, by its first tick, and by
 # the health route and `tickwork status`: a store migrated before 0023 has no such column.
-SCHEMA = 29
+SCHEMA = 30
 SELECT_SCHEMA = "SELECT schema_version FROM tickwork_app WHERE id = 1"
 
 

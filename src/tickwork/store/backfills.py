@@ -8,13 +8,16 @@ from typing import ClassVar
 from ..database import Database, Row, Statement
 from ..kinds import Call
 from .claims import CALL_COLUMNS
-from .leases import LEASE_AFTER_LAPSES, LEASE_OPEN
+from .leases import LEASE_AFTER_LAPSES, LEASE_OPEN, RUNNING_BESIDE
 from .schedules import ONE_OFF_DONE, State
 from .sql import chunks, json_rows
 
 # A schedule `s` whose backfills are made now: not paused, not removed (or a one-off item done), no
-# run of its own under way. Those waiting are no more read than claimed, so they hold none up.
-MAKES_NOW = f"s.paused = 0 AND (s.removed_at IS NULL OR s.ended = '{ONE_OFF_DONE}') AND NOT {LEASE_OPEN}"
+# run of its own under way, nor one beside a later run on its record's own lease (`overlap: allow`):
+# an occurrence going is not made twice. Those waiting are no more read than claimed, so they hold
+# none up.
+MAKES_NOW = (f"s.paused = 0 AND (s.removed_at IS NULL OR s.ended = '{ONE_OFF_DONE}') AND NOT {LEASE_OPEN}"
+             f" AND NOT {RUNNING_BESIDE}")
 
 # A backfill's schedule `s` (a LEFT JOIN's) gone: its row deleted, or an item ended but a one-off's
 # `done` (cancelled, expired, its action gone: handed over again, it owes nothing from before).

@@ -44,6 +44,7 @@ class Claim:
     retries: bool = False  # a failure schedules a retry: its end's batch takes a statement more
     covers: Covered | None = None  # the occurrences it covers, where more than one
     concurrency: tuple[str, int] | None = None  # its row's key and limit: its lease is taken within them
+    beside: bool = False  # `overlap: allow`: taken beside a run going on, its record keeping its own lease
 
     # The columns of a claim's row, by name: the call's own (CALL_COLUMNS), and `for_due` the due
     # time the run or skip is for (`due_for`).
@@ -104,14 +105,15 @@ RETRY_TAKEN = "retry_attempt = CASE WHEN j.next_due = s.due_at THEN s.retry_atte
 # is `done` with its last call. A column set, even to its own value, rewrites every index that
 # names it, and D1 bills each: `removed_at` (in the declared rows' index) is set only by the
 # statement for rows where a claim ends a schedule, TAKE_LEASES_ENDING.
-TAKEABLE = f"""s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
-  AND NOT {LEASE_OPEN} AND {LEASE_AFTER_LAPSES}
+TAKEABLE_BESIDE = f"""s.due_at = j.due AND s.paused = 0 AND s.removed_at IS NULL
+  AND {LEASE_AFTER_LAPSES}
   AND (j.requested IS NULL OR s.run_requested_at = j.requested) AND {RETRY_CLAIMED}"""
+TAKEABLE = TAKEABLE_BESIDE.replace("\n  AND ", f"\n  AND NOT {LEASE_OPEN} AND ", 1)
 
 
-def _take_leases(ending: str = "", within: tuple[str, str] = ("", "")) -> str:
+def _take_leases(ending: str = "", within: tuple[str, str] = ("", ""), takeable: str = TAKEABLE) -> str:
     """The lease statement; `within`, a CTE and a condition more that bound what it takes
-    (concurrency.TAKE_LEASES_LIMITED)."""
+    (concurrency.TAKE_LEASES_LIMITED); `takeable`, what a row must be to be taken."""
     ctes, bound = within
     return f"""
 {CLAIMS}{ctes}
@@ -119,7 +121,7 @@ UPDATE tickwork_schedules AS s SET lease_run = j.run, lease_until = ?2, due_at =
     run_requested_by = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_by END,
     run_requested_at = CASE WHEN run_requested_at = j.requested THEN NULL ELSE run_requested_at END{ending}
 FROM j
-WHERE s.name = j.name AND {TAKEABLE}{bound}
+WHERE s.name = j.name AND {takeable}{bound}
 RETURNING lease_run AS run
 """
 
@@ -129,6 +131,12 @@ ENDING_ONE_OFFS = f""",
     ended = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN '{ONE_OFF_DONE}' ELSE ended END,
     removed_at = CASE WHEN j.next_due >= {NEVER} AND action IS NOT NULL THEN ?3 ELSE removed_at END"""
 TAKE_LEASES_ENDING = _take_leases(ENDING_ONE_OFFS)
+
+# `overlap: allow` (only for a chunk of such claims): the due time is taken by the same
+# compare-and-set, so each (schedule, at) once, whether or not a run is going on; the row's lease
+# goes to the latest run, and each run's record keeps its own (RECORD_STARTS_BESIDE).
+TAKE_LEASES_BESIDE = _take_leases(takeable=TAKEABLE_BESIDE)
+TAKE_LEASES_BESIDE_ENDING = _take_leases(ENDING_ONE_OFFS, takeable=TAKEABLE_BESIDE)
 
 # In the lease's batch, for calendars of an action that has several: each moment goes to the
 # first run that claims it, and only that run records a start.
@@ -151,6 +159,11 @@ WHERE j.moment IS NULL OR EXISTS (
     SELECT 1 FROM tickwork_moments AS m WHERE m.action = j.moment AND m.at = j.at AND m.run = j.run)
 RETURNING id
 """
+
+# RECORD_STARTS for a chunk of runs side by side: each record keeps its lease (?4, its end), by which
+# a run whose worker was lost is found though a later run took the row's (leases.HOLDS_CLAIM).
+RECORD_STARTS_BESIDE = RECORD_STARTS.replace("attempt)\nSELECT", "attempt, lease_until)\nSELECT").replace(
+    "j.trace, j.attempt\n", "j.trace, j.attempt, ?4\n")
 
 COALESCED_DETAIL = "another calendar of the action made the call for this moment"
 
@@ -248,6 +261,12 @@ SELECT j.run AS run,
 FROM j
 """
 
+# READ_BACK for a chunk of claims beside runs going on (`overlap: allow`): a racing tick may have
+# given the row's lease to the next due time's run since, so a claim's own record holding its
+# lease (RECORD_STARTS_BESIDE writes one only where the claim took the row's) says it was taken.
+READ_BACK_BESIDE = READ_BACK.replace(" IS j.run AS leased,", " IS j.run\n"
+    "           OR EXISTS (SELECT 1 FROM tickwork_runs WHERE id = j.run AND lease_until IS NOT NULL) AS leased,")
+
 
 def claim_rows(claims: list[Claim]) -> str:
     """A chunk of claims as the statements take them: a JSON list of their rows."""
@@ -271,7 +290,8 @@ def claim_batch(claims: list[Claim], lease_until: int, tick: int, started: int,
     clock, is when the runs start and what the skips read the leases by. `alerts` makes, for a
     chunk of skips dropping a pending retry, the statements announcing the schedules they start
     failing."""
-    leases = [c for c in claims if c.reason is None]
+    leases = [c for c in claims if c.reason is None and not c.beside]
+    beside = [c for c in claims if c.reason is None and c.beside]  # `overlap: allow`, in chunks of their own
     superseded = [c for c in claims if c.reason == Code.SUPERSEDED]
     skips = [c for c in claims if c.reason not in (None, Code.SUPERSEDED)]
     statements: list[Statement] = []
@@ -288,13 +308,14 @@ def claim_batch(claims: list[Claim], lease_until: int, tick: int, started: int,
 
     for part in chunks(superseded):
         skipped(part, SKIP)
-    for part in chunks(leases):
+    for part in [*chunks(leases), *chunks(beside)]:
         chunk = claim_rows(part)
         statements.append(take_leases(part, chunk, lease_until, tick, started))
         moments = any(c.moment is not None for c in part)  # calendars sharing an action
         if moments:
             statements.append((CLAIM_MOMENTS, (chunk,)))
-        statements.append((RECORD_STARTS, (chunk, tick, started)))
+        statements.append((RECORD_STARTS_BESIDE, (chunk, tick, started, lease_until)) if part[0].beside
+                          else (RECORD_STARTS, (chunk, tick, started)))
         if any(c.attempt > 1 for c in part):  # retries
             statements.append((RECORD_RETRY_COVERS, (chunk,)))
         if moments:
@@ -310,6 +331,10 @@ def take_leases(part: list[Claim], chunk: str, lease_until: int, tick: int, star
     names one (`started`, when the leases begin, is what the runs under way are counted by), and
     ending the one-off moments it makes where it has any."""
     ending = any(c.next_due >= NEVER for c in part)
+    if part[0].beside:
+        if ending:
+            return TAKE_LEASES_BESIDE_ENDING, (chunk, lease_until, tick)
+        return TAKE_LEASES_BESIDE, (chunk, lease_until)
     if any(c.concurrency is not None for c in part):
         from .concurrency import TAKE_LEASES_LIMITED, TAKE_LEASES_LIMITED_ENDING
 
@@ -321,6 +346,8 @@ def take_leases(part: list[Claim], chunk: str, lease_until: int, tick: int, star
 
 def lease_statements(claims: list[Claim]) -> tuple[str, ...]:
     """The lease statements a batch for `claims` may hold, whose rows are the leases it won."""
+    if any(c.beside for c in claims):
+        return lease_statements([c for c in claims if not c.beside]) + (TAKE_LEASES_BESIDE, TAKE_LEASES_BESIDE_ENDING)
     if any(c.concurrency is not None for c in claims):
         from .concurrency import TAKE_LEASES_LIMITED, TAKE_LEASES_LIMITED_ENDING
 
@@ -358,12 +385,14 @@ class Claims:
 
         alerted = [row for statement, rows in zip(statements, results, strict=False) if statement in batch.announcing
                    for row in rows]
-        return Claimed(returned(*lease_statements(claims)), returned(RECORD_STARTS, RECORD_SKIPS),
+        return Claimed(returned(*lease_statements(claims)), returned(RECORD_STARTS, RECORD_STARTS_BESIDE, RECORD_SKIPS),
                        returned(RECORD_COALESCED), alerted)
 
     async def read_back(self, claims: list[Claim]) -> Claimed:
         """What a claim batch that answered an error did: nothing, or all of it."""
-        statements: list[Statement] = [(READ_BACK, (claim_rows(part),)) for part in chunks(claims)]
+        statements: list[Statement] = [
+            (READ_BACK_BESIDE if beside else READ_BACK, (claim_rows(part),))
+            for beside in (False, True) for part in chunks([c for c in claims if c.beside is beside])]
         rows = [row for rows in await self.db.batch(statements) for row in rows]
 
         def where(column: str) -> set[str]:

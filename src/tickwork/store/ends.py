@@ -38,6 +38,7 @@ class End:
     dst: str | None = None
     times: int | None = None  # a schedule handed over with `times`: this end counts as a call made
     stack: str | None = None  # a raised run's traceback, its end: at most STACK_KEPT characters
+    beside: bool = False  # `overlap: allow`: its record keeps its own lease, which a later run's does not take
 
     # The columns of an end's row, by name: every field but its writes, statements of their own.
     COLUMNS: ClassVar[tuple[str, ...]] = (
@@ -104,6 +105,13 @@ FROM j WHERE s.name = j.name AND s.ended IS NULL AND s.calls_made >= j.times
 """
 
 
+# The same for ends of runs side by side (`overlap: allow`), only in a batch with one: a run that
+# gave the row's lease to a later one still schedules its retry, where the row keeps none pending
+# (it keeps one), and still counts its call. Its record running is what says its end is its own.
+SCHEDULE_RETRIES_BESIDE = SCHEDULE_RETRIES.replace("s.lease_run = j.run", "s.retry_attempt IS NULL")
+COUNT_CALLS_BESIDE = COUNT_CALLS.replace("s.lease_run = j.run AND ", "")
+
+
 def end_chunks(ends: list[End]) -> list[tuple[list[End], str]]:
     """`ends` in chunks of at most ROWS_PER_STATEMENT, each with its rows as one JSON list of at
     most JSON_BYTES: failed runs' details and stacks make rows large, and D1 takes no string
@@ -117,17 +125,25 @@ def end_chunks(ends: list[End]) -> list[tuple[list[End], str]]:
     return found
 
 
+def _ends_apart(ends: list[End]) -> list[tuple[list[End], str]]:
+    """end_chunks, the ends of runs side by side (`overlap: allow`) in chunks of their own: only
+    theirs take the BESIDE statements, every other end its own."""
+    return [*end_chunks([e for e in ends if not e.beside]), *end_chunks([e for e in ends if e.beside])]
+
+
 def end_statements(ends: list[End]) -> list[Statement]:
     """The statements that record how runs ended, which gives their leases back, for a batch,
     each run's own writes first, behind the check that its record is still running; per chunk of
     ends, the retries they schedule, then the ends."""
     statements: list[Statement] = [s for end in ends if end.writes for s in [(STILL_RUNNING, (end.run,)), *end.writes]]
-    for part, chunk in end_chunks(ends):
+    for part, chunk in _ends_apart(ends):
+        beside = part[0].beside
         if any(end.retry is not None for end in part):
-            statements.append((SCHEDULE_RETRIES, (chunk,)))
+            statements.append((SCHEDULE_RETRIES_BESIDE if beside else SCHEDULE_RETRIES, (chunk,)))
         counted = [[end.name, end.run, end.ended, end.times] for end in part if end.times is not None]
         if counted:
-            statements += [(COUNT_CALLS, (json.dumps(counted),)), (END_COUNTED, (json.dumps(counted),))]
+            statements += [(COUNT_CALLS_BESIDE if beside else COUNT_CALLS, (json.dumps(counted),)),
+                           (END_COUNTED, (json.dumps(counted),))]
         statements.append((RECORD_ENDS, (chunk,)))
     return statements
 
@@ -136,7 +152,7 @@ def ends_cost(ends: list[End], emitted: "list[Emitted]") -> int:
     """The statements end_statements(ends) and OutboxStore.emitting(emitted) make, and one per
     chunk of events for what their sends came to. Counted, not built: the tick asks it whenever
     it weighs what it has left."""
-    parts = [part for part, _ in end_chunks(ends)]
+    parts = [part for part, _ in _ends_apart(ends)]
     retries = sum(1 for part in parts if any(end.retry is not None for end in part))
     retries += 2 * sum(1 for part in parts if any(end.times is not None for end in part))  # COUNT_CALLS, END_COUNTED
     writes = sum(1 + len(end.writes) for end in ends if end.writes)  # each behind its check

@@ -7,7 +7,7 @@ became of its delivery."""
 from dataclasses import dataclass
 
 from ..database import Database
-from .leases import LEASE_OPEN
+from .leases import LEASE_OPEN, RUNNING_BESIDE
 
 ROWS_A_DELETE = 1000
 
@@ -88,11 +88,13 @@ DELETE FROM tickwork_operator_log WHERE id IN (
 """
 
 # Schedules handed over that ended (cancelled, expired, done, action gone) past the retention, no
-# run of theirs going on.
+# run of theirs going on: under `overlap: allow` an older run may still hold its record's own lease
+# beside the row's (leases.py, 6), and the lapsed lookup finds it only through the row.
 ENDED_ITEMS = f"""
 DELETE FROM tickwork_schedules WHERE name IN (
     SELECT name FROM tickwork_schedules AS s
     WHERE action IS NOT NULL AND removed_at IS NOT NULL AND removed_at < ?1 AND NOT {LEASE_OPEN}
+      AND NOT {RUNNING_BESIDE}
     ORDER BY removed_at LIMIT 1000)
 """
 

@@ -24,8 +24,13 @@ The invariants, each kept by the statement named:
    going on nor takes a lease that holds up the ticks on the clock. (Housekeeping's pass is leased
    by the same Lease, for what is left of the budget, and taken at `_Tick.clock_ms`.)
 5. An end gives back only its own lease: RECORD_ENDS ends only a record still `running`, and
-   FAIL_EXPIRED_RUNS only the runs LAPSED finds still holding the row's lease
-   (`s.lease_run = r.id`); claims.GIVE_BACK_COALESCED clears only the lease its own run took.
+   FAIL_EXPIRED_RUNS only the runs LAPSED finds still holding their claim (HOLDS_CLAIM: the row's
+   lease, or, for a run side by side, its record's own); claims.GIVE_BACK_COALESCED clears only
+   the lease its own run took.
+6. A run of a schedule with `overlap: allow` is taken beside a run going on (claims.TAKE_LEASES_BESIDE,
+   the due time's compare-and-set without the test of an open lease), and its record keeps its own
+   lease (claims.RECORD_STARTS_BESIDE, migration 0030): the row's lease is its latest run's, and a
+   run whose worker was lost is found by its own. Every other run's record keeps none.
 
 Runs whose worker was lost are found along the records' primary key, whose ids begin with their
 tick (sql.run_id): the app's row keeps the longest and the shortest any tick's leases lasted past
@@ -44,6 +49,10 @@ from ..model import ATTEMPT_LEFT_SQL, PAUSE_AFTER_SQL, SEEDS_SQL, Code, Kind
 # `running`: the end that records the run gives its lease back, and no write of the state row does.
 # (D1 bills each row written, and the row and the index of leases took two more a run.)
 LEASE_OPEN = "EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.id = s.lease_run AND l.outcome = 'running')"
+# A run of the row `s` still going on its record's own lease (`overlap: allow`, invariant 6),
+# which LEASE_OPEN does not see once a later run took the row's (by tickwork_runs_by_schedule).
+RUNNING_BESIDE = ("EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.schedule = s.name AND l.outcome = 'running'"
+                  " AND l.lease_until IS NOT NULL)")
 
 
 def lease_held(now: str) -> str:
@@ -58,13 +67,19 @@ def holds_lease(row: Row) -> bool:
     return bool(row.get("lease_run")) and bool(row.get("lease_open"))
 
 
+# A run's claim: the row's lease, or, for a run of a schedule with `overlap: allow` (migration
+# 0030), its record's own lease, which it keeps though a later run side by side took the row's.
+HOLDS_CLAIM = "(s.lease_run = r.id OR r.lease_until IS NOT NULL)"
+
+
 def running_made(since: str, until: str) -> str:
     """A subquery: the runs still `running` made from the tick `since` to the tick `until` (SQL),
-    each with its name and lease, read along the primary key, and those of ids of no tick's form
+    each with its name and lease (its own, where it keeps one: HOLDS_CLAIM), read along the
+    primary key, and those of ids of no tick's form
     (made before migration 0017) through the index by tick, which holds only them."""
     return f"""(
-    SELECT r.id AS run, r.schedule AS name, s.lease_until FROM tickwork_runs AS r
-    JOIN tickwork_schedules AS s ON s.name = r.schedule AND s.lease_run = r.id
+    SELECT r.id AS run, r.schedule AS name, IFNULL(r.lease_until, s.lease_until) AS lease_until FROM tickwork_runs AS r
+    JOIN tickwork_schedules AS s ON s.name = r.schedule AND {HOLDS_CLAIM}
     WHERE r.id >= 'z' || printf('%012x', {since}) AND r.id < 'z' || printf('%012x', {until} + 1)
       AND r.outcome = 'running'
     UNION ALL
@@ -107,6 +122,9 @@ LEASE_AFTER_LAPSES = "NOT EXISTS (SELECT 1 FROM tickwork_app WHERE id = 1 AND la
 # those of LAPSED (?1, ?2), here and in every statement of the batch that ends them.
 # A rule's ceiling and jitter (`up to`, `jitter`) are [2] and [3] of a declared one's, where it has them;
 # the jitter's seed is hashed from each lapsed run's schedule name (SEEDS_SQL), as Python hashes it.
+# The row keeps one pending retry: a run side by side (`overlap: allow`, its own lease) that lost
+# the row's lease to a later run schedules its retry only where none is pending.
+RETRY_SLOT = ("(CASE WHEN r.lease_until IS NULL THEN s.lease_run = x.run ELSE s.retry_attempt IS NULL END)")
 _PAUSE = "IFNULL(d.pause, json_extract(s.timing, '$.retry_pause_ms'))"
 _CEILING = "IFNULL(d.ceiling, json_extract(s.timing, '$.retry_ceiling_ms'))"
 _JITTER = "IFNULL(d.jitter, json_extract(s.timing, '$.retry_jitter_ms'))"
@@ -125,7 +143,7 @@ SET retry_next = s.due_at, retry_attempt = IFNULL(r.attempt, 1) + 1, retry_due =
     due_at = MIN(s.due_at, ?4 + {_PAUSE_AFTER})
 FROM lapsed AS x JOIN tickwork_runs AS r ON r.id = x.run JOIN seeds AS h ON h.name = x.name
 LEFT JOIN d ON d.name = r.schedule
-WHERE s.name = x.name AND s.lease_run = x.run AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
+WHERE s.name = x.name AND {RETRY_SLOT} AND r.by_hand IS NULL AND r.backfill IS NULL AND s.removed_at IS NULL
   AND {ATTEMPT_LEFT_SQL.format(attempt=_ATTEMPT, attempts=_ATTEMPTS)}
 """
 

@@ -8,7 +8,8 @@ The rules, in the order they are tried (each a function below):
 - a run asked for by hand ahead of the row's due time runs now, for the moment last due, moving
   no grid (`_by_hand_ahead`);
 - a schedule held by its own run whose overlap rule buffers (a calendar's, `overlap: buffer`)
-  owes its call until the run ends: nothing now (`waits`);
+  owes its call until the run ends: nothing now (`waits`); one with `overlap: allow` is not held
+  by it: the due time runs beside it, a claim of its own (`beside`);
 - a handed-over row whose action the app no longer has ends `action_gone`; one past its
   `expires_at` ends `expired`, after the call owed from before unless overdue forbids it
   (`_expired`); a paused row is skipped `paused`, a held one `running`, a calendar's call on one
@@ -25,7 +26,7 @@ from dataclasses import replace
 
 from ..context import new_trace
 from .declared import coalescing_key
-from ..kinds import waits_while_held
+from ..kinds import runs_beside, waits_while_held
 from ..model import Code, Schedule, due_jitter
 from ..store.claims import Claim
 from ..store.schedules import State
@@ -50,8 +51,9 @@ def plan(schedule: Schedule, state: State, now: int, owing: Owing, *, clock: int
     if state.concurrency_key is None or state.concurrency_limit is None:
         return claims
     # A row naming a concurrency key: its lease is taken within the key's limit, or not at all.
+    # Its key counts one run a row: a run beside another waits for its slot as any claim does.
     limited = (state.concurrency_key, state.concurrency_limit)
-    return [replace(c, concurrency=limited) if c.reason is None else c for c in claims]
+    return [replace(c, concurrency=limited, beside=False) if c.reason is None else c for c in claims]
 
 
 def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
@@ -67,7 +69,7 @@ def _retry_rules(schedule: Schedule, state: State, now: int, owing: Owing, clock
         following = _claim(schedule, replace(state, due_at=state.retry_next, retry_attempt=None), now, owing, clock,
                            claims_moment) if _jitter_came(schedule, state.retry_next, now) else None
         return [superseded] + ([following] if following is not None else [])
-    if state.lease_live(clock):
+    if state.lease_live(clock) and not _beside(schedule, state):
         return []  # a run by hand holds the lease: the retry waits for it
     claim = _retried(schedule, state, now)
     if state.paused:
@@ -82,7 +84,7 @@ def _retried(schedule: Schedule, state: State, now: int) -> Claim:
     return Claim(name=schedule.name, due=state.due_at, next_due=state.retry_next,  # type: ignore[arg-type]
                  run=run_id(now), call=call,
                  trace=new_trace(), for_due=state.retry_due, attempt=state.retry_attempt,
-                 retrying=state.retry_attempt, retries=schedule.retry is not None)
+                 retrying=state.retry_attempt, retries=schedule.retry is not None, beside=beside(schedule))
 
 
 def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int, claims_moment: bool) -> Claim | None:
@@ -98,10 +100,10 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
     if state.action is not None:
         call = replace(call, at=timing.slot(state.due_at, now) if call.at is None else call.at,
                        input=json.loads(state.input))  # type: ignore[arg-type]  # a handed-over row keeps one
-    held = state.lease_live(clock)
+    held = state.lease_live(clock) and not _beside(schedule, state)
     if state.due_at > now:  # only asked for by hand: under the same lease, no grid moved
         return None if held or state.paused else _by_hand_ahead(schedule, state, now, owing, call)
-    if held and not state.paused and waits(schedule):
+    if held and not state.paused and (waits(schedule) or beside(schedule)):
         return None  # owed until the run ends: made late, not lost
     (reason, detail), call, following = _skip_reason(schedule, state, now, call, following, held)
     requested, by_hand = state.run_requested_at, state.run_requested_by
@@ -111,7 +113,7 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
                  requested=requested if runs else None, by_hand=by_hand if runs else None,
                  trace=new_trace() if runs else None, retrying=state.retry_attempt,
                  retries=schedule.retry is not None and runs and by_hand is None,
-                 covers=_covered(schedule, state, owing))
+                 covers=_covered(schedule, state, owing), beside=runs and beside(schedule))
 
 
 def waits(schedule: Schedule) -> bool:
@@ -120,6 +122,18 @@ def waits(schedule: Schedule) -> bool:
     pulses). The one waiting is the row's due time itself, so there is never more than one, and
     a tick that finds the run ended takes its lease as any due time's."""
     return waits_while_held(schedule.overlap, schedule.timing.skips_while_running)
+
+
+def beside(schedule: Schedule) -> bool:
+    """Whether its runs go side by side (`overlap: allow`): each its own claim, the record keeping
+    its lease, so a due time the previous run holds is run anyway."""
+    return runs_beside(schedule.overlap)
+
+
+def _beside(schedule: Schedule, state: State) -> bool:
+    """`beside`, but for a row naming a concurrency key, whose lease is one a row (the key counts
+    it): its due time waits for the run going, not claimed each tick to take nothing."""
+    return beside(schedule) and state.concurrency_key is None
 
 
 def _by_hand_ahead(schedule: Schedule, state: State, now: int, owing: Owing, owed: Call) -> Claim:
@@ -134,7 +148,7 @@ def _by_hand_ahead(schedule: Schedule, state: State, now: int, owing: Owing, owe
     next_due = timing.following(state.due_at, call.at) if ahead and call.at is not None else state.due_at
     return Claim(name=schedule.name, due=state.due_at, next_due=next_due, run=run_id(now), call=call,
                  requested=state.run_requested_at, by_hand=state.run_requested_by or "operator",
-                 trace=new_trace(), retrying=state.retry_attempt)
+                 trace=new_trace(), retrying=state.retry_attempt, beside=beside(schedule))
 
 
 def _skip_reason(schedule: Schedule, state: State, now: int, call: Call, following: int,

@@ -104,7 +104,7 @@ class Runner:
                         iso(retry["retry"]))
         times = schedule.times if not retry else None  # a call counts once its last attempt ends
         ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
-                      writes=writes, **retry, times=times), rows))
+                      writes=writes, **retry, times=times, beside=claim.beside), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
