@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from .app import App
 from .database import Database
@@ -141,22 +141,25 @@ class DelayedQueue:
     """A real queue in memory for a test's wakes (`[tool.tickwork] wakes`): each message sent is
     held till its `delaySeconds` pass on the test's clock (`now`, epoch ms, which the helpers
     below set), then delivered by `wakes_delivered`; one the handler retries is held again.
-    `sends` counts the batch sends, `sent` every message as (deliver at, body)."""
+    `sends` counts the batch sends, `sent` every message as (deliver at, body). Given a `clock`,
+    the queue's time is that clock's."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
+        self._clock = clock
         self.now = 0
         self.sends = 0
         self.sent: list[tuple[int, Any]] = []
         self.held: list[tuple[int, int, Any]] = []  # (deliver at, the order sent, body)
 
     def clock(self) -> int:
-        return self.now
+        return self._clock() if self._clock is not None else self.now
 
     async def send_delayed(self, messages: list[tuple[dict[str, Any], int]]) -> None:
         self.sends += 1
+        now = self.clock()
         for body, delay in messages:
-            self.sent.append((self.now + delay * 1000, body))
-            self.held.append((self.now + delay * 1000, len(self.sent), body))
+            self.sent.append((now + delay * 1000, body))
+            self.held.append((now + delay * 1000, len(self.sent), body))
 
     def due(self, until: int) -> list[tuple[int, Any]]:
         """Takes the messages held for delivery by `until`: each with its time, in order."""
