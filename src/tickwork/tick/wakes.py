@@ -79,7 +79,8 @@ async def send_wakes(tick: TickState) -> list[int]:
     if not ats:
         return []
     now = tick.wakes.clock()
-    messages = [(message(at), min(max(-(-(at - now) // SECOND), 0), LONGEST_DELAY)) for at in ats]
+    # Whole seconds, rounded down: the wake's consumer waits out the rest (outbox/wakes.EARLY_MOST).
+    messages = [(message(at), min(max((at - now) // SECOND, 0), LONGEST_DELAY)) for at in ats]
     try:
         for first in range(0, len(messages), BATCH_MESSAGES):
             await tick.wakes.queue.send_delayed(messages[first:first + BATCH_MESSAGES])
