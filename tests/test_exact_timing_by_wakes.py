@@ -185,14 +185,14 @@ async def race(app, db, wakes, rng):
     tasks.insert(rng.randrange(0, len(tasks)), minute)
     for _ in range(rng.randrange(0, 20)):
         await asyncio.sleep(0)
-    for task in rng.sample(tasks, 3):
-        task.cancel()  # its invocation killed mid-way
+    killed = sum(task.cancel() for task in rng.sample(tasks, 3))  # its invocation killed mid-way
     await asyncio.gather(*tasks, return_exceptions=True)
+    return killed
 
 
 def test_racing_wakes_and_ticks_with_kills_call_each_at_most_once_and_record_each_once():
     rng = random.Random(27)
-    made_by = set()
+    made_by, killed = set(), 0
     for trial in range(8):
         app, db, queue = app_of(), open_store(), DelayedQueue()
         app.schema_current = True  # read by the isolate's first invocation
@@ -203,7 +203,7 @@ def test_racing_wakes_and_ticks_with_kills_call_each_at_most_once_and_record_eac
         held = queue.due(NINE + HOUR)
         duplicated = held + rng.sample(held, len(held) // 2)  # delivered twice, some of them
 
-        run(race(app, db, duplicated, rng))
+        killed += run(race(app, db, duplicated, rng))
         run(tick_with_wakes(app, NINE + 20 * MINUTE, db, DelayedQueue()))  # the leases of the killed lapse
         orders = [m["input"]["order"] for m in MADE]
         assert len(orders) == len(set(orders)), (trial, orders)  # none called twice
@@ -213,4 +213,15 @@ def test_racing_wakes_and_ticks_with_kills_call_each_at_most_once_and_record_eac
         assert succeeded == [{"n": len(orders)}]  # a run killed before its call is recorded, lease_expired
         found = run(db.all("SELECT tick_at = ?1 AS by_minute, outcome FROM tickwork_runs", (NINE + MINUTE,)))
         made_by |= {(bool(r["by_minute"]), r["outcome"]) for r in found}
-    assert {(True, "succeeded"), (False, "succeeded"), (False, "failed")} <= made_by  # they did race, and kills hit
+    assert {(True, "succeeded"), (False, "succeeded")} <= made_by and killed > 0  # they did race, and kills hit
+
+
+def test_a_wake_delivered_early_runs_nothing_before_its_time():
+    app, db, queue = app_of(), open_store(), DelayedQueue()
+    once(db, NINE + 37 * SECOND)
+    run(tick_with_wakes(app, NINE, db, queue))
+    [(at, body)] = queue.due(NINE + HOUR)
+    early = QueueMessage("early", body)
+    run(consume_wakes(db, app, [early], queue=queue, clock=lambda: at - 20 * SECOND, sleep=asyncio.sleep, cap=900,
+                      monotonic=lambda: 0.0))
+    assert MADE == [] and early.acked

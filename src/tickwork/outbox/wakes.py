@@ -2,7 +2,8 @@
 wakes are for, in the queue's invocation. It takes the leases any tick takes, so a wake whose
 run the minute tick or another wake made already makes nothing more, and a wake delivered twice
 or late is harmless: its tick finds nothing due. It sends wakes only for the retries its own runs
-put before the next minute tick. Its messages are acked once the tick ends, whatever its runs
+put before the next minute tick. Nothing runs before its time: a wake delivered early ticks at
+the clock's time. Its messages are acked once the tick ends, whatever its runs
 came to (those are recorded as any tick's); a tick that failed outright is retried by the queue.
 """
 
@@ -39,6 +40,7 @@ async def consume_wakes(db: Database, app: Any, messages: Sequence[Message], *, 
     at = max(ats)
     if 0 < at - clock() <= EARLY_MOST:
         await sleep((at - clock()) / 1000)
+    at = min(at, clock())  # delivered early (no queue should): nothing runs before its time
     report = None
     try:
         if await schema_current(db, app, at):
