@@ -225,3 +225,19 @@ def test_a_wake_delivered_early_runs_nothing_before_its_time():
     run(consume_wakes(db, app, [early], queue=queue, clock=lambda: at - 20 * SECOND, sleep=asyncio.sleep, cap=900,
                       monotonic=lambda: 0.0))
     assert MADE == [] and early.acked
+
+
+def test_a_once_item_handed_over_after_the_minute_tick_for_before_the_next_is_woken_for_at_once():
+    from tickwork.waking_items import WakingItems
+
+    app, db, queue = app_of(), open_store(), DelayedQueue()
+    run(tick_with_wakes(app, NINE, db, queue))  # read its moments before the item existed
+    queue.now = NINE + 5 * SECOND
+    handed = WakingItems(db, queue.clock, None, Wakes(queue, queue.clock))
+    run(handed.once(remind, {"order": 1}, NINE + 30 * SECOND + 400))
+    run(handed.once(remind, {"order": 2}, NINE + MINUTE + 30 * SECOND))  # the next minute's tick sees it
+    run(handed.once_many(remind, [{"order": 3}, {"order": 4}], NINE + 2 * SECOND))  # due already: at once
+    assert [at - NINE for at, _ in queue.sent] == [31 * SECOND, 5 * SECOND]
+    run(wakes_delivered(app, NINE + MINUTE - 1, db, queue))
+    assert sorted((m["input"]["order"], m["now"] - NINE) for m in MADE) == [
+        (1, 31 * SECOND), (3, 5 * SECOND), (4, 5 * SECOND)]

@@ -198,12 +198,18 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
     `await items(APP, self.env).calendar(send_statement, {"customer": id}, "0 9 * * 1")`.
     Its calls in bulk make at most `statements` D1 statements in all, the invocation's 1,000 by
     default (pass 50 on the Free plan, less what the handler makes besides), and say what did
-    not fit. Inside a run, `tickwork.items` does the same, timed from the tick."""
+    not fit. Inside a run, `tickwork.items` does the same, timed from the tick. With a wake queue,
+    a `once` item due before the next minute tick is woken for at its second."""
     from ..per_item import Items
 
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
     db = _database(getattr(env, app.store))
+    wakes = wakes_of(app, env)
+    if wakes is not None:  # a `once` item due before the next tick is woken for (waking_items.py)
+        from ..waking_items import WakingItems
+
+        return WakingItems(db, _now, lambda: statements - db.statements_run, wakes)
     return Items(db, _now, lambda: statements - db.statements_run)
 
 

@@ -75,17 +75,28 @@ async def send_wakes(tick: TickState) -> list[int]:
     """Sends a wake for each moment (`moments`); the moments sent."""
     if tick.wakes is None:
         return []
-    ats = moments(tick)
+    return await send(tick.wakes, moments(tick))
+
+
+async def send(wakes: Wakes, ats: list[int]) -> list[int]:
+    """One wake for each of `ats` (whole seconds), in one batch send; the moments sent. A send
+    that raises is logged: what is due then runs at the next tick."""
     if not ats:
         return []
-    now = tick.wakes.clock()
+    now = wakes.clock()
     # Whole seconds, rounded down: the wake's consumer waits out the rest (outbox/wakes.EARLY_MOST).
     messages = [(message(at), min(max((at - now) // SECOND, 0), LONGEST_DELAY)) for at in ats]
     try:
         for first in range(0, len(messages), BATCH_MESSAGES):
-            await tick.wakes.queue.send_delayed(messages[first:first + BATCH_MESSAGES])
+            await wakes.queue.send_delayed(messages[first:first + BATCH_MESSAGES])
     except Exception:
         log.exception("the wakes for %s could not be sent; what is due then runs at the next tick",
                       ", ".join(iso(at) for at in ats))
         return []
     return ats
+
+
+def handed_over(at: int, now: int) -> list[int]:
+    """The wake for a `once` item handed over at `now` for `at`, where the minute tick that would
+    have woken for it has read its moments already: one due before the next tick."""
+    return [max(-(-at // SECOND) * SECOND, now)] if at < next_tick(now) else []
