@@ -95,6 +95,17 @@ def test_items_due_at_one_second_share_one_wake_and_a_ticks_wakes_go_in_one_batc
     assert all(m["now"] - m["at"] < SECOND for m in MADE)
 
 
+def test_many_items_due_within_one_second_leave_no_later_second_unwoken():
+    app, db, queue = app_of(), open_store(), DelayedQueue()
+    for order in range(70):  # 70 moments, milliseconds apart, all within :12
+        once(db, NINE + 11 * SECOND + 1 + order, order)
+    once(db, NINE + 50 * SECOND, 70)
+    run(tick_with_wakes(app, NINE, db, queue))
+    assert [at - NINE for at, _ in queue.sent] == [12 * SECOND, 50 * SECOND]
+    run(wakes_delivered(app, NINE + MINUTE - 1, db, queue))
+    assert len(MADE) == 71 and all(m["now"] - m["at"] < SECOND for m in MADE)
+
+
 def test_nothing_due_before_the_next_tick_sends_nothing():
     app, db, queue = app_of(), open_store(), DelayedQueue()
     once(db, NINE + MINUTE + 5 * SECOND)  # the next minute's: its own tick sends for it

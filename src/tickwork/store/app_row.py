@@ -26,6 +26,8 @@ BACKFILL_WAITS = (f"s.paused != 0 AND (s.ended IS NULL OR s.ended = '{ONE_OFF_DO
 # or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
 # And the moments rows run after this tick and before ?5, the next (tick/wakes.py; ?5 is ?1 when
 # no wake queue is bound, an empty range): along the same index, only rows due that soon are read.
+# Distinct whole seconds, as a wake is for one: 60 at most cover the minute, however many rows
+# fall within one second.
 MARK_TICK = f"""
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
     prev_clock = last_clock, last_clock = MAX(IFNULL(last_clock, ?4), ?4),
@@ -43,8 +45,8 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
   EXISTS (SELECT 1 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending WHERE b.state = 'pending'
           AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND ({BACKFILL_WAITS})))
       AS backfill_pending,
-  (SELECT json_group_array(runs_at) FROM (
-      SELECT DISTINCT runs_at FROM tickwork_schedules INDEXED BY tickwork_schedules_by_due
+  (SELECT json_group_array(at) FROM (
+      SELECT DISTINCT (runs_at + 999) / 1000 * 1000 AS at FROM tickwork_schedules INDEXED BY tickwork_schedules_by_due
       WHERE removed_at IS NULL AND runs_at > ?1 AND runs_at < ?5 AND paused = 0 ORDER BY runs_at LIMIT 60)) AS wakes
 """
 
