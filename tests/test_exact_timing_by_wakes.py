@@ -252,3 +252,18 @@ def test_a_once_item_handed_over_after_the_minute_tick_for_before_the_next_is_wo
     run(wakes_delivered(app, NINE + MINUTE - 1, db, queue))
     assert sorted((m["input"]["order"], m["now"] - NINE) for m in MADE) == [
         (1, 31 * SECOND), (3, 5 * SECOND), (4, 5 * SECOND)]
+
+
+def test_a_once_item_a_run_hands_over_for_before_the_next_tick_is_woken_for_by_that_tick():
+    from tickwork import items
+
+    async def follow_up():
+        await items.once(remind, {"order": 1}, clock.now_ms + 30 * SECOND + 400)
+        await items.once(remind, {"order": 2}, clock.now_ms + 90 * SECOND)  # the next minute's tick sends for it
+
+    app, db, queue = app_of(Schedule("follow", Every(HOUR), follow_up)), open_store(), DelayedQueue()
+    run(tick_with_wakes(app, NINE - HOUR, db, queue))  # the tick that first sees it
+    run(tick_with_wakes(app, NINE, db, queue))
+    assert [at - NINE for at, _ in queue.sent] == [31 * SECOND] and queue.sends == 1
+    run(wakes_delivered(app, NINE + MINUTE - 1, db, queue))
+    assert [(m["input"]["order"], m["now"] - NINE) for m in MADE] == [(1, 31 * SECOND)]

@@ -45,3 +45,4 @@ class TickState:
     reports: list[RunReport] = field(default_factory=list)  # the runs and skips so far
     wakes: Wakes | None = None  # the app's wake queue, where it binds one (wakes.py)
     wake_at: tuple[int, ...] = ()  # what the first read found running before the next tick
+    handed_wakes: list[int] = field(default_factory=list)  # for `once` items its runs handed over (waking_items.py)

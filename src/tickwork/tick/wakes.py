@@ -64,11 +64,11 @@ def wake_of(body: object) -> int | None:
 
 def moments(tick: TickState) -> list[int]:
     """The whole seconds to wake at: the rows the first read found running before the next tick,
-    and the retries this tick's runs put before it."""
+    the retries this tick's runs put before it, and the `once` items they handed over for then."""
     until = next_tick(tick.now)
     found = list(tick.wake_at)
     found += [r.next_attempt_at for r in tick.reports if r.next_attempt_at is not None]
-    return sorted({-(-at // SECOND) * SECOND for at in found if tick.now < at < until})
+    return sorted({-(-at // SECOND) * SECOND for at in found if tick.now < at < until} | set(tick.handed_wakes))
 
 
 async def send_wakes(tick: TickState) -> list[int]:
