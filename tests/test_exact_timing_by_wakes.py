@@ -141,9 +141,11 @@ def test_a_wake_delivered_twice_or_after_the_minute_tick_ran_it_runs_nothing_mor
 
 def test_a_message_on_the_wake_queue_that_is_no_wake_is_acked_and_ticks_nothing():
     app, db, queue = app_of(), open_store(), DelayedQueue()
-    stray = QueueMessage("stray", {"hello": 1})
-    assert run(consume_wakes(db, app, [stray], queue=queue, clock=queue.clock, sleep=asyncio.sleep, cap=900)) is None
-    assert stray.acked
+    strays = [QueueMessage("stray", {"hello": 1}), QueueMessage("nan", {"tickwork": 1, "wake": float("nan")}),
+              QueueMessage("inf", {"tickwork": 1, "wake": float("inf")}),
+              QueueMessage("yes", {"tickwork": 1, "wake": True})]
+    assert run(consume_wakes(db, app, strays, queue=queue, clock=queue.clock, sleep=asyncio.sleep, cap=900)) is None
+    assert all(stray.acked for stray in strays)
 
 
 def test_a_wake_send_that_raises_leaves_the_item_to_the_next_tick():

@@ -13,6 +13,7 @@ nothing-due tick sends nothing. A send that fails is no loss: the row runs at th
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
@@ -56,9 +57,11 @@ def message(at: int) -> dict[str, Any]:
 
 
 def wake_of(body: object) -> int | None:
-    """The moment a wake message is for; None for a body that is no wake."""
-    if isinstance(body, dict) and body.get("tickwork") == 1 and isinstance(body.get("wake"), (int, float)):
-        return int(body["wake"])
+    """The moment a wake message is for; None for a body that is no wake (a NaN would raise, and
+    the queue retry its batch for ever)."""
+    at = body.get("wake") if isinstance(body, dict) and body.get("tickwork") == 1 else None
+    if isinstance(at, (int, float)) and not isinstance(at, bool) and math.isfinite(at):
+        return int(at)
     return None
 
 
