@@ -269,3 +269,31 @@ def test_a_once_item_a_run_hands_over_for_before_the_next_tick_is_woken_for_by_t
     assert [at - NINE for at, _ in queue.sent] == [31 * SECOND] and queue.sends == 1
     run(wakes_delivered(app, NINE + MINUTE - 1, db, queue))
     assert [(m["input"]["order"], m["now"] - NINE) for m in MADE] == [(1, 31 * SECOND)]
+
+
+def test_racing_wakes_and_ticks_with_kills_make_each_retry_under_a_minute_at_most_once():
+    rng, calls = random.Random(20), {}
+    for trial in range(8):
+        calls.clear()
+
+        def failing_once(name):
+            async def action():
+                calls.setdefault(name, []).append(clock.now_ms)
+                if len(calls[name]) == 1:
+                    raise RuntimeError("the far side is down")
+            return action
+
+        names = [f"sync{k}" for k in range(6)]
+        app = app_of(*(Schedule(name, Every(HOUR), failing_once(name), retry=Retry(1, rng.randrange(5, 55) * SECOND))
+                       for name in names))
+        app.schema_current = True
+        db, queue = open_store(), DelayedQueue()
+        run(tick_with_wakes(app, NINE - HOUR, db, DelayedQueue()))  # the tick that first sees them
+        calls.clear()
+        run(tick_with_wakes(app, NINE, db, queue))  # each fails, its retry before the next tick woken for
+        held = queue.due(NINE + HOUR)
+        run(race(app, db, held + rng.sample(held, len(held) // 2), rng))
+        run(tick_with_wakes(app, NINE + 20 * MINUTE, db, DelayedQueue()))  # the leases of the killed lapse
+        assert all(len(made) <= 2 for made in calls.values()), (trial, calls)  # no retry called twice
+        retries = run(db.all("SELECT schedule, COUNT(*) AS n FROM tickwork_runs WHERE attempt = 2 GROUP BY schedule"))
+        assert sorted((r["schedule"], r["n"]) for r in retries) == [(name, 1) for name in names], (trial, retries)
