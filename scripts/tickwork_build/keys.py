@@ -91,6 +91,10 @@ SETTINGS = (
             "settings.retention_invalid"),
     Setting(PYPROJECT, "alerts", "string: a producer binding", "", "the queue that is told of schedules failing "
             "or recovering and of ticks stopped", "settings.alerts_invalid"),
+    Setting(PYPROJECT, "wakes", "string: a producer binding", "", "the queue, the Worker's own, that a tick "
+            "sends delayed messages to for the `once` items and retries due before the next minute tick: each "
+            "wakes the Worker at its second (docs/how-to/exact-timing.md); unset, the 10-second marks",
+            "settings.wakes_invalid"),
     Setting(PYPROJECT, "console", "string: a path prefix", "", "serve the operator's console under this path of "
             "the Worker's fetch (`/ops`)", "settings.console_invalid"),
     Setting(PYPROJECT, "console_team", "string", "", "the Cloudflare Access team (`<team>.cloudflareaccess.com`) "

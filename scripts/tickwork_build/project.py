@@ -43,6 +43,7 @@ class Project:
     problems: tuple[Problem, ...] = ()  # settings of the wrong type, read as their defaults
     config_file: str = WRANGLER  # the Worker's configuration: wrangler.toml, wrangler.jsonc or wrangler.json
     alerts: object = None  # [tool.tickwork] alerts: the producer binding alerts go to, as written
+    wakes: object = None  # [tool.tickwork] wakes: the producer binding wakes go to, as written (wakes.py)
     console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
     version_metadata: object = None  # [tool.tickwork] version_metadata, as written (version_metadata.py checks it)
     version_binding: str | None = None  # the configuration's [version_metadata] binding, where it declares one
@@ -117,6 +118,7 @@ def load_project(root: Path) -> Project:
         problems=tuple(read.problems),
         config_file=name,
         alerts=tickwork.get("alerts"),
+        wakes=tickwork.get("wakes"),
         console={key: value for key, value in tickwork.items() if key.startswith("console")},
         version_metadata=tickwork.get("version_metadata"),
         version_binding=declared_binding(wrangler),

@@ -101,6 +101,9 @@ class App:
         # The Worker's version-metadata binding ([tool.tickwork] version_metadata): each deploy
         # marker keeps the version it gives.
         self.version_metadata: str | None = None
+        # The producer binding wakes are sent through ([tool.tickwork] wakes): its queue is the
+        # Worker's own, whose messages tick (tick/wakes.py, outbox/wakes.py). None: the 10-second marks.
+        self.wakes: str | None = None
         self._entries: tuple = ()  # from the manifest: (entry, its action; None for a purge, made later)
         self._consumed: tuple = ()  # from the manifest: (entry, its action) each
         self.schema_current = False  # the store found at this tickwork's schema, once an isolate (invocation.py)
@@ -141,6 +144,11 @@ class App:
         return bool(self.queues_bound or self.producers or self.consumers)
 
     @property
+    def wake_queue(self) -> str | None:
+        """The queue the app's wakes go to and come from: the queue of its `wakes` binding."""
+        return self.producers.get(self.wakes) if self.wakes else None
+
+    @property
     def consumed_here(self) -> frozenset[str]:
         """The producer bindings whose queue the app consumes itself."""
         return frozenset(binding for binding, queue in self.producers.items() if queue in self.consumers)
@@ -159,6 +167,7 @@ class App:
             getattr(manifest, "CONSOLE", None),
         )
         app.version_metadata = getattr(manifest, "VERSION_METADATA", None)
+        app.wakes = getattr(manifest, "WAKES", None)
         app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))

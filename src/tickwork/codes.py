@@ -193,6 +193,11 @@ CODES: dict[str, Code] = {
         "build", "a list of `[tool.tickwork.dates]` is not a list of dates written YYYY-MM-DD (or TOML dates), "
         "its name is not a name, or it holds more than 1,000 dates",
         "write e.g. `holidays = [\"2026-12-25\", \"2027-01-01\"]`"),
+    "settings.wakes_invalid": Code(
+        "build", "`wakes` is not a `[[queues.producers]]` binding whose queue the Worker consumes, and no "
+        "`@consumer` reads, in the Worker's configuration",
+        "bind a queue of its own: `[[queues.producers]] binding = \"WAKES\"` and `[[queues.consumers]]` of its "
+        "queue, and name it: `wakes = \"WAKES\"`"),
     "settings.version_metadata_invalid": Code(
         "build", "`version_metadata` is not the name of the version-metadata binding the Worker's configuration "
         "declares (`[version_metadata] binding`)",

@@ -1,10 +1,14 @@
 """What one cron invocation does: a tick at its scheduled time, and, while the app has queues
-bound, another at each 10-second mark of its minute (:10 to :50), so queues are read and events
-swept as often as a server's own timer would. Each ends before the next minute's invocation
-begins; a mark already past when the tick before it ends is left out.
+bound but no wake queue, another at each 10-second mark of its minute (:10 to :50), so `once`
+items and short retries run, and events are swept, as often as a server's own timer would. With
+a wake queue (`[tool.tickwork] wakes`, tick/wakes.py) the invocation ticks once and ends: what
+runs before the next minute is woken for at its second by a delayed message.
+Each tick ends before the next minute's invocation begins; a mark already past when the tick
+before it ends is left out.
 
-A nothing-due tick costs 2 D1 statements and writes one row, so a minute of them costs 12 and
-writes 6 (259,200 rows a month), and the invocation's wall time is the minute less a little.
+A nothing-due tick costs 2 D1 statements and writes one row, so a minute of them at the marks
+costs 12 and writes 6 (259,200 rows a month), and the invocation's wall time is the minute less
+a little; with a wake queue, 2 and 1, and the invocation ends with its tick.
 All ticks of an invocation share its statement cap and its budget.
 An isolate's first invocation reads the store's schema first, one statement more (none written).
 """
@@ -19,6 +23,7 @@ from .store.facade import ScheduleStore
 from .store.app_row import out_of_date
 from .tick import ENDS_WITH_EVENTS, FIRST_READ, SWEEP, WORKER_TICK_BUDGET, TickReport, tick
 from .tick.budget import Invocation
+from .tick.wakes import Wakes
 from .times import MARK, MINUTE, iso
 
 log = logging.getLogger("tickwork")
@@ -43,6 +48,12 @@ def marks_ahead(scheduled: int, now: int) -> list[int]:
     return [mark for mark in (scheduled + k * MARK for k in range(1, 6)) if mark >= now]
 
 
+def ticks_at_marks(app: App, wakes: Wakes | None) -> bool:
+    """The one place the 10-second marks are decided: while queues are bound and no wake queue
+    is, the marks stay, as the fallback that times `once` items and short retries."""
+    return app.has_queues and wakes is None
+
+
 @one_invocation(lambda *_, cap, **__: cap)
 async def cron_invocation(
     db: Database,
@@ -54,16 +65,17 @@ async def cron_invocation(
     cap: int,
     outbox: Outbox | None = None,
     settings: dict | None = None,
+    wakes: Wakes | None = None,
 ) -> list[TickReport]:
     """Ticks at `scheduled`, then at the marks ahead while the app has queues. `clock` is the
     wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
-    `settings` the app's, as the invocation began."""
+    `settings` the app's, as the invocation began; `wakes` its wake queue, where it binds one."""
     invocation = Invocation(db, clock, WORKER_TICK_BUDGET, cap)
     if not await schema_current(db, app, scheduled):
         return []
     declared = app.declared  # made at an isolate's first tick: a manifest it cannot be made from fails the invocation
     reports = []
-    ats = [scheduled] + (marks_ahead(scheduled, invocation.started) if app.has_queues else [])
+    ats = [scheduled] + (marks_ahead(scheduled, invocation.started) if ticks_at_marks(app, wakes) else [])
     for k, at in enumerate(ats):
         if at != scheduled:
             if clock() > at:
@@ -76,7 +88,7 @@ async def cron_invocation(
             reports.append(await tick(
                 db, declared, at, budget=invocation.time - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
-                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k), run_pages=run_pages_of(app),
+                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k), run_pages=run_pages_of(app), wakes=wakes,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))

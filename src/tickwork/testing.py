@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from .app import App
 from .database import Database
@@ -121,3 +121,78 @@ def _ms(now: int | str) -> int:
     if ms is None:
         raise ValueError(f"{now!r} is no time: write epoch ms or a UTC time such as 2026-03-02T09:00Z")
     return ms
+
+
+class QueueMessage:
+    """A message as a queue hands it to the Worker: what the handler made of it is kept."""
+
+    def __init__(self, id: str, body: Any, attempts: int = 1) -> None:
+        self.id, self.body, self.attempts = id, body, attempts
+        self.acked = self.retried = False
+
+    def ack(self) -> None:
+        self.acked = True
+
+    def retry(self) -> None:
+        self.retried = True
+
+
+class DelayedQueue:
+    """A real queue in memory for a test's wakes (`[tool.tickwork] wakes`): each message sent is
+    held till its `delaySeconds` pass on the test's clock (`now`, epoch ms, which the helpers
+    below set), then delivered by `wakes_delivered`; one the handler retries is held again.
+    `sends` counts the batch sends, `sent` every message as (deliver at, body). Given a `clock`,
+    the queue's time is that clock's."""
+
+    def __init__(self, clock: Callable[[], int] | None = None) -> None:
+        self._clock = clock
+        self.now = 0
+        self.sends = 0
+        self.sent: list[tuple[int, Any]] = []
+        self.held: list[tuple[int, int, Any]] = []  # (deliver at, the order sent, body)
+
+    def clock(self) -> int:
+        return self._clock() if self._clock is not None else self.now
+
+    async def send_delayed(self, messages: list[tuple[dict[str, Any], int]]) -> None:
+        self.sends += 1
+        now = self.clock()
+        for body, delay in messages:
+            self.sent.append((now + delay * 1000, body))
+            self.held.append((now + delay * 1000, len(self.sent), body))
+
+    def due(self, until: int) -> list[tuple[int, Any]]:
+        """Takes the messages held for delivery by `until`: each with its time, in order."""
+        ready = sorted(m for m in self.held if m[0] <= until)
+        self.held = [m for m in self.held if m[0] > until]
+        return [(at, body) for at, _, body in ready]
+
+
+async def tick_with_wakes(app: App, now: int | str, store: Database, queue: DelayedQueue,
+                          **options: Any) -> TickReport:
+    """`tick_at` for an app whose wakes go to `queue`: the minute tick, sending them."""
+    from .tick.wakes import Wakes
+
+    queue.now = _ms(now)
+    return await tick_at(app, now, store, wakes=Wakes(queue, queue.clock), **options)
+
+
+async def wakes_delivered(app: App, until: int | str, store: Database, queue: DelayedQueue,
+                          **options: Any) -> list[TickReport]:
+    """Delivers each wake `queue` holds for delivery by `until`, at its time, one batch a time, to
+    the wake queue's consumer, as the Worker's `queue` handler does: the reports of the ticks made."""
+    from .outbox.wakes import consume_wakes
+
+    reports = []
+    while ready := queue.due(_ms(until)):
+        at = ready[0][0]
+        batch = [QueueMessage(f"wake-{at}-{k}", body) for k, (when, body) in enumerate(ready) if when == at]
+        queue.held += [(when, 0, body) for when, body in ready if when != at]
+        queue.now = at
+        still = StillClock()
+        report = await consume_wakes(store, app, batch, queue=queue, clock=queue.clock, sleep=still.sleep,
+                                     cap=app.statements_per_tick or 900, monotonic=still, **options)
+        queue.held += [(at + 1000, 0, m.body) for m in batch if m.retried]  # the queue's retry, a second on
+        if report is not None:
+            reports.append(report)
+    return reports

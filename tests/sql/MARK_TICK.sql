@@ -22,4 +22,7 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
   EXISTS (SELECT 1 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending WHERE b.state = 'pending'
           AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND (s.paused != 0 AND (s.ended IS NULL OR s.ended = 'done') OR s.removed_at IS NOT NULL AND s.ended IS NULL)))
-      AS backfill_pending
+      AS backfill_pending,
+  (SELECT json_group_array(at) FROM (
+      SELECT DISTINCT (runs_at + 999) / 1000 * 1000 AS at FROM tickwork_schedules INDEXED BY tickwork_schedules_by_due
+      WHERE removed_at IS NULL AND runs_at > ?1 AND runs_at < ?5 AND paused = 0 ORDER BY runs_at LIMIT 60)) AS wakes

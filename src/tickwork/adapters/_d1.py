@@ -52,6 +52,10 @@ class Queue:
     async def send_batch(self, bodies: list[dict]) -> None:
         await self._binding.sendBatch([{"body": body} for body in bodies])
 
+    async def send_delayed(self, messages: list[tuple[dict, int]]) -> None:
+        """Each body delivered after its delay in whole seconds (`delaySeconds`), in one batch."""
+        await self._binding.sendBatch([{"body": body, "delaySeconds": delay} for body, delay in messages])
+
 
 class Message:
     """A queue message, its body as Python values."""

@@ -74,7 +74,7 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
         reports = await cron_invocation(
             db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
-            settings=settings_of(app, env),
+            settings=settings_of(app, env), wakes=wakes_of(app, env),
         )
     from ..operating.words import printable  # an app's own code may hold a terminal escape
 
@@ -90,6 +90,8 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
     from ..outbox.consumers import consume
     from ._d1 import Message
 
+    if app.wake_queue is not None and batch.queue == app.wake_queue and app.store is not None:
+        return await _wake(app, env, batch, ctx)
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
         print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
@@ -100,6 +102,33 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
     messages = [Message(message) for message in batch.messages]
     with in_worker(env, ctx):
         await consume(db, consumer, messages, _now(), outbox(app, env, db), clock=_now)
+
+
+def wakes_of(app: App, env):
+    """The app's wake queue as its ticks send to it, where `[tool.tickwork] wakes` names one."""
+    if app.wakes is None:
+        return None
+    from ..tick.wakes import Wakes
+    from ._d1 import Queue
+
+    return Wakes(Queue(getattr(env, app.wakes)), _now)
+
+
+async def _wake(app: App, env, batch, ctx) -> None:
+    """A batch of the wake queue: one tick, at the latest moment its wakes are for (outbox/wakes.py)."""
+    from ..outbox.wakes import consume_wakes
+    from ._d1 import Message, Queue
+
+    db = _database(getattr(env, cast(str, app.store)))
+    messages = [Message(message) for message in batch.messages]
+    with in_worker(env, ctx):
+        report = await consume_wakes(
+            db, app, messages, queue=Queue(getattr(env, cast(str, app.wakes))), clock=_now, sleep=asyncio.sleep,
+            cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db), settings=settings_of(app, env))
+    from ..operating.words import printable
+
+    for run in report.runs if report is not None else []:
+        print(printable(describe(run)))
 
 
 @asynccontextmanager
@@ -169,12 +198,18 @@ def items(app: App, env, statements: int = INVOCATION_STATEMENTS) -> Items:
     `await items(APP, self.env).calendar(send_statement, {"customer": id}, "0 9 * * 1")`.
     Its calls in bulk make at most `statements` D1 statements in all, the invocation's 1,000 by
     default (pass 50 on the Free plan, less what the handler makes besides), and say what did
-    not fit. Inside a run, `tickwork.items` does the same, timed from the tick."""
+    not fit. Inside a run, `tickwork.items` does the same, timed from the tick. With a wake queue,
+    a `once` item due before the next minute tick is woken for at its second."""
     from ..per_item import Items
 
     if app.store is None:
         raise RuntimeError("the app binds no D1 database to keep schedules in")
     db = _database(getattr(env, app.store))
+    wakes = wakes_of(app, env)
+    if wakes is not None:  # a `once` item due before the next tick is woken for (waking_items.py)
+        from ..waking_items import WakingItems
+
+        return WakingItems(db, _now, lambda: statements - db.statements_run, wakes)
     return Items(db, _now, lambda: statements - db.statements_run)
 
 

@@ -24,6 +24,10 @@ BACKFILL_WAITS = (f"s.paused != 0 AND (s.ended IS NULL OR s.ended = '{ONE_OFF_DO
 # kept beside the tick's time for the gaps in the ticks) also answers
 # the declared set the rows were last reconciled with, and whether a run's lease lapsed, declared
 # or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
+# And the moments rows run after this tick and before ?5, the next (tick/wakes.py; ?5 is ?1 when
+# no wake queue is bound, an empty range): along the same index, only rows due that soon are read.
+# Distinct whole seconds, as a wake is for one: 60 at most cover the minute, however many rows
+# fall within one second.
 MARK_TICK = f"""
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
     prev_clock = last_clock, last_clock = MAX(IFNULL(last_clock, ?4), ?4),
@@ -40,7 +44,10 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
   EXISTS (SELECT 1 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending WHERE b.state = 'pending'
           AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND ({BACKFILL_WAITS})))
-      AS backfill_pending
+      AS backfill_pending,
+  (SELECT json_group_array(at) FROM (
+      SELECT DISTINCT (runs_at + 999) / 1000 * 1000 AS at FROM tickwork_schedules INDEXED BY tickwork_schedules_by_due
+      WHERE removed_at IS NULL AND runs_at > ?1 AND runs_at < ?5 AND paused = 0 ORDER BY runs_at LIMIT 60)) AS wakes
 """
 
 # The schema this runtime ticks against, as the app's row keeps it (migration 0023; each later
@@ -118,6 +125,7 @@ class Reached:
     backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
     lapse_from: int = 0  # the first tick of the window of runs whose leases lapsed
     prev_clock: int | None = None  # the clock of the app's tick before this one
+    wakes: tuple[int, ...] = ()  # the moments rows run after the tick and before the next (tick/wakes.py)
 
 
 class AppRow:
@@ -127,18 +135,19 @@ class AppRow:
         self.db = db
 
     async def reach(self, tick: int, leases: tuple[int, int], most: int | None = None,
-                    clock: int | None = None) -> Reached:
+                    clock: int | None = None, wake_until: int | None = None) -> Reached:
         """Marks the app's tick, whose leases last past it at most and at least `leases`, begun at
         `clock` (its invocation's; `tick` by default), and reads the rows due by `tick`, at most
-        `most`, in one batch."""
+        `most`, in one batch, with the moments rows run after it and before `wake_until`."""
         [mark], rows = await self.db.batch(
-            [(MARK_TICK, (tick, *leases, tick if clock is None else clock)),
+            [(MARK_TICK, (tick, *leases, tick if clock is None else clock, tick if wake_until is None else wake_until)),
              (SELECT_DUE, (tick, -1 if most is None else most))]
         )
         return Reached(
             [State.from_row(row) for row in rows], mark["fingerprint"], bool(mark["lapsed"]),
             number(mark["sweep_at"]), number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
             bool(mark["backfill_pending"]), int(mark["lapse_from"]), number(mark["prev_clock"]),
+            tuple(int(at) for at in json.loads(mark["wakes"] or "[]")),
         )
 
     @operation("schema")

@@ -29,6 +29,7 @@ from .gap import GAP as GAP
 from .housekeeping import RETENTION as RETENTION
 from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
+from .wakes import Wakes as Wakes
 
 
 @one_invocation(lambda *_, max_statements=None, **__: max_statements)  # type: ignore[untyped-decorator]
@@ -48,6 +49,7 @@ async def tick(
     alerts: str | None = None,
     for_later: int = 0,
     run_pages: str | None = None,
+    wakes: Wakes | None = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
@@ -62,12 +64,14 @@ async def tick(
     vars) as the invocation began, which a purge's `after:` may read. `alerts` is the producer
     binding the outbox sends the app's alerts to (alerts.py): schedules failing and recovering,
     ticks stopped; `run_pages`, the console's page of a run up to its id, which the alerts of
-    schedules failing and recovering then link to (`run_url`). `for_later` of the statements are
-    left to the ticks after it in its invocation: its backfill step does not spend them.
+    schedules failing and recovering then link to (`run_url`); `wakes`, the app's wake queue, which
+    the tick sends a delayed message to for each moment a row runs before the next (wakes.py).
+    `for_later` of the statements are left to the ticks after it in its invocation: its backfill
+    step does not spend them.
     """
     spending = Budget(db, now, now if started_at is None else started_at, budget, monotonic, max_statements, for_later)
     alerting_to = None if outbox is None or alerts is None else Alerts(alerts, run_pages)
     flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if alerting_to else 0)
     state = TickState(ScheduleStore(db), declared(schedules), now, outbox, alerting_to, os.urandom(16).hex(), flush,
-                      sleep, retention, settings or {}, Owing(now))
+                      sleep, retention, settings or {}, Owing(now), wakes=wakes)
     return TickReport(now, await pipeline.run(state, spending))

@@ -35,6 +35,7 @@ from .rows import schedule_of
 from .runs import Runner
 from .state import TickState
 from .sweep import sweep, sweeps
+from .wakes import send_wakes
 
 
 async def run(tick: TickState, budget: Budget) -> list[RunReport]:
@@ -54,5 +55,6 @@ async def run(tick: TickState, budget: Budget) -> list[RunReport]:
         tick.reports += await backfill(tick, budget, runner.run, lambda row: schedule_of(tick, row))
     budget.release("sweep")
     await sweep(tick, budget)
+    await send_wakes(tick)
     await housekeep(tick, budget)
     return tick.reports

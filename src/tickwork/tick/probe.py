@@ -13,6 +13,7 @@ from .budget import FIRST_READ, RECONCILE, Budget
 from .gap import note_gap
 from .reconcile import reconcile
 from .state import TickState
+from .wakes import wake_until
 
 log = logging.getLogger("tickwork")
 
@@ -29,11 +30,12 @@ async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
     """The rows due now, oldest first, and whether a run's lease lapsed; the probe's other answers
     kept in `tick` for the steps they concern."""
     most = most_rows(budget)
-    reached = await tick.store.reach(tick.now, budget.lease_reach(), most, budget.began)
+    reached = await tick.store.reach(tick.now, budget.lease_reach(), most, budget.began, wake_until(tick))
     tick.sweep_at = reached.sweep_at
     tick.lapse_from = reached.lapse_from
     tick.housekeeping_due = reached.housekeeping_due
     tick.backfill_pending = reached.backfill_pending
+    tick.wake_at = reached.wakes
     await note_gap(tick, budget, reached.prev_tick, reached.prev_clock)
     fingerprint = tick.declared.fingerprint
     if reached.fingerprint == fingerprint:

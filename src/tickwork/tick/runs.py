@@ -41,6 +41,10 @@ class Runner:
         self.budget = budget
         self.recorder = recorder
         self.items = Items(state.store.db, lambda: state.now, self.room_for_run)
+        if state.wakes is not None:  # a `once` item a run hands over for before the next tick is woken for
+            from ..waking_items import WakingItems
+
+            self.items = WakingItems(state.store.db, lambda: state.now, self.room_for_run, noted=state.handed_wakes)
 
     async def run(self, runs: list[tuple[Claim, Schedule]], lease: Lease) -> list[RunReport]:
         """The runs claimed under `lease`, side by side."""

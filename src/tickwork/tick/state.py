@@ -5,7 +5,7 @@ function of a TickState and the tick's Budget."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from ..outbox.alerts import Alerts
 from .declared import DeclaredSet
@@ -13,6 +13,9 @@ from ..outbox import Outbox
 from ..store.facade import ScheduleStore
 from ..kinds import Owing, Timing
 from .reports import RunReport
+
+if TYPE_CHECKING:
+    from .wakes import Wakes
 
 Sleep = Callable[[float], Awaitable[Any]]
 # a handed-over row's timing, retry, limit, times, overlap and jitter, from its JSON
@@ -40,3 +43,6 @@ class TickState:
     housekeeping_due: bool = False
     backfill_pending: bool = False
     reports: list[RunReport] = field(default_factory=list)  # the runs and skips so far
+    wakes: Wakes | None = None  # the app's wake queue, where it binds one (wakes.py)
+    wake_at: tuple[int, ...] = ()  # what the first read found running before the next tick
+    handed_wakes: list[int] = field(default_factory=list)  # for `once` items its runs handed over (waking_items.py)
