@@ -101,6 +101,8 @@ class App:
         # The Worker's version-metadata binding ([tool.tickwork] version_metadata): each deploy
         # marker keeps the version it gives.
         self.version_metadata: str | None = None
+        # The Analytics Engine dataset ([tool.tickwork] metrics) each run and skip writes a point to.
+        self.metrics: str | None = None
         self._entries: tuple = ()  # from the manifest: (entry, its action; None for a purge, made later)
         self._consumed: tuple = ()  # from the manifest: (entry, its action) each
         self.schema_current = False  # the store found at this tickwork's schema, once an isolate (invocation.py)
@@ -155,6 +157,7 @@ class App:
             getattr(manifest, "CONSOLE", None),
         )
         app.version_metadata = getattr(manifest, "VERSION_METADATA", None)
+        app.metrics = getattr(manifest, "METRICS", None)
         app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))

@@ -54,10 +54,11 @@ async def cron_invocation(
     cap: int,
     outbox: Outbox | None = None,
     settings: dict | None = None,
+    metrics=None,
 ) -> list[TickReport]:
     """Ticks at `scheduled`, then at the marks ahead while the app has queues. `clock` is the
     wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
-    `settings` the app's, as the invocation began."""
+    `settings` the app's, as the invocation began; `metrics` the Analytics Engine dataset bound."""
     invocation = Invocation(db, clock, WORKER_TICK_BUDGET, cap)
     if not await schema_current(db, app, scheduled):
         return []
@@ -77,6 +78,7 @@ async def cron_invocation(
                 db, declared, at, budget=invocation.time - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
                 alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k), run_pages=run_pages_of(app),
+                metrics=metrics,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
             log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))

@@ -74,7 +74,7 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
         reports = await cron_invocation(
             db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
-            settings=settings_of(app, env),
+            settings=settings_of(app, env), metrics=getattr(env, app.metrics, None) if app.metrics else None,
         )
     from ..operating.words import printable  # an app's own code may hold a terminal escape
 

@@ -16,7 +16,7 @@ from .budget import ENDS, Budget, Lease, chunked
 from .ends import _names, must_land
 from .gap import GAP
 from .reports import RunReport
-from .runs import Runner
+from .runs import Runner, missed_of
 from .state import TickState
 from .sweep import send
 
@@ -79,7 +79,7 @@ def skipped(tick: TickState, claim: Claim) -> RunReport:
     log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
     return RunReport(
         claim.name, claim.due_for, tick.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
-        call=claim.call, attempt=claim.attempt,
+        call=claim.call, attempt=claim.attempt, missed=missed_of(claim),
     )
 
 

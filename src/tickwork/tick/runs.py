@@ -107,7 +107,7 @@ class Runner:
                       writes=writes, **retry, times=times), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,
-            counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
+            counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"), missed_of(claim),
         )
 
     @operation("run")
@@ -126,6 +126,11 @@ class Runner:
             except Exception as error:
                 return _failed(claim, *_raised(error, counts))
         return Outcome.SUCCEEDED, None, None, None
+
+
+def missed_of(claim: Claim) -> int:
+    """The occurrences a claim covers besides its own: those it catches up on."""
+    return claim.covers.count - 1 if claim.covers is not None else 0
 
 
 def _overran(claim: Claim, detail: str) -> Verdict:
