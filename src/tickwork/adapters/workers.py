@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, cast
 
 from ..database import PAID_QUERIES, Database
-from ..context import in_worker, new_trace, running
+from ..context import in_worker, log, new_trace, running
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
 # them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (docs/explanation/tick.md,
@@ -76,11 +76,12 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
             settings=settings_of(app, env), metrics=getattr(env, app.metrics, None) if app.metrics else None,
         )
+    from ..logs import run_ended
     from ..operating.words import printable  # an app's own code may hold a terminal escape
 
     for report in reports:
         for run in report.runs:
-            print(printable(describe(run)))
+            run_ended(run, printable(describe(run)), None if run.code is None else printable(run.code))
     return reports
 
 
@@ -92,7 +93,8 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
 
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
-        print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
+        log.warning("no consumer is declared for queue %s; its messages are retried", batch.queue,
+                    extra={"event": "queue_unconsumed"})
         for message in batch.messages:
             message.retry()
         return

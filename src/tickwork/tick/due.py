@@ -16,7 +16,7 @@ from .budget import ENDS, Budget, Lease, chunked
 from .ends import _names, must_land
 from .gap import GAP
 from .reports import RunReport
-from .runs import Runner, missed_of
+from .runs import Runner, missed_of, said
 from .state import TickState
 from .sweep import send
 
@@ -76,7 +76,7 @@ async def run_due(tick: TickState, budget: Budget, runner: Runner,
 
 
 def skipped(tick: TickState, claim: Claim) -> RunReport:
-    log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
+    log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason, extra=said(claim, "skip"))
     return RunReport(
         claim.name, claim.due_for, tick.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
         call=claim.call, attempt=claim.attempt, missed=missed_of(claim),
