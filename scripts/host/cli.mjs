@@ -196,6 +196,10 @@ function serve(started, printer, { port, track, token }) {
       if (url.pathname === '/cdn-cgi/tickwork/reset' && req.method === 'POST') {
         return json(res, 200, { applied: await host.reset() });
       }
+      if (url.pathname === '/cdn-cgi/tickwork/metrics') {
+        const datasets = host.platform.datasets;
+        return json(res, 200, Object.fromEntries(Object.entries(datasets).map(([b, d]) => [b, d.points()])));
+      }
       if (url.pathname === '/cdn-cgi/tickwork/modules') {
         return json(res, 200, {
           mounted: host.worker.files,
