@@ -2,6 +2,8 @@
 and p99, per schedule and over all), worked out from the run records of that window alone: the
 first attempts of due runs, not retries, runs by hand or backfilled ones."""
 
+import re
+
 from helpers import every, run
 
 from tickwork.operating.lag_words import lag_view
@@ -70,3 +72,13 @@ def test_the_lags_read_the_windows_records_along_the_primary_key(db):
     plan = [r["detail"] for r in run(db.all(f"EXPLAIN QUERY PLAN {LAG_PERCENTILES}", (NINE, 10)))]
     assert "SEARCH r USING PRIMARY KEY (id>?)" in plan and "SCAN r" not in plan
     assert plan.count("MATERIALIZE lags") == 1  # the records read once for both groupings
+
+
+def test_the_consoles_overview_shows_the_same_lags_as_status(app):
+    from console_fixtures import PREFIX, ask
+
+    late_ticks(app, [every(1, "fast")], [2, 2, 2, 2, 30])
+    body = ask(app.db, "GET", PREFIX, now=NINE + 6 * MINUTE).body
+    section = body.split("Lag from due to start, the last 1 h")[1].split("</table>")[0]
+    cells = re.findall(r'data-label="(?:SCHEDULE|RUNS|P50|P95|P99)">(?:<a [^>]*>)?([^<]*)', section)
+    assert cells == ["all schedules", "5", "2 s", "30 s", "30 s", "fast", "5", "2 s", "30 s", "30 s"]
