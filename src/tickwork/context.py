@@ -305,7 +305,8 @@ async def _logged(work):
     try:
         return await work
     except Exception as error:
-        log.exception("work handed to wait_until failed: %s: %s", type(error).__name__, error)
+        log.exception("work handed to wait_until failed: %s: %s", type(error).__name__, error,
+                      extra={"event": "wait_until_failed"})
 
 
 def current_run():

@@ -81,7 +81,8 @@ async def cron_invocation(
                 metrics=metrics,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
-            log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))
+            log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at),
+                          extra={"event": "tick_failed"})
     return reports
 
 
@@ -95,10 +96,12 @@ async def schema_current(db: Database, app: App, scheduled: int) -> bool:
     try:
         problem = out_of_date(await ScheduleStore(db).schema(), cast(str, app.store))  # a ticking app binds one
     except Exception:
-        log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled))
+        log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled),
+                      extra={"event": "schema_unread"})
         return True
     if problem:
-        log.error("%s; the tick at %s is refused, as is every tick until then", problem, iso(scheduled))
+        log.error("%s; the tick at %s is refused, as is every tick until then", problem, iso(scheduled),
+                  extra={"event": "tick_refused"})
         return False
     app.schema_current = True
     return True

@@ -5,7 +5,8 @@ Logpush or OpenTelemetry export) are queried by field and join the run's trace:
      "trace": "4bf92f3577b34da6a3ce929d0e0e4736", "message": "nightly_report: run failed: ..."}
 
 `level` (debug, info, warning, error), `event` (what happened: `run`, `skip`, `run_failed`,
-`retry_scheduled`, ...; `log` where a line names none), `schedule` and `trace` (null where the
+`retry_scheduled`, ...: every call in tickwork names one (tests/test_every_log_call_names_its_event.py);
+`log` only for a line of the logger "tickwork" logged from elsewhere), `schedule` and `trace` (null where the
 line is of no one schedule or run; inside a run, the run's), `at` (when it was written, UTC), the
 `message` in words, and for a run's line its `outcome`, `code`, `due` and `attempt`. The lines of
 the logger "tickwork" come here (context.py hands them over at the first line logged, so a cold

@@ -56,7 +56,8 @@ def write_points(dataset: Dataset | None, reports: Iterable[RunReport]) -> int:
             dataset.writeDataPoint(point_of(report))
             written += 1
         except Exception as error:
-            log.warning("%s: its data point was not written to the metrics dataset: %s", report.schedule, error)
+            log.warning("%s: its data point was not written to the metrics dataset: %s", report.schedule, error,
+                        extra={"event": "data_point_unwritten", "schedule": report.schedule, "trace": report.trace})
     return written
 
 

@@ -97,8 +97,10 @@ async def read_back(tick: TickState, budget: Budget, claims: list[Claim], error:
             "%s: D1 answered an error (%s) to the batch that claims them, and whether it "
             "landed could not be read back: if it did not, they stay due; if it did, their "
             "runs' records end lease_expired at %s", names, error, iso(lease.until),
+            extra={"event": "claims_unknown"},
         )
         return Claimed(set(), set(), set())
     landed = "landed; the tick goes on" if claimed.leased | claimed.recorded else "did not land; they stay due"
-    log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed)
+    log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed,
+                extra={"event": "claims_read_back"})
     return claimed
