@@ -25,6 +25,7 @@ def test_a_due_run_writes_one_point_indexed_by_its_schedule_with_its_lag(db):
     ticks(db, [every(15)], utc("2026-03-02 09:15"), started_at=utc("2026-03-02 09:15") + 2_500, metrics=dataset)
     [point] = rows(dataset)
     assert point == {"index": "census", "schedule": "census", "outcome": "succeeded", "code": "", "trace": point["trace"],
+                     "origin": "due",
                      "lag_ms": 2_500.0, "attempt": 1.0, "missed": 0.0, "duration_ms": point["duration_ms"]}
     assert len(point["trace"]) == 32
 
@@ -84,6 +85,26 @@ def test_a_dataset_that_refuses_a_point_fails_no_run(db):
 
 
 def test_the_layout_is_the_one_the_docs_query():
-    assert BLOBS == ("schedule", "outcome", "code", "trace")
+    assert BLOBS == ("schedule", "outcome", "code", "trace", "origin")
     assert DOUBLES == ("lag_ms", "attempt", "missed", "duration_ms")
     assert point_of.__doc__
+
+
+def test_a_run_by_hand_says_so_and_its_lag_is_kept_out_of_the_due_runs(db):
+    from test_runs_by_hand import ask
+
+    dataset = MemoryDataset()
+    ticks(db, [every(15)], utc("2026-03-02 09:00"))
+    ask(db, at=utc("2026-03-02 09:02"))
+    ticks(db, [every(15)], utc("2026-03-02 09:03"), utc("2026-03-02 09:15"), metrics=dataset)
+    assert [p["origin"] for p in rows(dataset)] == ["by_hand", "due"]
+
+
+def test_a_backfilled_run_says_so(app):
+    from test_backfill import APRIL, statement
+
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    dataset = MemoryDataset()
+    app.tick([monthly], APRIL + MINUTE, metrics=dataset)
+    assert [p["origin"] for p in rows(dataset)] == ["backfill"]

@@ -10,6 +10,7 @@ The layout, for the SQL API's queries (the index samples by schedule):
     blob2   outcome          double2  attempt (1 the first)
     blob3   code, or ""      double3  missed: the occurrences the run covered besides its own
     blob4   trace id, or ""  double4  duration, ms (a skip: 0)
+    blob5   origin: due, by_hand or backfill (the lag of a due run alone is the scheduler's)
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tickwork")
 
-BLOBS = ("schedule", "outcome", "code", "trace")
+BLOBS = ("schedule", "outcome", "code", "trace", "origin")
 DOUBLES = ("lag_ms", "attempt", "missed", "duration_ms")
 
 
@@ -40,7 +41,7 @@ def point_of(report: RunReport) -> dict[str, Any]:
         "duration_ms": report.duration_ms or 0,
     }
     said = {"schedule": report.schedule, "outcome": str(report.outcome), "code": report.code or "",
-            "trace": report.trace or ""}
+            "trace": report.trace or "", "origin": report.origin}
     return {"indexes": [report.schedule], "blobs": [said[b] for b in BLOBS],
             "doubles": [float(values[d]) for d in DOUBLES]}
 

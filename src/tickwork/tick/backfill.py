@@ -139,7 +139,8 @@ class _Backfill:
             log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
                      next(s.who for _, s in steps if s.run == claim.run),
                      extra={"event": "backfill_run", "schedule": claim.name, "trace": claim.trace})
-        return await self.run(runs, lease), bool(won) or any(s.run is None for _, s in steps)
+        ran = [replace(r, origin="backfill") for r in await self.run(runs, lease)]
+        return ran, bool(won) or any(s.run is None for _, s in steps)
 
     def steps(self, going: list[_Going]) -> list[tuple[_Going, Step]]:
         steps: list[tuple[_Going, Step]] = []

@@ -109,6 +109,7 @@ class Runner:
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,
             counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"), missed_of(claim),
+            origin="due" if claim.by_hand is None else "by_hand",
         )
 
     @operation("run")
