@@ -82,3 +82,22 @@ def test_the_consoles_overview_shows_the_same_lags_as_status(app):
     section = body.split("Lag from due to start, the last 1 h")[1].split("</table>")[0]
     cells = re.findall(r'data-label="(?:SCHEDULE|RUNS|P50|P95|P99)">(?:<a [^>]*>)?([^<]*)', section)
     assert cells == ["all schedules", "5", "2 s", "30 s", "30 s", "fast", "5", "2 s", "30 s", "30 s"]
+
+
+def test_a_run_by_hand_is_no_lag(db):
+    from helpers import ticks
+    from test_runs_by_hand import ask
+
+    ticks(db, [every(15)], NINE)
+    ask(db, at=NINE + MINUTE)
+    ticks(db, [every(15)], NINE + 10 * MINUTE)  # asked for at 09:01, for the due time of 09:00
+    assert run(lags_since(db, NINE)) == []
+
+
+def test_a_backfilled_run_is_no_lag(app):
+    from test_backfill import APRIL, statement
+
+    monthly = statement(app)
+    app.run("backfill", "statement", "--from", "2026-02-01T00:00Z", "--to", "2026-02-01T00:00Z", now=APRIL + MINUTE)
+    app.tick([monthly], APRIL + MINUTE)
+    assert [lag.runs for lag in run(lags_since(app.db, APRIL + MINUTE))] == []
