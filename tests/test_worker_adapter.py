@@ -2,6 +2,7 @@
 the D1 adapter. The same entry runs on the real runtime in the local host's end-to-end tests."""
 
 import shutil
+import json
 import sqlite3
 import subprocess
 import sys
@@ -182,5 +183,7 @@ def test_the_worker_s_line_for_a_run_shows_the_control_characters_of_its_code_as
         run(run_cron_tick(app, env, SimpleNamespace(cron="* * * * *", scheduledTime=moment)))
 
     out = capsys.readouterr().out
-    assert "tickwork: census due 2026-03-02T09:01:00.000Z: failed (\\x1b[2Jrefused\\u202e)" in out
+    [line] = [json.loads(line) for line in out.splitlines()]  # the run's JSON line (tickwork.logs)
+    assert line["message"].startswith("tickwork: census due 2026-03-02T09:01:00.000Z: failed (\\x1b[2Jrefused\\u202e)")
+    assert line["code"] == "\\x1b[2Jrefused\\u202e"
     assert "\x1b" not in out and "\u202e" not in out

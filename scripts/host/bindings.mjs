@@ -126,6 +126,26 @@ export class WorkerQueue {
   }
 }
 
+// An Analytics Engine dataset that keeps what it is written: Miniflare's own drops every point, so
+// the host keeps them in memory, in order, for `/cdn-cgi/tickwork/metrics` (cli.mjs) and the tests.
+// `writeDataPoint` returns nothing and never waits, as on Cloudflare.
+export class AnalyticsEngineDataset {
+  #points = [];
+
+  constructor(dataset) {
+    this.dataset = dataset;
+  }
+
+  writeDataPoint(point) {
+    const part = (name) => Array.from((point instanceof Map ? point.get(name) : point?.[name]) ?? []);
+    this.#points.push({ indexes: part('indexes'), blobs: part('blobs'), doubles: part('doubles') });
+  }
+
+  points() {
+    return [...this.#points];
+  }
+}
+
 // `ctx`: what `waitUntil` is given is awaited by the host once the handler has returned.
 export class ExecutionContext {
   #pending = [];

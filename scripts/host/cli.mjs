@@ -54,10 +54,13 @@ class Printer {
   }
 
   worker(stream, line) {
-    // The Worker describes each run itself ("tickwork: ..."); the host's line from the run
-    // record replaces it, so that each run is one line.
-    if (line.startsWith('tickwork: ') || this.stopping) return;
-    (stream === 'stderr' || this.json ? process.stderr : process.stdout).write(`${line}\n`);
+    // The Worker describes each run itself (a JSON line of event `run` or `skip`, src/tickwork/logs.py);
+    // the host's line from the run record replaces it, so that each run is one line. Its other
+    // JSON lines are said in words here, as their message (and traceback), unless --json.
+    const logged = loggedLine(line);
+    if (line.startsWith('tickwork: ') || this.stopping || ['run', 'skip'].includes(logged?.event)) return;
+    const text = logged && !this.json ? [logged.message, logged.stack].filter(Boolean).join('\n') : line;
+    (stream === 'stderr' || this.json ? process.stderr : process.stdout).write(`${text}\n`);
   }
 
   note(text) {
@@ -66,6 +69,16 @@ class Printer {
 
   error(text) {
     if (!this.stopping) process.stderr.write(`${text}\n`);
+  }
+}
+
+// A line tickwork logged (one JSON object with its `level`, `event` and `message`), or null.
+function loggedLine(line) {
+  if (!line.startsWith('{"level": ')) return null;
+  try {
+    return JSON.parse(line);
+  } catch {
+    return null;
   }
 }
 
@@ -182,6 +195,10 @@ function serve(started, printer, { port, track, token }) {
       }
       if (url.pathname === '/cdn-cgi/tickwork/reset' && req.method === 'POST') {
         return json(res, 200, { applied: await host.reset() });
+      }
+      if (url.pathname === '/cdn-cgi/tickwork/metrics') {
+        const datasets = host.platform.datasets;
+        return json(res, 200, Object.fromEntries(Object.entries(datasets).map(([b, d]) => [b, d.points()])));
       }
       if (url.pathname === '/cdn-cgi/tickwork/modules') {
         return json(res, 200, {

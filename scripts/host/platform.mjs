@@ -17,7 +17,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Miniflare, supportedCompatibilityDate } from 'miniflare';
 
-import { D1Database, WorkerQueue } from './bindings.mjs';
+import { AnalyticsEngineDataset, D1Database, WorkerQueue } from './bindings.mjs';
 
 export { compatFlags } from './runtimes.mjs';
 
@@ -148,13 +148,14 @@ async function d1Call(mf, token, binding, call) {
 }
 
 export class Platform {
-  constructor({ mf, config, splitSql, env, databases, queues }) {
+  constructor({ mf, config, splitSql, env, databases, queues, datasets = {} }) {
     this.mf = mf;
     this.config = config;
     this.splitSql = splitSql;
     this.env = env;
     this.databases = databases; // binding -> { db (a D1Database, bindings.mjs), migrationsDir, migrationsTable }
     this.queues = queues;
+    this.datasets = datasets; // binding -> AnalyticsEngineDataset (bindings.mjs), keeping its points
   }
 
   // `onQueue({queue, messages})` answers the consumer Worker with the handler's verdicts.
@@ -209,7 +210,12 @@ export class Platform {
         id: randomUUID(), tag: process.env.TICKWORK_VERSION_TAG ?? '', timestamp: new Date().toISOString(),
       };
     }
-    return new Platform({ mf, config, splitSql, env, databases, queues });
+    // `[[analytics_engine_datasets]]`: kept in memory, where Miniflare's would drop what it is written.
+    const datasets = {};
+    for (const { binding, dataset } of config.analytics_engine_datasets ?? []) {
+      if (binding) env[binding] = datasets[binding] = new AnalyticsEngineDataset(dataset ?? binding);
+    }
+    return new Platform({ mf, config, splitSql, env, databases, queues, datasets });
   }
 
   hasQueues() {

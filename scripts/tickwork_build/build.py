@@ -16,6 +16,7 @@ from .output import cron_trigger_problems, ensure_cron_trigger, write_manifest
 from .problems import BuildFailed, Problem
 from .version_metadata import check_version_metadata
 from .wakes import check_wakes
+from .metrics import check_metrics
 from .project import Project, load_project, resolve_store
 from .purges import Where, owners, schedule_name, validate_purge
 from .queues import Queues, check_queues
@@ -81,6 +82,8 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
     problems += check_console(project)[1]
     problems += check_version_metadata(project.version_metadata, project.version_binding, project.config_file,
                                        (project.root / "pyproject.toml").read_text(encoding="utf-8"))
+    problems += check_metrics(project.metrics, project.datasets, project.config_file,
+                              (project.root / "pyproject.toml").read_text(encoding="utf-8"))
     problems += cron_trigger_problems(project.root / project.config_file)
     return store, specs, problems, queues
 
@@ -139,7 +142,8 @@ def build(root: Path) -> Built:
     )
     manifest = write_manifest(out, store, specs, project.statements_per_tick, queues, retention_ms(project),
                               project.alerts, check_console(project)[0], project.version_metadata,
-                              project.wakes if isinstance(project.wakes, str) else None)
+                              project.wakes if isinstance(project.wakes, str) else None,
+                              project.metrics if project.metrics in project.datasets else None)
     ensure_cron_trigger(project.root / project.config_file)
     return Built(project, store, specs, project.statements_per_tick, manifest)
 

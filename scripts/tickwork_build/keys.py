@@ -112,6 +112,9 @@ SETTINGS = (
     Setting(PYPROJECT, "version_metadata", "string: a binding's name", "", "the Worker's version-metadata "
             "binding, whose version id each deploy marker keeps (`CF_VERSION_METADATA`)",
             "settings.version_metadata_invalid"),
+    Setting(PYPROJECT, "metrics", "string: a binding's name", "", "the Analytics Engine dataset each run and "
+            "skip writes a data point to (docs: how-to/metrics.md); left out, none is written",
+            "settings.metrics_invalid"),
     Setting(WRANGLER, "d1_databases[].binding", "string", "", "the D1 binding the Worker reads the database by",
             "settings.d1_databases_invalid"),
     Setting(WRANGLER, "d1_databases[].database_name", "string", "", "the database's name",
@@ -127,6 +130,8 @@ SETTINGS = (
             "retried", "settings.max_retries_invalid"),
     Setting(WRANGLER, "version_metadata.binding", "string", "", "the binding the Worker reads its version "
             "metadata by; `version_metadata` names it", "settings.version_metadata_invalid"),
+    Setting(WRANGLER, "analytics_engine_datasets[].binding", "string", "", "an Analytics Engine dataset's "
+            "binding; `metrics` names the one tickwork writes to", "settings.metrics_invalid"),
     Setting(WRANGLER, "triggers.crons", "array of strings", "", "the Worker's cron triggers; the "
             "build adds the minute cron", "deployable.trigger_missing"),
 )

@@ -18,7 +18,8 @@ MINUTE_CRON = "* * * * *"
 
 def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
                     retention_ms: int | None = None, alerts: str | None = None, console: dict | None = None,
-                    version_metadata: object = None, wakes: str | None = None) -> str:
+                    version_metadata: object = None, wakes: str | None = None,
+                    metrics: object = None) -> str:
     lines = [
         '"""Written by `make build` from the app\'s declarations; do not edit."""',
         "",
@@ -33,6 +34,7 @@ def manifest_source(store: str | None, specs: list[Spec], statements_per_tick: i
         f"CONSOLE = {console!r}",
         f"VERSION_METADATA = {version_metadata if isinstance(version_metadata, str) else None!r}",
         f"WAKES = {wakes!r}",
+        f"METRICS = {metrics if isinstance(metrics, str) else None!r}",
         "",
         *schedules_source(specs),
         "",
@@ -89,12 +91,12 @@ def _sharing(entry: dict, lists: dict[str, dict[str, str]]) -> dict:
 def write_manifest(
     directory: Path, store: str | None, specs: list[Spec], statements_per_tick: int, queues=None,
     retention_ms: int | None = None, alerts: str | None = None, console: dict | None = None,
-    version_metadata: object = None, wakes: str | None = None,
+    version_metadata: object = None, wakes: str | None = None, metrics: object = None,
 ) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / MANIFEST
     path.write_text(manifest_source(store, specs, statements_per_tick, queues, retention_ms, alerts, console,
-                                    version_metadata, wakes))
+                                    version_metadata, wakes, metrics))
     return path
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from . import jsonc, settings
 from .problems import BuildFailed, Problem
 from .version_metadata import declared_binding
+from .metrics import declared_datasets
 from .settings import WRANGLER, Settings
 
 
@@ -47,6 +48,8 @@ class Project:
     console: object = None  # [tool.tickwork]'s console keys as written (console.py checks them)
     version_metadata: object = None  # [tool.tickwork] version_metadata, as written (version_metadata.py checks it)
     version_binding: str | None = None  # the configuration's [version_metadata] binding, where it declares one
+    metrics: object = None  # [tool.tickwork] metrics: the Analytics Engine binding, as written (metrics.py)
+    datasets: tuple[str, ...] = ()  # the configuration's analytics_engine_datasets bindings
     dates: object = None  # [tool.tickwork.dates]: named lists of skip dates, as written (dates.py checks them)
 
     @property
@@ -123,6 +126,8 @@ def load_project(root: Path) -> Project:
         version_metadata=tickwork.get("version_metadata"),
         version_binding=declared_binding(wrangler),
         dates=tickwork.get("dates"),
+        metrics=tickwork.get("metrics"),
+        datasets=declared_datasets(wrangler),
     )
 
 

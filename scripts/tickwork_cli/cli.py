@@ -20,7 +20,7 @@ from tickwork.times import duration_ms, from_datetime, instant
 
 from . import across, deliveries_and_backfills, deploys, remaking, verbs
 from .local_d1 import DevHostD1, DevHostError, LocalD1File, database_file, running_dev
-from .verbs import KINDS, STATES, STOPPED_AFTER, OperatorError
+from .verbs import KINDS, LAG_WINDOW, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
@@ -89,6 +89,8 @@ def parser() -> argparse.ArgumentParser:
                                                              "exits 1 when ticks stopped")
     one.add_argument("--threshold", type=_threshold, default=DEFAULT_THRESHOLD,
                      help="how old the last tick may be (default 3m; 180 is seconds)")
+    one.add_argument("--window", type=_threshold, default=LAG_WINDOW,
+                     help="the runs whose lag from due to start is shown: those of the last (default 1h)")
     return top
 
 
@@ -293,7 +295,7 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
     if args.verb == "backfills":
         return await deliveries_and_backfills.backfills(store, now, args.name, args.limit)
     return await verbs.status(store, now, args.threshold, getattr(db, "binding", None) or "DB",
-                              "--remote" if args.remote else "--local")
+                              "--remote" if args.remote else "--local", args.window)
 
 
 def _range_end(flag: str, text: str | None) -> int | None:

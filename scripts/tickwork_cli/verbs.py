@@ -28,6 +28,8 @@ from tickwork.operating.retry_words import retry_of_settings, rule_text, run_ret
 from tickwork.operating.words import what_happened as _what_happened
 from tickwork.operating.concurrency_words import limit_words, waited_ms, waited_words, waiting_words
 from tickwork.store.concurrency import under_way
+from tickwork.operating.lag_words import LAG_WINDOW, lag_view
+from tickwork.store.lags import lags_since
 from tickwork.store.operator import SEARCHED, OperatorStore
 from tickwork.store.facade import ScheduleStore
 from tickwork.store.app_row import out_of_date
@@ -479,8 +481,9 @@ async def change_schedule(store: OperatorStore, now: int, verb: str, name: str, 
 # -- status ------------------------------------------------------------------------------------
 
 async def status(store: OperatorStore, now: int, threshold: int, binding: str = "DB",
-                 where: str = "--remote") -> Answer:
-    """The last tick, its age and the gaps; `binding` and `where` name the store in a mend."""
+                 where: str = "--remote", window: int = LAG_WINDOW) -> Answer:
+    """The last tick, its age and the gaps, and the lag from due to start of the runs of the last
+    `window` ms; `binding` and `where` name the store in a mend."""
     app, gaps = await store.status()  # a database without tickwork's tables fails here, saying so
     problem = out_of_date(await ScheduleStore(store.db).schema(), binding, where)
     if problem:  # the Worker refuses to tick against these tables
@@ -507,4 +510,8 @@ async def status(store: OperatorStore, now: int, threshold: int, binding: str = 
     if gaps:
         lines += ["", "Gaps in the ticks, latest first:"]
         lines += [f"  {_gap_words(g)}" for g in gaps]
+    lags = lag_view(await lags_since(store.db, now - window), window)
+    data["lag"] = lags.data()
+    if lags.overall is not None:  # no run in the window: nothing to say of its lag
+        lines += ["", *lags.lines()]
     return Answer(data, lines, 0 if stopped is False else 1)

@@ -104,6 +104,8 @@ class App:
         # The producer binding wakes are sent through ([tool.tickwork] wakes): its queue is the
         # Worker's own, whose messages tick (tick/wakes.py, outbox/wakes.py). None: the 10-second marks.
         self.wakes: str | None = None
+        # The Analytics Engine dataset ([tool.tickwork] metrics) each run and skip writes a point to.
+        self.metrics: str | None = None
         self._entries: tuple = ()  # from the manifest: (entry, its action; None for a purge, made later)
         self._consumed: tuple = ()  # from the manifest: (entry, its action) each
         self.schema_current = False  # the store found at this tickwork's schema, once an isolate (invocation.py)
@@ -168,6 +170,7 @@ class App:
         )
         app.version_metadata = getattr(manifest, "VERSION_METADATA", None)
         app.wakes = getattr(manifest, "WAKES", None)
+        app.metrics = getattr(manifest, "METRICS", None)
         app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))

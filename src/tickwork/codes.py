@@ -203,6 +203,10 @@ CODES: dict[str, Code] = {
         "declares (`[version_metadata] binding`)",
         "declare `[version_metadata] binding = \"CF_VERSION_METADATA\"` and name it: "
         "`version_metadata = \"CF_VERSION_METADATA\"`, or leave it out (deploy markers then keep no version)"),
+    "settings.metrics_invalid": Code(
+        "build", "`metrics` is not the name of an `[[analytics_engine_datasets]]` binding of the Worker's "
+        "configuration", "declare `[[analytics_engine_datasets]] binding = \"TICKWORK_METRICS\"` and name it: "
+        "`metrics = \"TICKWORK_METRICS\"`, or leave it out (no data points are written)"),
     "settings.console_invalid": Code(
         "build", "a `console*` setting is not one the console has, or is of the wrong form (a path prefix, an "
         "Access team and AUD given together, a secret's name)", "write e.g. `console = \"/ops\"` with "

@@ -56,6 +56,24 @@ def printable_lines(record: logging.LogRecord) -> bool:
 log.addFilter(printable_lines)
 
 
+class _Lines(logging.Handler):
+    """Each line of the logger "tickwork" as its JSON line (logs.py, imported at the first line
+    logged), to stderr: on Workers, `console.error`, which Workers Logs keep. Below warning, as
+    before, no line is logged but a run's own (logs.run_ended)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from .logs import write
+
+        try:
+            run = _run.get()
+            write(record, run.trace if run is not None else None)
+        except Exception:
+            self.handleError(record)
+
+
+log.addHandler(_Lines())
+
+
 class NotInRun(RuntimeError):
     pass
 
@@ -287,7 +305,8 @@ async def _logged(work):
     try:
         return await work
     except Exception as error:
-        log.exception("work handed to wait_until failed: %s: %s", type(error).__name__, error)
+        log.exception("work handed to wait_until failed: %s: %s", type(error).__name__, error,
+                      extra={"event": "wait_until_failed"})
 
 
 def current_run():

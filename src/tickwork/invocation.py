@@ -66,10 +66,12 @@ async def cron_invocation(
     outbox: Outbox | None = None,
     settings: dict | None = None,
     wakes: Wakes | None = None,
+    metrics=None,
 ) -> list[TickReport]:
     """Ticks at `scheduled`, then at the marks ahead while the app has queues. `clock` is the
     wall clock (epoch ms), `sleep` waits seconds; `cap` is the invocation's D1 statements;
-    `settings` the app's, as the invocation began; `wakes` its wake queue, where it binds one."""
+    `settings` the app's, as the invocation began; `wakes` its wake queue, where it binds one;
+    `metrics` the Analytics Engine dataset bound."""
     invocation = Invocation(db, clock, WORKER_TICK_BUDGET, cap)
     if not await schema_current(db, app, scheduled):
         return []
@@ -88,10 +90,12 @@ async def cron_invocation(
             reports.append(await tick(
                 db, declared, at, budget=invocation.time - spent, started_at=clock(),
                 max_statements=left, outbox=outbox, retention=app.retention, settings=settings,
-                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k), run_pages=run_pages_of(app), wakes=wakes,
+                alerts=app.alerts, for_later=MARK_KEPT * (len(ats) - 1 - k), run_pages=run_pages_of(app),
+                wakes=wakes, metrics=metrics,
             ))
         except Exception:  # D1 failed the tick's first read: what is due stays due for the next
-            log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at))
+            log.exception("the tick at %s failed; the invocation ticks on at its next mark", iso(at),
+                          extra={"event": "tick_failed"})
     return reports
 
 
@@ -105,10 +109,12 @@ async def schema_current(db: Database, app: App, scheduled: int) -> bool:
     try:
         problem = out_of_date(await ScheduleStore(db).schema(), cast(str, app.store))  # a ticking app binds one
     except Exception:
-        log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled))
+        log.exception("the store's schema could not be read at %s; the invocation ticks", iso(scheduled),
+                      extra={"event": "schema_unread"})
         return True
     if problem:
-        log.error("%s; the tick at %s is refused, as is every tick until then", problem, iso(scheduled))
+        log.error("%s; the tick at %s is refused, as is every tick until then", problem, iso(scheduled),
+                  extra={"event": "tick_refused"})
         return False
     app.schema_current = True
     return True

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Union
 
 from .app import App
 from .database import Database
+from .metrics import MemoryDataset as MemoryDataset  # an Analytics Engine dataset keeping its points
 from .times import instant
 
 if TYPE_CHECKING:

@@ -211,6 +211,13 @@ E2E_OUTBOX_QUEUE = "tickwork-e2e-outbox"
 E2E_OUTBOX_MAX_RETRIES = 1
 E2E_ALERTS_QUEUE = "tickwork-e2e-alerts"
 
+# The metrics dataset (docs: how-to/metrics.md), which the host keeps in memory.
+E2E_METRICS_TOML = '''
+[[analytics_engine_datasets]]
+binding = "TICKWORK_METRICS"
+dataset = "tickwork"
+'''
+
 E2E_QUEUES_TOML = f'''
 # The end-to-end tests' queue: the Worker sends to it (POST /send) and consumes it.
 [[queues.producers]]
@@ -578,11 +585,12 @@ def make_project(directory: Path) -> Path:
     (directory / "pyproject.toml").write_text(pyproject.replace("[tool.tickwork]\n", '[tool.tickwork]\nalerts = "ALERTS"\n', 1)
                                               + E2E_DATES_TOML)
     wrangler_toml = _without_build_command((ROOT / "wrangler.toml").read_text())
-    (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML)
+    (directory / "wrangler.toml").write_text(wrangler_toml + E2E_QUEUES_TOML + E2E_METRICS_TOML)
     (directory / "migrations" / "9000_e2e_seen.sql").write_text(E2E_MIGRATION)
     (directory / ".dev.vars").write_text(f"REPORTS_TOKEN={E2E_REPORTS_TOKEN}\nCONSOLE_TOKEN={E2E_CONSOLE_TOKEN}\n")
     pyproject = directory / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text().replace("[tool.tickwork]\n", "[tool.tickwork]\n" + E2E_CONSOLE_TOML, 1))
+    pyproject.write_text(pyproject.read_text().replace("[tool.tickwork]\n", "[tool.tickwork]\n" + E2E_CONSOLE_TOML
+                                                       + 'metrics = "TICKWORK_METRICS"\n', 1))
     with (directory / "src" / "entry.py").open("a") as entry:
         entry.write(E2E_ENTRY)
     domain = directory / "src" / "app" / "domains" / "e2e"
@@ -700,6 +708,10 @@ class LocalHost:
 
     def modules(self) -> dict:
         return self._call("/cdn-cgi/tickwork/modules")
+
+    def metrics(self) -> list[dict]:
+        """The data points the Worker wrote to its Analytics Engine dataset, in order."""
+        return self._call("/cdn-cgi/tickwork/metrics")["TICKWORK_METRICS"]
 
     def d1(self, sql: str) -> list[dict]:
         """Rows of one query, through `wrangler d1 execute --local --json`."""

@@ -16,7 +16,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, cast
 
 from ..database import PAID_QUERIES, Database
-from ..context import in_worker, new_trace, running
+from ..context import in_worker, log, new_trace, running
 
 # The tick, the outbox, consumers, items and health are imported by the handler that first needs
 # them, not by the entry: a `fetch` never loads the tick, a tick loads no consumer (docs/explanation/tick.md,
@@ -74,13 +74,14 @@ async def run_cron_tick(app: App, env, controller, ctx=None) -> list[TickReport]
         reports = await cron_invocation(
             db, app, int(controller.scheduledTime), clock=_now, sleep=asyncio.sleep,
             cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db),
-            settings=settings_of(app, env), wakes=wakes_of(app, env),
+            settings=settings_of(app, env), wakes=wakes_of(app, env), metrics=metrics_of(app, env),
         )
+    from ..logs import run_ended
     from ..operating.words import printable  # an app's own code may hold a terminal escape
 
     for report in reports:
         for run in report.runs:
-            print(printable(describe(run)))
+            run_ended(run, printable(describe(run)), None if run.code is None else printable(run.code))
     return reports
 
 
@@ -94,7 +95,8 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
         return await _wake(app, env, batch, ctx)
     consumer = app.consumers.get(batch.queue)
     if consumer is None or app.store is None:
-        print(f"tickwork: no consumer is declared for queue {batch.queue}; its messages are retried")
+        log.warning("no consumer is declared for queue %s; its messages are retried", batch.queue,
+                    extra={"event": "queue_unconsumed"})
         for message in batch.messages:
             message.retry()
         return
@@ -102,6 +104,12 @@ async def run_queue(app: App, env, batch, ctx=None) -> None:
     messages = [Message(message) for message in batch.messages]
     with in_worker(env, ctx):
         await consume(db, consumer, messages, _now(), outbox(app, env, db), clock=_now)
+
+
+def metrics_of(app: App, env):
+    """The Analytics Engine dataset each run and skip writes a point to, where `[tool.tickwork]
+    metrics` names one."""
+    return getattr(env, app.metrics, None) if app.metrics else None
 
 
 def wakes_of(app: App, env):
@@ -124,11 +132,13 @@ async def _wake(app: App, env, batch, ctx) -> None:
     with in_worker(env, ctx):
         report = await consume_wakes(
             db, app, messages, queue=Queue(getattr(env, cast(str, app.wakes))), clock=_now, sleep=asyncio.sleep,
-            cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db), settings=settings_of(app, env))
+            cap=app.statements_per_tick or TICK_STATEMENTS, outbox=outbox(app, env, db), settings=settings_of(app, env),
+            metrics=metrics_of(app, env))
+    from ..logs import run_ended
     from ..operating.words import printable
 
     for run in report.runs if report is not None else []:
-        print(printable(describe(run)))
+        run_ended(run, printable(describe(run)), None if run.code is None else printable(run.code))
 
 
 @asynccontextmanager

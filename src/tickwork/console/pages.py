@@ -12,6 +12,7 @@ from ..operating.jitter_words import jitter_note
 from ..operating.words import when
 from . import charts, deploys
 from .console_store import CHARTED, COUNTED
+from .lag_section import lag_section
 from .console_store import SEARCHED as LOOKED_THROUGH
 from .html import Html, join, link, table, tag, void
 from .parts import (  # noqa: F401  (CSS, Frame and answer: the routes' names of them)
@@ -25,7 +26,8 @@ GRID_ROWS, GRID_CELLS = 12, 24  # the overview's grid: schedules, and due times 
 FAILING_MOST = 10  # schedules listed with failed runs; a link to the runs page lists every one
 
 
-def overview(frame: Frame, found, since: int, deploys_: list | None = None, after: dict | None = None) -> str:
+def overview(frame: Frame, found, since: int, deploys_: list | None = None, after: dict | None = None,
+             lags=None) -> str:
     app = found.app or {}
     last, prev = app.get("last_tick"), app.get("prev_tick")
     stopped = last is None or frame.now - int(last) > 3 * 60_000
@@ -57,7 +59,8 @@ def overview(frame: Frame, found, since: int, deploys_: list | None = None, afte
                 tag("h2", "Ticks"), ticks, tag("h2", "Counts"), counts(frame, found),
                 tag("h2", "Runs and failures"), charts.per_hour(frame, found.by_hour, CHARTED),
                 tag("h2", "Recent due times, by outcome"), charts.overview_grid(frame, found.grid, GRID_ROWS),
-                tag("h2", "Gaps in the ticks"), gaps, tag("h2", "Schedules failing"), declared,
+                tag("h2", "Gaps in the ticks"), gaps, *lag_section(frame, lags),
+                tag("h2", "Schedules failing"), declared,
                 tag("h2", f"Failed runs since {when(since)}" if found.runs_counted_from is None else
                     f"Failed runs among the latest {COUNTED:,}, back to {when(found.runs_counted_from)}"), failed,
                 tag("h2", "Deliveries failing"), deliveries,

@@ -18,6 +18,8 @@ from ..operating.remake import UNKNOWN, remake
 from ..times import DAY, HOUR, NEVER, instant
 from ..operating.deploys import AROUND, span_of
 from ..store.deploys import Deploys
+from ..operating.lag_words import LAG_WINDOW, lag_view
+from ..store.lags import lags_since
 from ..store.delivery_filters import filtered_deliveries
 from ..store.run_filters import LATEST, filtered_runs
 from . import bulk_actions, csrf, deliveries_page, deploys, filters, pages, runs_page
@@ -115,7 +117,8 @@ async def _overview(db, app, frame, query):
                                             grid=(pages.GRID_ROWS, pages.GRID_CELLS))
     latest = await deploys.page_of(db, None, deploys.OVERVIEW_MOST + 1)
     after = await Deploys(db).runs_after(latest[:deploys.OVERVIEW_MOST], AROUND, deploys.AFTER_READ)
-    return 200, pages.overview(frame, found, since, latest, after)
+    lags = lag_view(await lags_since(db, frame.now - LAG_WINDOW), LAG_WINDOW)
+    return 200, pages.overview(frame, found, since, latest, after, lags)
 
 
 async def _schedules(db, app, frame, query):

@@ -101,13 +101,14 @@ class Outbox:
         now = self.clock()
         if binding is None:
             why = f"no queue is bound as {queue}"
-            log.error("%s: %s; the deliveries stay pending", queue, why)
+            log.error("%s: %s; the deliveries stay pending", queue, why, extra={"event": "queue_unbound"})
             return [Sent(d.id, sender, "pending", None, now + backoff(d.attempts), why) for d in batch]
         try:
             await binding.send_batch([envelope(d) for d in batch])
         except Exception as error:
             why = f"{type(error).__name__}: {error}"
-            log.warning("%s: a send of %d messages raised (%s); they are sent again", queue, len(batch), why)
+            log.warning("%s: a send of %d messages raised (%s); they are sent again", queue, len(batch), why,
+                        extra={"event": "send_failed"})
             return [Sent(d.id, sender, "outcome_unknown", None, now + backoff(d.attempts), why) for d in batch]
         if queue in self.consumed_here:
             return [Sent(d.id, sender, "running", now + CONSUMER_WAIT) for d in batch]

@@ -79,7 +79,8 @@ async def consume(db: Database, consumer: Consumer, messages: list[Message], now
     try:
         done = await store.handled_already([r.key for _, r in read])
     except Exception:
-        log.exception("%s: the handled records could not be read; the batch is retried", consumer.queue)
+        log.exception("%s: the handled records could not be read; the batch is retried", consumer.queue,
+                      extra={"event": "consumer_read_failed"})
         for message in messages:
             message.retry()
         return
@@ -87,7 +88,7 @@ async def consume(db: Database, consumer: Consumer, messages: list[Message], now
         if what.key in done:
             if done[what.key]:
                 log.info("%s: %s was set aside by an operator; acked without calling the consumer",
-                         consumer.queue, what.key)
+                         consumer.queue, what.key, extra={"event": "delivery_set_aside"})
             message.ack()  # delivered again: the consumer dealt with it already
             continue
         if await _one(store, consumer, message, what, now, outbox, clock or (lambda: now)):
@@ -108,11 +109,12 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
         detail = f"{type(error).__name__}: {error}"
         log.error("%s: the consumer raised on %s (attempt %d%s): %s (trace %s)\n%s", consumer.queue, what.key,
                   message.attempts, ", the last" if spent else "", detail, what.trace,
-                  "".join(traceback.format_exception(error)))
+                  "".join(traceback.format_exception(error)), extra={"event": "consumer_failed", "trace": what.trace})
         try:
             await store.raised(what.key, detail, clock(), spent, clock() + CONSUMER_WAIT)
         except Exception:
-            log.exception("%s: the failure of %s could not be recorded", consumer.queue, what.key)
+            log.exception("%s: the failure of %s could not be recorded", consumer.queue, what.key,
+                          extra={"event": "consumer_failure_unrecorded", "trace": what.trace})
         message.retry()
         return False
     rows = outbox.rows(emitted, None, _sender(what.key), clock(), what.trace) if outbox and emitted else []
@@ -124,25 +126,29 @@ async def _one(store: OutboxStore, consumer: Consumer, message: Message, what: R
             if meanwhile[what.key]:
                 log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
                             "was set aside by an operator meanwhile: it never runs again; acked",
-                            consumer.queue, error, what.key)
+                            consumer.queue, error, what.key,
+                            extra={"event": "consumer_set_aside_meanwhile", "trace": what.trace})
             else:
                 log.warning("%s: D1 answered an error (%s) to the batch that records %s as handled, and it "
                             "is handled: that batch landed all the same (a timeout after commit), or another "
                             "delivery of it was handled first and this one's work was undone; acked",
-                            consumer.queue, error, what.key)
+                            consumer.queue, error, what.key,
+                            extra={"event": "consumer_handled_meanwhile", "trace": what.trace})
             message.ack()
             return True
         log.error("%s: %s was handled but could not be recorded (%s); the queue retries it",
-                  consumer.queue, what.key, error)
+                  consumer.queue, what.key, error, extra={"event": "consumer_unrecorded", "trace": what.trace})
         message.retry()
         return False
     message.ack()
-    log.info("%s: handled %s (trace %s)", consumer.queue, what.key, what.trace)
+    log.info("%s: handled %s (trace %s)", consumer.queue, what.key, what.trace,
+             extra={"event": "consumer_handled", "trace": what.trace})
     if rows and outbox is not None:  # rows are made only with an outbox
         try:
             await outbox.send(Outbox.deliveries(rows), _sender(what.key))
         except Exception:
-            log.exception("%s: what the consumer emitted was kept but not sent; the sweep sends it", consumer.queue)
+            log.exception("%s: what the consumer emitted was kept but not sent; the sweep sends it", consumer.queue,
+                          extra={"event": "sent_later", "trace": what.trace})
     return True
 
 

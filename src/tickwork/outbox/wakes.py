@@ -33,7 +33,8 @@ async def consume_wakes(db: Database, app: Any, messages: Sequence[Message], *, 
     ats = [at for at in (wake_of(message.body) for message in messages) if at is not None]
     for message in messages:
         if wake_of(message.body) is None:
-            log.warning("the wake queue holds a message that is no wake (%s); acked", message.id)
+            log.warning("the wake queue holds a message that is no wake (%s); acked", message.id,
+                        extra={"event": "wake_invalid"})
             message.ack()
     if not ats:
         return None
@@ -50,7 +51,8 @@ async def consume_wakes(db: Database, app: Any, messages: Sequence[Message], *, 
                 run_pages=run_pages_of(app), wakes=Wakes(queue, clock, minute=False), sleep=sleep, **options,
             )
     except Exception:  # D1 failed the tick's first read: the queue delivers the wake again
-        log.exception("the wake's tick at %s failed; the queue delivers it again", iso(at))
+        log.exception("the wake's tick at %s failed; the queue delivers it again", iso(at),
+                      extra={"event": "wake_failed"})
         for message in messages:
             if wake_of(message.body) is not None:
                 message.retry()

@@ -6,7 +6,7 @@ The tick is a pipeline of steps (pipeline.py) sharing one TickState (state.py) a
 import asyncio
 import os
 import time
-from typing import Any, Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable
 
 from ..outbox import alerts as alerting
 from ..outbox.alerts import Alerts
@@ -31,6 +31,9 @@ from .reports import RunReport as RunReport, TickReport as TickReport
 from .state import TickState as TickState
 from .wakes import Wakes as Wakes
 
+if TYPE_CHECKING:
+    from ..metrics import Dataset
+
 
 @one_invocation(lambda *_, max_statements=None, **__: max_statements)  # type: ignore[untyped-decorator]
 async def tick(
@@ -50,6 +53,7 @@ async def tick(
     for_later: int = 0,
     run_pages: str | None = None,
     wakes: Wakes | None = None,
+    metrics: "Dataset | None" = None,
 ) -> TickReport:
     """Runs one tick at `now` (epoch ms) against `db`.
 
@@ -67,11 +71,17 @@ async def tick(
     schedules failing and recovering then link to (`run_url`); `wakes`, the app's wake queue, which
     the tick sends a delayed message to for each moment a row runs before the next (wakes.py).
     `for_later` of the statements are left to the ticks after it in its invocation: its backfill
-    step does not spend them.
+    step does not spend them. `metrics`, an Analytics Engine dataset, is written a data point per
+    run and skip (metrics.py).
     """
     spending = Budget(db, now, now if started_at is None else started_at, budget, monotonic, max_statements, for_later)
     alerting_to = None if outbox is None or alerts is None else Alerts(alerts, run_pages)
     flush = (ENDS if outbox is None else ENDS_WITH_EVENTS) + (alerting.TURNS if alerting_to else 0)
     state = TickState(ScheduleStore(db), declared(schedules), now, outbox, alerting_to, os.urandom(16).hex(), flush,
                       sleep, retention, settings or {}, Owing(now), wakes=wakes)
-    return TickReport(now, await pipeline.run(state, spending))
+    reports = await pipeline.run(state, spending)
+    if metrics is not None and reports:
+        from ..metrics import write_points  # at first use: an app binding no dataset never loads it
+
+        write_points(metrics, reports)
+    return TickReport(now, reports)

@@ -82,7 +82,7 @@ class _Backfill:
         found, gone = await self.store.pending(BACKFILLS_A_ROUND)
         if gone:
             await self.store.end_gone(gone, self.tick.now)
-            log.info("backfills %s ended: their schedule is gone", ", ".join(gone))
+            log.info("backfills %s ended: their schedule is gone", ", ".join(gone), extra={"event": "backfill_ended"})
             return []
         for pending in found:
             chosen.setdefault(pending.schedule.name, pending)
@@ -97,7 +97,8 @@ class _Backfill:
             try:
                 calls = to_backfill(schedule.timing, due, state.first_tick, pending.start, pending.end, LOOKAHEAD)
             except Exception:
-                log.exception("%s: the occurrences to backfill could not be worked out", state.name)
+                log.exception("%s: the occurrences to backfill could not be worked out", state.name,
+                              extra={"event": "backfill_unplanned", "schedule": state.name})
                 continue
             plans.append((pending, schedule, end, calls))
         room = self.room()  # the made check takes a statement a ROWS_PER_STATEMENT occurrences: those it has room for
@@ -136,8 +137,10 @@ class _Backfill:
         runs = [(_claim(s), g.schedule) for g, s in steps if s.run in won]
         for claim, _ in runs:
             log.info("%s: backfilling the occurrence at %s, asked for by %s", claim.name, claim.call.at,
-                     next(s.who for _, s in steps if s.run == claim.run))
-        return await self.run(runs, lease), bool(won) or any(s.run is None for _, s in steps)
+                     next(s.who for _, s in steps if s.run == claim.run),
+                     extra={"event": "backfill_run", "schedule": claim.name, "trace": claim.trace})
+        ran = [replace(r, origin="backfill") for r in await self.run(runs, lease)]
+        return ran, bool(won) or any(s.run is None for _, s in steps)
 
     def steps(self, going: list[_Going]) -> list[tuple[_Going, Step]]:
         steps: list[tuple[_Going, Step]] = []
@@ -185,7 +188,7 @@ async def backfill(tick: TickState, budget: Budget, run: Run,
                 going = await step.read()
             made, progressed = await step.round(going)
         except Exception:
-            log.exception("the backfill step failed; the next tick goes on with it")
+            log.exception("the backfill step failed; the next tick goes on with it", extra={"event": "backfill_failed"})
             break
         reports += made
         if not progressed:

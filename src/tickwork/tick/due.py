@@ -16,7 +16,7 @@ from .budget import ENDS, Budget, Lease, chunked
 from .ends import _names, must_land
 from .gap import GAP
 from .reports import RunReport
-from .runs import Runner
+from .runs import Runner, missed_of, said
 from .state import TickState
 from .sweep import send
 
@@ -76,10 +76,10 @@ async def run_due(tick: TickState, budget: Budget, runner: Runner,
 
 
 def skipped(tick: TickState, claim: Claim) -> RunReport:
-    log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason)
+    log.info("%s: skipped the call due %s: %s", claim.name, iso(claim.due), claim.reason, extra=said(claim, "skip"))
     return RunReport(
         claim.name, claim.due_for, tick.now, Outcome.SKIPPED, claim.reason, detail=claim.detail,
-        call=claim.call, attempt=claim.attempt,
+        call=claim.call, attempt=claim.attempt, missed=missed_of(claim),
     )
 
 
@@ -97,8 +97,10 @@ async def read_back(tick: TickState, budget: Budget, claims: list[Claim], error:
             "%s: D1 answered an error (%s) to the batch that claims them, and whether it "
             "landed could not be read back: if it did not, they stay due; if it did, their "
             "runs' records end lease_expired at %s", names, error, iso(lease.until),
+            extra={"event": "claims_unknown"},
         )
         return Claimed(set(), set(), set())
     landed = "landed; the tick goes on" if claimed.leased | claimed.recorded else "did not land; they stay due"
-    log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed)
+    log.warning("%s: D1 answered an error (%s) to the batch that claims them, which %s", names, error, landed,
+                extra={"event": "claims_read_back"})
     return claimed

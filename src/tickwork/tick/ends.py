@@ -61,7 +61,7 @@ class Ends:
                 await self.write(batch)
             except Exception:
                 log.exception("the ends of %d runs could not be recorded; their records end "
-                              "lease_expired when their leases lapse", len(batch))
+                              "lease_expired when their leases lapse", len(batch), extra={"event": "ends_unrecorded"})
 
     async def done(self) -> None:
         """Waits until every end added has been written, or given up on."""
@@ -91,7 +91,8 @@ class Recorder:
         room = self.budget.left()
         cost = self.cost(batch)
         if room is not None and cost > room:  # ends must be kept: past the cap, said so
-            log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends), cost, cost - room)
+            log.warning("%s: their ends take %d statements, %d past the tick's cap", _names(ends), cost, cost - room,
+                        extra={"event": "ends_past_cap"})
         kept = await must_land(self.budget, self.tick.sleep, _names(ends), "ends", ends_by, write)
         await send(self.tick, kept, f"what {_names(ends)} emitted")
 
@@ -148,13 +149,14 @@ async def must_land(budget: Budget, sleep: Sleep, names: str, what: str, by: int
             attempt += 1
             if past_the_cap(error):  # every later call of the invocation is refused too
                 log.error("%s: the %s could not be recorded: %s; their leases lapse at %s", names, what, error,
-                          iso(by))
+                          iso(by), extra={"event": "record_refused"})
                 raise
             if budget.wall() + pause * 1000 >= by:
                 log.error("%s: the %s could not be recorded before the leases lapse at %s: %s",
-                          names, what, iso(by), error)
+                          names, what, iso(by), error, extra={"event": "record_failed"})
                 raise
-            log.warning("%s: the %s were not recorded (%s); trying again", names, what, error)
+            log.warning("%s: the %s were not recorded (%s); trying again", names, what, error,
+                        extra={"event": "record_retried"})
             late = f"its end was recorded late, on attempt {attempt}: D1 answered {error}"
             await sleep(pause)
 

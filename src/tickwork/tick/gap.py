@@ -33,17 +33,18 @@ async def note_gap(tick: TickState, budget: Budget, previous: int | None, clock:
     if stopped <= GAP or not budget.fits(alerting.GAP_WITH_ALERT if tick.alerts else 1):
         return
     log.warning("ticks stopped: the tick before this one, at %s, was %d minutes earlier",
-                iso(previous), stopped // MINUTE)
+                iso(previous), stopped // MINUTE, extra={"event": "ticks_stopped"})
     if tick.alerts is None:
         try:
             await tick.store.gap(tick.now, previous, budget.began)
         except Exception:
-            log.exception("the gap in the ticks could not be recorded")
+            log.exception("the gap in the ticks could not be recorded", extra={"event": "gap_unrecorded"})
         return
     statements = tick.alerts.gap(tick.now, previous, budget.began, tick.sender)
     try:
         kept = alerting.deliveries(statements, await tick.store.db.batch(statements))
     except Exception:
-        log.exception("the gap in the ticks could not be recorded, nor its alert kept")
+        log.exception("the gap in the ticks could not be recorded, nor its alert kept",
+                      extra={"event": "gap_unrecorded"})
         return
     await send(tick, kept, "the gap's alert")

@@ -60,11 +60,12 @@ async def housekeeping(db: Database, budget: Budget, owner: str, retention: int 
                 break
     except Exception:
         completed = False
-        log.exception("housekeeping failed; the next tick carries on")
+        log.exception("housekeeping failed; the next tick carries on", extra={"event": "housekeeping_failed"})
     try:
         await store.finish(owner, completed, budget.wall(), at)
     except Exception:
-        log.exception("housekeeping's lease could not be given back; it lapses at its end")
+        log.exception("housekeeping's lease could not be given back; it lapses at its end",
+                      extra={"event": "housekeeping_lease_kept"})
     return deleted
 
 

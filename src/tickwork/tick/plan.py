@@ -95,7 +95,8 @@ def _claim(schedule: Schedule, state: State, now: int, owing: Owing, clock: int,
         call = owing.owed(timing, state.due_at)
         following = owing.following(timing, state.due_at)
     except Exception:
-        log.exception("%s: the tick could not deal with it; it stays due", schedule.name)
+        log.exception("%s: the tick could not deal with it; it stays due", schedule.name,
+                      extra={"event": "schedule_failed", "schedule": schedule.name})
         return None
     if state.action is not None:
         call = replace(call, at=timing.slot(state.due_at, now) if call.at is None else call.at,
@@ -216,5 +217,6 @@ def _covered(schedule: Schedule, state: State, owing: Owing) -> Covered | None:
     try:
         return owing.covered(schedule.timing, state.due_at)
     except Exception:
-        log.exception("%s: the occurrences it owed could not be counted", schedule.name)
+        log.exception("%s: the occurrences it owed could not be counted", schedule.name,
+                      extra={"event": "missed_uncounted", "schedule": schedule.name})
         return None

@@ -42,7 +42,7 @@ async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
         return reached.due, reached.lapsed
     if not budget.fits(len(json_chunks(tick.declared.names)) + RECONCILE):
         log.warning("the declared schedules changed, and reconciling them takes more statements "
-                    "than this tick has left; a later tick does it")
+                    "than this tick has left; a later tick does it", extra={"event": "reconcile_deferred"})
         return [], reached.lapsed
     await reconcile(tick, fingerprint, reached.fingerprint is not None)
     return await tick.store.due(tick.now, most), reached.lapsed

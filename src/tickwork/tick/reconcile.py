@@ -44,7 +44,8 @@ async def rebase_handed_over(tick: TickState, budget: Budget, due: Due) -> Due:
             await tick.store.reconcile([], stale, [], None, tick.now)
             left_out = set()
         except Exception:
-            log.exception("calendars handed over could not be rebased; they wait for the next tick")
+            log.exception("calendars handed over could not be rebased; they wait for the next tick",
+                          extra={"event": "rebase_failed"})
     moved, kept = {state.name: seed.due_at for state, seed in stale}, []
     for schedule, state in due:
         if state.name in moved:
@@ -89,7 +90,8 @@ async def reconcile(tick: TickState, fingerprint: str, ticked_before: bool = Tru
             elif state.removed_at is not None:
                 again.append(name)
         except Exception:
-            log.exception("%s: its timing failed; it is left out of this tick", name)
+            log.exception("%s: its timing failed; it is left out of this tick", name,
+                          extra={"event": "timing_failed", "schedule": name})
             failed = True
     # Sealed only when every schedule was dealt with: the next tick tries the rest again.
     await tick.store.reconcile(new, changed, again, None if failed else fingerprint, tick.now, missed, [marker],

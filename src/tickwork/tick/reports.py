@@ -26,6 +26,8 @@ class RunReport:
     events: dict[str, int] | None = None  # what it emitted and kept: {event: count}
     attempt: int = 1  # the first run, or a retry's attempt
     next_attempt_at: int | None = None  # a failed run with attempts left: when it is tried again
+    missed: int = 0  # the occurrences it covered besides its own (caught up on in this one call)
+    origin: str = "due"  # why it ran: `due`, `by_hand`, `backfill` (a lag is a due run's alone)
 
     @property
     def duration_ms(self) -> int | None:

@@ -94,7 +94,8 @@ class Runner:
         events = None
         if emitted and outcome == Outcome.SUCCEEDED:  # a failed run emits nothing
             if state.outbox is None:
-                log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted))
+                log.error("%s: emitted %d events, but the app binds no queue to send them", claim.name, len(emitted),
+                          extra=said(claim, "events_unsent"))
             else:
                 rows = state.outbox.rows(emitted, claim.run, state.sender, ended, claim.trace)
                 events = _counted(emitted)
@@ -105,13 +106,14 @@ class Runner:
             retry, kind = retried(schedule, claim, failed_at(state.now, self.budget.began, ended), code, kind)
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
-                        iso(retry["retry"]))
+                        iso(retry["retry"]), extra=said(claim, "retry_scheduled"))
         times = schedule.times if not retry else None  # a call counts once its last attempt ends
         ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
                       writes=writes, **retry, times=times, beside=claim.beside), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,
-            counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"),
+            counts.get("items"), claim.trace, events, claim.attempt, retry.get("retry"), missed_of(claim),
+            origin="due" if claim.by_hand is None else "by_hand",
         )
 
     @operation("run")
@@ -132,15 +134,27 @@ class Runner:
         return Outcome.SUCCEEDED, None, None, None
 
 
+def said(claim: Claim, event: str) -> dict[str, Any]:
+    """A log line's fields of a claim's run (logs.py): what happened, to which schedule, in which trace."""
+    return {"event": event, "schedule": claim.name, "trace": claim.trace, "attempt": claim.attempt}
+
+
+def missed_of(claim: Claim) -> int:
+    """The occurrences a claim covers besides its own: those it catches up on."""
+    return claim.covers.count - 1 if claim.covers is not None else 0
+
+
 def _overran(claim: Claim, detail: str) -> Verdict:
     """Past the run limit or the tick's budget. Blocking code cannot be stopped there; it
     fails all the same when it ends."""
-    log.error("%s: run failed: deadline_exceeded: %s (trace %s)", claim.name, detail, claim.trace)
+    log.error("%s: run failed: deadline_exceeded: %s (trace %s)", claim.name, detail, claim.trace,
+              extra=said(claim, "run_failed"))
     return Outcome.FAILED, Code.DEADLINE_EXCEEDED, Kind.DEADLINE, detail
 
 
 def _failed(claim: Claim, code: str, detail: str, stack: str, kind: str = Kind.RAISED) -> Verdict:
-    log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack)
+    log.error("%s: run failed: %s: %s (trace %s)\n%s", claim.name, code, detail, claim.trace, stack,
+              extra=said(claim, "run_failed"))
     return Outcome.FAILED, code, kind, detail
 
 

@@ -27,7 +27,7 @@ async def sweep(tick: TickState, budget: Budget) -> None:
     try:
         await tick.outbox.sweep(budget.wall(), tick.sender, budget.until(0))  # sent at once: the grace alone
     except Exception:
-        log.exception("the outbox's sweep failed; the next tick sweeps again")
+        log.exception("the outbox's sweep failed; the next tick sweeps again", extra={"event": "sweep_failed"})
 
 
 async def send(tick: TickState, deliveries: list[Any], what: str) -> None:
@@ -37,4 +37,4 @@ async def send(tick: TickState, deliveries: list[Any], what: str) -> None:
     try:
         await tick.outbox.send(deliveries, tick.sender)
     except Exception:
-        log.exception("%s was kept but not sent; the sweep sends it", what)
+        log.exception("%s was kept but not sent; the sweep sends it", what, extra={"event": "sent_later"})
