@@ -42,6 +42,8 @@ def __getattr__(name: str) -> Any:
 
 def action_of_entry(entry: dict) -> Action:
     """A declared entry's action: the app's, imported now; a purge's, tickwork's own."""
+    if entry.get("workflow"):  # the run creates the Workflow's instance (tick.workflows); no action of the app's
+        return _through_workflow
     if entry["kind"] == "purge":
         from .purging import purge_action
 
@@ -113,7 +115,8 @@ class App:
         return tuple(
             Schedule(name=entry["name"], timing=timing_of(entry), action=action or action_of_entry(entry),
                      source=entry["source"], retry=retry_of_entry(entry), limit=entry.get("limit_ms"),
-                     starts=entry.get("starts_ms"), overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"))
+                     starts=entry.get("starts_ms"), overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"),
+                     workflow=entry.get("workflow"))
             for entry, action in self._entries
         )
 
@@ -155,7 +158,7 @@ class App:
             getattr(manifest, "CONSOLE", None),
         )
         app.version_metadata = getattr(manifest, "VERSION_METADATA", None)
-        app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
+        app._entries = tuple((entry, None if _known(entry) == "purge" or entry.get("workflow") else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))
         return app
@@ -163,3 +166,8 @@ class App:
 
 def _imported(entry: dict) -> Action:
     return getattr(importlib.import_module(entry["module"]), entry["action"])
+
+
+async def _through_workflow() -> None:
+    """A `workflow:` schedule's action: never called, as its run creates the Workflow's instance."""
+    raise RuntimeError("a schedule run through a Workflow creates its instance; it has no action to call")

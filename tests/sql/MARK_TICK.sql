@@ -22,4 +22,6 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
   EXISTS (SELECT 1 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending WHERE b.state = 'pending'
           AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND (s.paused != 0 AND (s.ended IS NULL OR s.ended = 'done') OR s.removed_at IS NOT NULL AND s.ended IS NULL)))
-      AS backfill_pending
+      AS backfill_pending,
+  EXISTS (SELECT 1 FROM tickwork_workflow_runs INDEXED BY tickwork_workflow_runs_by_check WHERE check_at <= ?1)
+      AS workflows_due

@@ -23,7 +23,8 @@ BACKFILL_WAITS = (f"s.paused != 0 AND (s.ended IS NULL OR s.ended = '{ONE_OFF_DO
 # (?2 and ?3 the longest and shortest the leases the tick gives may last past it, ?4 the clock,
 # kept beside the tick's time for the gaps in the ticks) also answers
 # the declared set the rows were last reconciled with, and whether a run's lease lapsed, declared
-# or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
+# or removed (with the window that run is in), so runs whose worker was lost end whoever held them;
+# and whether a run's Workflow instance is open and due to be asked (workflow_runs), by one lookup.
 MARK_TICK = f"""
 UPDATE tickwork_app SET prev_tick = last_tick, last_tick = MAX(IFNULL(last_tick, ?1), ?1),
     prev_clock = last_clock, last_clock = MAX(IFNULL(last_clock, ?4), ?4),
@@ -40,13 +41,15 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       UNION ALL SELECT MIN(lease_until) FROM tickwork_deliveries WHERE state = 'running')) AS sweep_at,
   EXISTS (SELECT 1 FROM tickwork_backfills AS b INDEXED BY tickwork_backfills_pending WHERE b.state = 'pending'
           AND NOT EXISTS (SELECT 1 FROM tickwork_schedules AS s WHERE s.name = b.schedule AND ({BACKFILL_WAITS})))
-      AS backfill_pending
+      AS backfill_pending,
+  EXISTS (SELECT 1 FROM tickwork_workflow_runs INDEXED BY tickwork_workflow_runs_by_check WHERE check_at <= ?1)
+      AS workflows_due
 """
 
 # The schema this runtime ticks against, as the app's row keeps it (migration 0023; each later
 # migration the runtime needs sets its own number). Read once an isolate, by its first tick, and by
 # the health route and `tickwork status`: a store migrated before 0023 has no such column.
-SCHEMA = 29
+SCHEMA = 32
 SELECT_SCHEMA = "SELECT schema_version FROM tickwork_app WHERE id = 1"
 
 
@@ -118,6 +121,7 @@ class Reached:
     backfill_pending: bool = False  # an operator's backfill waits for the tick's backfill step
     lapse_from: int = 0  # the first tick of the window of runs whose leases lapsed
     prev_clock: int | None = None  # the clock of the app's tick before this one
+    workflows_due: bool = False  # a run's Workflow instance is open, due to be asked its status (workflow_runs)
 
 
 class AppRow:
@@ -139,6 +143,7 @@ class AppRow:
             [State.from_row(row) for row in rows], mark["fingerprint"], bool(mark["lapsed"]),
             number(mark["sweep_at"]), number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
             bool(mark["backfill_pending"]), int(mark["lapse_from"]), number(mark["prev_clock"]),
+            bool(mark["workflows_due"]),
         )
 
     @operation("schema")

@@ -34,6 +34,7 @@ async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
     tick.lapse_from = reached.lapse_from
     tick.housekeeping_due = reached.housekeeping_due
     tick.backfill_pending = reached.backfill_pending
+    tick.workflows_due = reached.workflows_due
     await note_gap(tick, budget, reached.prev_tick, reached.prev_clock)
     fingerprint = tick.declared.fingerprint
     if reached.fingerprint == fingerprint:

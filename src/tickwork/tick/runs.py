@@ -25,6 +25,7 @@ from .ends import Ends, Recorder
 from .reports import RunReport
 from .retrying import failed_at, retried
 from .state import TickState
+from .workflows import start
 
 log = logging.getLogger("tickwork")
 
@@ -75,7 +76,11 @@ class Runner:
         emitted: list[Any] = []
         counts: dict[str, Any] = {}
         with_end: list[Any] = []
-        outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
+        opened: list[Any] = []  # a run through a Workflow: what keeps its instance open (tick.workflows)
+        if schedule.workflow is not None:
+            (outcome, code, kind, detail), opened = await start(state, self.budget, schedule, claim, started)
+        else:
+            outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
         ended = self.budget.wall()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = _overran(claim, (
@@ -95,15 +100,16 @@ class Runner:
                 rows = state.outbox.rows(emitted, claim.run, state.sender, ended, claim.trace)
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
-        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
+        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else tuple(opened)  # a failed run writes nothing
         retry: dict[str, Any] = {}
         if outcome == Outcome.FAILED:
             retry, kind = retried(schedule, claim, failed_at(state.now, self.budget.began, ended), code, kind)
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]))
-        times = schedule.times if not retry else None  # a call counts once its last attempt ends
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
+        times = schedule.times if not retry and not opened else None  # a call counts once its last attempt ends
+        recorded = None if opened else ended  # a run through a Workflow ends when its instance settles
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, recorded, **counts, events=kept,
                       writes=writes, **retry, times=times), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,

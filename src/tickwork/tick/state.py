@@ -39,4 +39,5 @@ class TickState:
     lapse_from: int = 0  # the first tick of the window of runs whose leases may have lapsed
     housekeeping_due: bool = False
     backfill_pending: bool = False
+    workflows_due: bool = False  # a Workflow run is open and due to be asked its status (tick.workflows)
     reports: list[RunReport] = field(default_factory=list)  # the runs and skips so far

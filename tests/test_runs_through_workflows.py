@@ -1,0 +1,122 @@
+"""Issue 27, "Runs past 15 minutes through Cloudflare Workflows": a schedule that names a Workflow
+binding runs by creating its instance under the run's id (never two for one claim), and its run
+settles from the instance's status at later ticks: complete succeeded (the output kept), errored
+failed `workflow_errored`, terminated failed `terminated`; still going, left, until its limit."""
+
+import asyncio
+
+from helpers import open_store, runs
+
+from tickwork import Schedule, env
+from tickwork.kinds.every import Every
+from tickwork.model import Retry
+from tickwork.testing import Workflows, tick_at
+from tickwork.times import HOUR, MINUTE, utc
+
+
+async def _never() -> None:  # a `workflow:` schedule's action is tickwork's, never called
+    raise AssertionError("called")
+
+
+def hourly(retry: Retry | None = None, limit: int | None = None) -> Schedule:
+    return Schedule("nightly_export", Every(HOUR), _never, retry=retry, limit=limit, workflow="EXPORTS")
+
+
+def ticked(schedules, at, db, flows, **options):
+    with env.given(EXPORTS=flows):
+        return asyncio.run(tick_at(schedules, at, db, **options))
+
+
+def seeded():
+    """A store whose first tick, at 08:00, saw the schedule: its first due time is 09:00."""
+    db = open_store()
+    asyncio.run(tick_at([hourly()], utc("2026-03-02T08:00Z"), db))
+    return db
+
+
+def records(db):
+    return [(r["outcome"], r["code"], r["detail"]) for r in runs(db, "nightly_export")]
+
+
+def test_a_due_run_creates_the_instance_under_its_own_id_and_stays_running():
+    db, flows = seeded(), Workflows()
+    report = ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    [run] = runs(db, "nightly_export")
+    assert flows.ids == [run["id"]] and run["outcome"] == "running" and run["ended_at"] is None
+    params = flows.instances[run["id"]].params
+    assert (params["schedule"], params["at"], params["attempt"]) == ("nightly_export", utc("2026-03-02T09:00Z"), 1)
+    assert [r.outcome for r in report.runs] == ["running"]
+
+
+def test_a_complete_instance_settles_its_run_succeeded_at_a_later_tick_with_its_output_kept():
+    db, flows = seeded(), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    flows.complete(flows.ids[0], {"rows": 12})
+    report = ticked([hourly()], utc("2026-03-02T09:01Z"), db, flows)
+    assert records(db) == [("succeeded", None, '{"rows": 12}')]
+    assert [(r.schedule, r.outcome) for r in report.runs] == [("nightly_export", "succeeded")]
+
+
+def test_an_instance_still_going_leaves_its_run_running_and_the_next_due_time_is_skipped_running():
+    db, flows = seeded(), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    flows.running(flows.ids[0])
+    ticked([hourly()], utc("2026-03-02T09:30Z"), db, flows)
+    ticked([hourly()], utc("2026-03-02T10:00Z"), db, flows)
+    assert [(o, c) for o, c, _ in records(db)] == [("running", None), ("skipped", "running")]
+    assert len(flows.ids) == 1
+
+
+def test_an_errored_instance_fails_its_run_workflow_errored_with_its_error_and_is_retried():
+    db, flows = seeded(), Workflows()
+    schedules = [hourly(retry=Retry(2, MINUTE))]
+    ticked(schedules, utc("2026-03-02T09:00Z"), db, flows)
+    flows.errored(flows.ids[0], "the warehouse refused the export")
+    ticked(schedules, utc("2026-03-02T09:01Z"), db, flows)
+    ticked(schedules, utc("2026-03-02T09:02Z"), db, flows)
+    assert records(db)[0] == ("failed", "workflow_errored", "Error: the warehouse refused the export")
+    assert len(flows.ids) == 2 and flows.instances[flows.ids[1]].params["attempt"] == 2
+
+
+def test_a_terminated_instance_fails_its_run_terminated_and_is_not_retried():
+    db, flows = seeded(), Workflows()
+    schedules = [hourly(retry=Retry(2, MINUTE))]
+    ticked(schedules, utc("2026-03-02T09:00Z"), db, flows)
+    asyncio.run(flows.instances[flows.ids[0]].terminate())
+    ticked(schedules, utc("2026-03-02T09:01Z"), db, flows)
+    ticked(schedules, utc("2026-03-02T09:05Z"), db, flows)
+    assert [(o, c) for o, c, _ in records(db)] == [("failed", "terminated")]
+    assert len(flows.ids) == 1
+
+
+def test_an_instance_past_its_limit_is_terminated_and_its_run_fails_deadline_exceeded():
+    db, flows = seeded(), Workflows()
+    schedules = [hourly(limit=20 * MINUTE)]
+    ticked(schedules, utc("2026-03-02T09:00Z"), db, flows, started_at=utc("2026-03-02T09:00Z"))
+    ticked(schedules, utc("2026-03-02T09:22Z"), db, flows, started_at=utc("2026-03-02T09:22Z"))
+    assert [(o, c) for o, c, _ in records(db)] == [("failed", "deadline_exceeded")]
+    assert flows.instances[flows.ids[0]].state == "terminated"
+
+
+class CreatedBefore(Workflows):
+    """A binding that finds each instance created already, as a claim made again does (a claim batch
+    read back after D1 answered an error, racing ticks): the first attempt's instance exists."""
+
+    async def create(self, options=None):
+        await super().create(options)
+        return await super().create(options)
+
+
+def test_a_claim_made_again_finds_its_instance_created_and_starts_no_second():
+    db, flows = seeded(), CreatedBefore()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    [(outcome, code, detail)] = records(db)
+    assert (outcome, code, len(flows.ids), flows.creates) == ("running", None, 1, 2)
+    assert "created already" in detail
+
+
+def test_a_binding_the_worker_lacks_fails_the_run_workflow_unstarted():
+    db = seeded()
+    asyncio.run(tick_at([hourly()], utc("2026-03-02T09:00Z"), db))
+    [(outcome, code, detail)] = records(db)
+    assert (outcome, code) == ("failed", "workflow_unstarted") and "EXPORTS" in detail
