@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import jsonc, settings
+from .workflows import workflow_bindings
 from .problems import BuildFailed, Problem
 from .version_metadata import declared_binding
 from .settings import WRANGLER, Settings
@@ -47,6 +48,7 @@ class Project:
     version_metadata: object = None  # [tool.tickwork] version_metadata, as written (version_metadata.py checks it)
     version_binding: str | None = None  # the configuration's [version_metadata] binding, where it declares one
     dates: object = None  # [tool.tickwork.dates]: named lists of skip dates, as written (dates.py checks them)
+    workflows: tuple[str, ...] = ()  # the bindings of the configuration's [[workflows]] (workflows.py)
 
     @property
     def app_package(self) -> str:
@@ -121,6 +123,7 @@ def load_project(root: Path) -> Project:
         version_metadata=tickwork.get("version_metadata"),
         version_binding=declared_binding(wrangler),
         dates=tickwork.get("dates"),
+        workflows=workflow_bindings(wrangler),
     )
 
 

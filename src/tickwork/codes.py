@@ -28,6 +28,10 @@ CODES: dict[str, Code] = {
         "build", "`run:` is missing, not a call with no arguments, or not a parameterless `async def` action of "
         "the domain; or a decorator sits on anything but a function at the top level of a domain's module",
         "write the action's name and `()`, e.g. `run: tidy_up()`, and define `async def tidy_up():` in the domain"),
+    "schedule.workflow_unbound": Code(
+        "build", "`workflow:` names a Workflow binding the Worker's configuration does not declare in `[[workflows]]`, "
+        "so its instances could never be created", "bind the Workflow in wrangler.toml (`[[workflows]]` with "
+        "`binding`, `name` and `class_name`), or name one it binds"),
     "schedule.item_invalid": Code(
         "build", "an item the kind does not hold, an item given twice, a name declared twice, two purges of one "
         "table, or a decorator's `name=` that is not a string holding a name",
