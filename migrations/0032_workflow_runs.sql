@@ -11,7 +11,8 @@ CREATE TABLE tickwork_workflow_runs (
     started   INTEGER NOT NULL,     -- when the instance was created (epoch ms)
     until_at  INTEGER NOT NULL,     -- the run's limit: past it the instance is terminated, the run failed
     claim     TEXT NOT NULL,        -- JSON: the due time, attempt and call it ran for, which its retry makes again
-    check_at  INTEGER NOT NULL      -- the tick time from which a tick next asks the instance its status
+    check_at  INTEGER NOT NULL,     -- the tick time from which a tick next asks the instance its status
+    terminate_by TEXT               -- an operator asked for the instance to be terminated: who (the next tick does it)
 ) WITHOUT ROWID;
 CREATE INDEX tickwork_workflow_runs_by_check ON tickwork_workflow_runs (check_at);
 UPDATE tickwork_app SET schema_version = 32 WHERE id = 1;

@@ -120,3 +120,65 @@ def test_a_binding_the_worker_lacks_fails_the_run_workflow_unstarted():
     asyncio.run(tick_at([hourly()], utc("2026-03-02T09:00Z"), db))
     [(outcome, code, detail)] = records(db)
     assert (outcome, code) == ("failed", "workflow_unstarted") and "EXPORTS" in detail
+
+
+# -- terminated by an operator: the command and the console ask, the next tick terminates ------------
+
+def file_store(tmp_path):
+    db = open_store(tmp_path / "store.sqlite")
+    asyncio.run(tick_at([hourly()], utc("2026-03-02T08:00Z"), db))
+    return db
+
+
+def logged(db):
+    return [(r["who"], r["verb"], r["schedule"]) for r in asyncio.run(db.all("SELECT * FROM tickwork_operator_log"))]
+
+
+def test_tickwork_terminate_run_has_the_next_tick_terminate_the_instance_and_record_the_run_terminated(
+        tmp_path, capsys):
+    from tickwork_cli.cli import main
+
+    db, flows = file_store(tmp_path), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    [run] = runs(db, "nightly_export")
+    code = main(["terminate", run["id"], "--sqlite", str(tmp_path / "store.sqlite"), "--who", "ada"],
+                now=utc("2026-03-02T09:10Z"))
+    assert code == 0 and "terminated by the next tick, as ada asked" in capsys.readouterr().out
+    assert flows.instances[run["id"]].state == "queued"  # the command holds no binding: the tick terminates it
+    ticked([hourly()], utc("2026-03-02T09:11Z"), db, flows)
+    assert flows.instances[run["id"]].state == "terminated"
+    assert records(db) == [("failed", "terminated", "the Workflow instance was terminated by ada")]
+    assert logged(db) == [("ada", "terminate", "nightly_export")]
+
+
+def test_a_run_that_ended_is_not_terminated_and_nothing_is_logged(tmp_path, capsys):
+    from tickwork_cli.cli import main
+
+    db, flows = file_store(tmp_path), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    flows.complete(flows.ids[0])
+    ticked([hourly()], utc("2026-03-02T09:01Z"), db, flows)
+    code = main(["terminate", flows.ids[0], "--sqlite", str(tmp_path / "store.sqlite"), "--who", "ada"],
+                now=utc("2026-03-02T09:10Z"))
+    assert code != 0 and "terminate.not_running" in capsys.readouterr().err
+    assert logged(db) == []
+
+
+def test_the_console_s_run_page_terminates_a_running_instance_by_a_post_with_its_csrf_token():
+    from console_fixtures import ORIGIN, PREFIX, ask, csrf_of, said_of
+
+    db, flows = seeded(), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    [run] = runs(db, "nightly_export")
+    now = utc("2026-03-02T09:10Z")
+    page = ask(db, "GET", f"{PREFIX}/run?id={run['id']}", now=now).body
+    assert "Terminate its Workflow instance" in page
+    form = {"id": run["id"], "back": f"{PREFIX}/run?id={run['id']}"}
+    refused = ask(db, "POST", f"{PREFIX}/run/terminate", now=now, headers={"origin": ORIGIN}, form=form)
+    assert refused.status == 403 and logged(db) == []  # no token, no change
+    answer = ask(db, "POST", f"{PREFIX}/run/terminate", now=now, headers={"origin": ORIGIN},
+                 form={**form, "csrf": csrf_of(page)})
+    assert answer.status == 303 and "terminated by the next tick" in said_of(answer)
+    ticked([hourly()], utc("2026-03-02T09:11Z"), db, flows)
+    assert [(o, c) for o, c, _ in records(db)] == [("failed", "terminated")]
+    assert logged(db) == [("local", "terminate", "nightly_export")]

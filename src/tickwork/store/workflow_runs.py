@@ -34,7 +34,7 @@ WHERE name = ?1 AND lease_run = ?2
 # app_row.MARK_TICK's `workflows_due`): those asked longest ago first, at most ?2, along the index by
 # check_at. Their records are read beside them, for what their ends need.
 SELECT_OPEN_WORKFLOW_RUNS = """
-SELECT w.run, w.schedule, w.binding, w.started, w.until_at, w.claim, r.trace, r.outcome
+SELECT w.run, w.schedule, w.binding, w.started, w.until_at, w.claim, w.terminate_by, r.trace, r.outcome
 FROM tickwork_workflow_runs AS w INDEXED BY tickwork_workflow_runs_by_check
 JOIN tickwork_runs AS r ON r.id = w.run
 WHERE w.check_at <= ?1 ORDER BY w.check_at LIMIT ?2
@@ -61,11 +61,13 @@ class OpenRun:
     claim: dict[str, Any]
     trace: str | None
     outcome: str
+    terminate_by: str | None = None  # an operator asked for it to be terminated (store.terminations)
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> OpenRun:
         return cls(str(row["run"]), str(row["schedule"]), str(row["binding"]), int(row["started"]),
-                   int(row["until_at"]), json.loads(row["claim"]), row["trace"], str(row["outcome"]))
+                   int(row["until_at"]), json.loads(row["claim"]), row["trace"], str(row["outcome"]),
+                   row["terminate_by"])
 
 
 def opening(run: str, name: str, binding: str, started: int, until: int, lease: int, claim: dict[str, Any],

@@ -16,7 +16,7 @@ import json
 import logging
 from typing import Any
 
-from ..adapters.workflows import already_started, workflow
+from ..adapters.workflows import Workflow, already_started, workflow
 from ..database import Statement, operation
 from ..kinds import Call
 from ..model import LEASE_GRACE, WORKFLOW_DEFAULT_LIMIT, Code, Kind, Outcome, Schedule
@@ -124,6 +124,8 @@ async def _asked(run: OpenRun, budget: Budget) -> Verdict | None:
     try:
         async with asyncio.timeout(ASK_WITHIN / 1000):
             binding = workflow(run.binding)
+            if run.terminate_by is not None and run.outcome == Outcome.RUNNING:
+                return await _terminated(binding, run, run.terminate_by)
             verdict = verdict_of(await binding.status(run.run))
             if verdict is None and (run.outcome != Outcome.RUNNING or budget.wall() >= run.until):
                 await binding.terminate(run.run)  # past its limit, or its record ended (its lease lapsed)
@@ -134,6 +136,19 @@ async def _asked(run: OpenRun, budget: Budget) -> Verdict | None:
     except Exception as error:
         log.warning("%s: the Workflow %s did not say how instance %s is: %s", run.name, run.binding, run.run, error)
         return None
+
+
+async def _terminated(binding: Workflow, run: OpenRun, who: str) -> Verdict | None:
+    """An operator's termination, made: the instance terminated (unless it settled meanwhile, which
+    its own status then says), the run failed `terminated`, saying who asked."""
+    try:
+        await binding.terminate(run.run)
+    except Exception as error:  # ended already, or the binding failed: its status says which
+        log.warning("%s: the Workflow %s did not terminate instance %s: %s", run.name, run.binding, run.run, error)
+    verdict = verdict_of(await binding.status(run.run))
+    if verdict is not None and verdict[1] == Code.TERMINATED:
+        return Outcome.FAILED, Code.TERMINATED, Kind.UNRETRIED, f"the Workflow instance was terminated by {who}"
+    return verdict
 
 
 def _end(tick: TickState, budget: Budget, run: OpenRun, verdict: Verdict) -> End:
