@@ -182,3 +182,20 @@ def test_the_console_s_run_page_terminates_a_running_instance_by_a_post_with_its
     ticked([hourly()], utc("2026-03-02T09:11Z"), db, flows)
     assert [(o, c) for o, c, _ in records(db)] == [("failed", "terminated")]
     assert logged(db) == [("local", "terminate", "nightly_export")]
+
+
+def test_a_tick_while_an_instance_goes_on_writes_one_row_and_asks_it_once():
+    db, flows = seeded(), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    flows.running(flows.ids[0])
+    asked = []
+    get = flows.get
+
+    async def counted(id):
+        asked.append(id)
+        return await get(id)
+
+    flows.get = counted
+    before = db.statements_run, db.rows_written
+    ticked([hourly()], utc("2026-03-02T09:01Z"), db, flows)
+    assert (db.statements_run - before[0], db.rows_written - before[1], len(asked)) == (3, 1, 1)
