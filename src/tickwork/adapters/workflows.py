@@ -1,7 +1,7 @@
 """A Workflow binding as the tick uses it: create an instance under an id, ask its status,
-terminate it. On Workers the binding is the runtime's (a JavaScript object: what goes in is made
-JavaScript, what comes back Python); on CPython it is tickwork.testing.Workflows, which keeps the
-same API. Nothing else in tickwork touches a Workflow binding."""
+terminate it. On Workers the binding is the runtime's, which the SDK wraps (`WorkflowImpl`) to take
+and give Python values; on CPython it is tickwork.testing.Workflows, which keeps the same API.
+Nothing else in tickwork touches a Workflow binding."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ class Workflow:
         self.binding = binding
 
     async def create(self, id: str, params: dict[str, Any]) -> None:
-        await self.binding.create(_platform({"id": id, "params": params}))
+        await self.binding.create(_platform(self.binding, {"id": id, "params": params}))
 
     async def status(self, id: str) -> dict[str, Any]:
         """{"status": queued, running, paused, waiting, errored, terminated or complete,
@@ -49,11 +49,16 @@ def already_started(error: BaseException) -> bool:
     return "already exists" in said or "already_exists" in said
 
 
-def _platform(value: dict[str, Any]) -> Any:
+def _platform(binding: Any, value: dict[str, Any]) -> Any:
+    """`value` as the binding takes it: the SDK's wrapper of a Workflow binding (`WorkflowImpl`)
+    and the stand-in take Python; a bare JavaScript binding, JavaScript."""
     if sys.platform != "emscripten":
         return value
+    from pyodide.ffi import JsProxy, to_js  # type: ignore[import-not-found]
+
+    if not isinstance(binding, JsProxy):
+        return value
     from js import Object  # type: ignore[import-not-found]
-    from pyodide.ffi import to_js  # type: ignore[import-not-found]
 
     return to_js(value, dict_converter=Object.fromEntries)
 
