@@ -199,3 +199,34 @@ def test_a_tick_while_an_instance_goes_on_writes_one_row_and_asks_it_once():
     before = db.statements_run, db.rows_written
     ticked([hourly()], utc("2026-03-02T09:01Z"), db, flows)
     assert (db.statements_run - before[0], db.rows_written - before[1], len(asked)) == (3, 1, 1)
+
+
+# -- handed over by items.*: `workflow=` beside the action, which the run does not call ----------
+
+def test_an_item_handed_over_with_workflow_creates_its_instance_with_the_items_input():
+    from tickwork.per_item import Items
+
+    db, flows = open_store(), Workflows()
+    with env.given(EXPORTS=flows):
+        id = asyncio.run(Items(db, lambda: utc("2026-03-02T08:00Z")).every(
+            _never, {"customer": "acme"}, "1h", workflow="EXPORTS", limit="6h"))
+    ticked([], utc("2026-03-02T09:00Z"), db, flows)
+    [run] = runs(db, id)
+    assert run["outcome"] == "running" and flows.instances[run["id"]].params["input"] == {"customer": "acme"}
+    flows.complete(run["id"], "done")
+    ticked([], utc("2026-03-02T09:01Z"), db, flows)
+    assert [r["outcome"] for r in runs(db, id)] == ["succeeded"]
+
+
+def test_an_item_naming_a_workflow_the_worker_does_not_bind_is_workflow_unbound():
+    from tickwork import ScheduleError
+    from tickwork.per_item import Items
+
+    db = open_store()
+    with env.given(DB=db):
+        try:
+            asyncio.run(Items(db, lambda: utc("2026-03-02T08:00Z")).every(_never, None, "1h", workflow="EXPORTS"))
+        except ScheduleError as error:
+            assert error.code == "schedule.workflow_unbound" and "EXPORTS" in error.message
+        else:
+            raise AssertionError("handed over")

@@ -15,8 +15,8 @@ from ..kinds import Owing, Timing
 from .reports import RunReport
 
 Sleep = Callable[[float], Awaitable[Any]]
-# a handed-over row's timing, retry, limit, times, overlap and jitter, from its JSON
-Handed = tuple[Timing, Any, int | None, int | None, str | None, int | None]
+# a handed-over row's timing, retry, limit, times, overlap, jitter and workflow, from its JSON
+Handed = tuple[Timing, Any, int | None, int | None, str | None, int | None, str | None]
 
 
 @dataclass
