@@ -230,3 +230,18 @@ def test_an_item_naming_a_workflow_the_worker_does_not_bind_is_workflow_unbound(
             assert error.code == "schedule.workflow_unbound" and "EXPORTS" in error.message
         else:
             raise AssertionError("handed over")
+
+
+def test_a_handed_over_items_errored_instance_is_retried_by_its_own_retry():
+    from tickwork.per_item import Items
+
+    db, flows = open_store(), Workflows()
+    with env.given(EXPORTS=flows):
+        id = asyncio.run(Items(db, lambda: utc("2026-03-02T08:00Z")).every(
+            _never, None, "1h", workflow="EXPORTS", retry="2 after 1m"))
+    ticked([], utc("2026-03-02T09:00Z"), db, flows)
+    flows.errored(flows.ids[0], "the warehouse refused")
+    ticked([], utc("2026-03-02T09:01Z"), db, flows)
+    ticked([], utc("2026-03-02T09:02Z"), db, flows)
+    assert [(r["outcome"], r["code"], r["attempt"]) for r in runs(db, id)] == [
+        ("failed", "workflow_errored", 1), ("running", None, 2)]

@@ -32,11 +32,14 @@ WHERE name = ?1 AND lease_run = ?2
 
 # The open instances a tick asks about (only when the first read found one due to be asked,
 # app_row.MARK_TICK's `workflows_due`): those asked longest ago first, at most ?2, along the index by
-# check_at. Their records are read beside them, for what their ends need.
+# check_at. Their records are read beside them, and a handed-over schedule's action and timing (by
+# its primary key), for what their ends need (its retry, its `times`).
 SELECT_OPEN_WORKFLOW_RUNS = """
-SELECT w.run, w.schedule, w.binding, w.started, w.until_at, w.claim, w.terminate_by, r.trace, r.outcome
+SELECT w.run, w.schedule, w.binding, w.started, w.until_at, w.claim, w.terminate_by, r.trace, r.outcome,
+       s.action, s.timing
 FROM tickwork_workflow_runs AS w INDEXED BY tickwork_workflow_runs_by_check
 JOIN tickwork_runs AS r ON r.id = w.run
+LEFT JOIN tickwork_schedules AS s ON s.name = w.schedule
 WHERE w.check_at <= ?1 ORDER BY w.check_at LIMIT ?2
 """
 
@@ -62,12 +65,14 @@ class OpenRun:
     trace: str | None
     outcome: str
     terminate_by: str | None = None  # an operator asked for it to be terminated (store.terminations)
+    action: str | None = None  # a handed-over schedule's action key and timing JSON, as its row keeps them
+    timing: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> OpenRun:
         return cls(str(row["run"]), str(row["schedule"]), str(row["binding"]), int(row["started"]),
                    int(row["until_at"]), json.loads(row["claim"]), row["trace"], str(row["outcome"]),
-                   row["terminate_by"])
+                   row["terminate_by"], row.get("action"), row.get("timing"))
 
 
 def opening(run: str, name: str, binding: str, started: int, until: int, lease: int, claim: dict[str, Any],

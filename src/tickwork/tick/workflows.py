@@ -23,11 +23,13 @@ from ..model import LEASE_GRACE, WORKFLOW_DEFAULT_LIMIT, Code, Kind, Outcome, Sc
 from ..times import MINUTE
 from ..store.claims import Claim
 from ..store.ends import End
+from ..store.schedules import State
 from ..store.workflow_runs import OpenRun, WorkflowRuns, opening
 from .budget import Budget, chunked
 from .ends import Recorder
 from .reports import RunReport
 from .retrying import failed_at, retried
+from .rows import schedule_of
 from .state import TickState
 
 log = logging.getLogger("tickwork")
@@ -158,7 +160,7 @@ def _end(tick: TickState, budget: Budget, run: OpenRun, verdict: Verdict) -> End
     outcome, code, kind, detail = verdict
     ended = budget.wall()
     kept = run.claim
-    schedule = tick.declared.by_name.get(run.name)
+    schedule = _schedule_of(tick, run)
     retry: dict[str, Any] = {}
     claim = Claim(run.name, kept["due"], kept["due"], run.run, Call(kept["at"], kept["n"], kept["i"], kept["dst"]),
                   trace=run.trace, for_due=kept["due"], attempt=kept["attempt"], retries=bool(kept["retries"]))
@@ -170,6 +172,14 @@ def _end(tick: TickState, budget: Budget, run: OpenRun, verdict: Verdict) -> End
                                   next_attempt_at=retry.get("retry")))
     times = schedule.times if schedule is not None and not retry else None
     return End(run.name, run.run, outcome, code, kind, detail, ended, **retry, times=times)
+
+
+def _schedule_of(tick: TickState, run: OpenRun) -> Schedule | None:
+    """The run's schedule: a declared one by its name, a handed-over one from its row's timing."""
+    if run.timing is None:
+        return tick.declared.by_name.get(run.name)
+    return schedule_of(tick, State(run.name, 0, 0, False, None, None, 0, 0, "", action=run.action,
+                                   timing=run.timing))
 
 
 def _bounded(value: Any) -> str:
