@@ -245,3 +245,15 @@ def test_a_handed_over_items_errored_instance_is_retried_by_its_own_retry():
     ticked([], utc("2026-03-02T09:02Z"), db, flows)
     assert [(r["outcome"], r["code"], r["attempt"]) for r in runs(db, id)] == [
         ("failed", "workflow_errored", 1), ("running", None, 2)]
+
+
+def test_why_says_a_schedules_runs_create_instances_of_its_workflow(tmp_path, capsys):
+    from tickwork.per_item import Items
+    from tickwork_cli.cli import main
+
+    db, flows = file_store(tmp_path), Workflows()
+    with env.given(EXPORTS=flows):
+        id = asyncio.run(Items(db, lambda: utc("2026-03-02T08:00Z")).every(_never, None, "1h", workflow="EXPORTS"))
+    capsys.readouterr()
+    assert main(["why", id, "--sqlite", str(tmp_path / "store.sqlite")], now=utc("2026-03-02T08:30Z")) == 0
+    assert "each run creates an instance of the Workflow EXPORTS and ends as it settles" in capsys.readouterr().out
