@@ -257,3 +257,27 @@ def test_why_says_a_schedules_runs_create_instances_of_its_workflow(tmp_path, ca
     capsys.readouterr()
     assert main(["why", id, "--sqlite", str(tmp_path / "store.sqlite")], now=utc("2026-03-02T08:30Z")) == 0
     assert "each run creates an instance of the Workflow EXPORTS and ends as it settles" in capsys.readouterr().out
+
+
+# -- alerts: a settled run turns its schedule as any run's end ------------------------------------
+
+def test_an_errored_instance_announces_its_schedule_failing_and_a_complete_one_its_recovery():
+    from harness import FakeQueue
+    from test_failures_announced import alerting, alerts
+
+    def turns(queue):  # the schedule's turns, not the gaps between these ticks hours apart
+        return [(event, body) for event, body in alerts(queue) if event != "tickwork.ticks_stopped"]
+
+    db, flows, queue = seeded(), Workflows(), FakeQueue()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows, **alerting(db, queue, utc("2026-03-02T09:00Z")))
+    assert turns(queue) == []  # a run going on turns nothing
+    flows.errored(flows.ids[0], "the warehouse refused")
+    at = utc("2026-03-02T09:01Z")
+    ticked([hourly()], at, db, flows, **alerting(db, queue, at))
+    ticked([hourly()], utc("2026-03-02T10:00Z"), db, flows, **alerting(db, queue, utc("2026-03-02T10:00Z")))
+    flows.complete(flows.ids[1])
+    at = utc("2026-03-02T10:01Z")
+    ticked([hourly()], at, db, flows, **alerting(db, queue, at))
+    assert [(event, body["schedule"], body.get("code")) for event, body in turns(queue)] == [
+        ("tickwork.schedule_failing", "nightly_export", "workflow_errored"),
+        ("tickwork.schedule_recovered", "nightly_export", None)]
