@@ -235,6 +235,20 @@ CODES: dict[str, Code] = {
     "backfill.not_pending": Code(
         "command and console", "the backfill is no longer pending, so it cannot be cancelled",
         "only a pending backfill can be cancelled"),
+    # -- remakes and terminations of one run, asked for by the command or the console ----------------
+    "remake.unknown": Code(
+        "command and console", "there is no run of that id to make again", "`tickwork history NAME` lists a "
+        "schedule's runs"),
+    "remake.not_remakable": Code(
+        "command and console", "the run's due time may not be made again: it did not fail, it was made again "
+        "already, its schedule is gone, or its timing no longer owes that occurrence", "remake a failed run of a "
+        "declared schedule whose timing still owes its due time; the answer says which check refused"),
+    "terminate.unknown": Code(
+        "command and console", "there is no run of that id to terminate", "`tickwork history NAME` lists a "
+        "schedule's runs"),
+    "terminate.not_running": Code(
+        "command and console", "the run is not a running run through a Workflow, or its termination was asked "
+        "for already", "terminate a run that is still running through a Workflow; the answer says why not"),
 }
 
 
