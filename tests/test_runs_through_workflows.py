@@ -179,9 +179,22 @@ def test_the_console_s_run_page_terminates_a_running_instance_by_a_post_with_its
     answer = ask(db, "POST", f"{PREFIX}/run/terminate", now=now, headers={"origin": ORIGIN},
                  form={**form, "csrf": csrf_of(page)})
     assert answer.status == 303 and "terminated by the next tick" in said_of(answer)
+    asked = ask(db, "GET", f"{PREFIX}/run?id={run['id']}", now=now).body
+    assert "Terminate its Workflow instance" not in asked  # asked once: the button goes with the request
     ticked([hourly()], utc("2026-03-02T09:11Z"), db, flows)
     assert [(o, c) for o, c, _ in records(db)] == [("failed", "terminated")]
     assert logged(db) == [("local", "terminate", "nightly_export")]
+
+
+def test_the_run_page_offers_no_termination_to_a_running_run_that_is_no_workflow_s():
+    from console_fixtures import PREFIX, ask
+
+    db = seeded()
+    asyncio.run(db.all("INSERT INTO tickwork_runs (id, schedule, due_at, tick_at, outcome, detail, attempt) "
+                       "VALUES ('r1', 'nightly_export', ?1, ?1, 'running', 'Workflow of mine, said the action', 1)",
+                       (utc("2026-03-02T09:00Z"),)))
+    page = ask(db, "GET", f"{PREFIX}/run?id=r1", now=utc("2026-03-02T09:10Z")).body
+    assert "Run of nightly_export" in page and "Terminate its Workflow instance" not in page
 
 
 def test_a_tick_while_an_instance_goes_on_writes_one_row_and_asks_it_once():

@@ -7,12 +7,10 @@ from ..operating.terminate import UNKNOWN, terminate
 from .html import Html
 from .parts import Frame, button
 
-STARTED = "Workflow "  # how a run through a Workflow's detail begins while it runs (tick.workflows.start)
-
-
 def terminate_action(frame: Frame, run: dict, back: str) -> list[Html]:
-    """The button, on a running run through a Workflow; the action checks it again."""
-    if run["outcome"] != "running" or not str(run.get("detail") or "").startswith(STARTED):
+    """The button, on a running run whose Workflow instance is open (its row, read with the run's
+    record) and not asked to end already; the action checks it again."""
+    if run["outcome"] != "running" or run.get("workflow_binding") is None or run.get("terminate_by"):
         return []
     return [button(frame, "/run/terminate", "Terminate its Workflow instance", back, id=run["id"])]
 
