@@ -49,6 +49,12 @@ def already_started(error: BaseException) -> bool:
     return "already exists" in said or "already_exists" in said
 
 
+def not_found(error: BaseException) -> bool:
+    """Whether the binding refused an id as no instance's (`instance.not_found`)."""
+    said = str(error).lower()
+    return "not found" in said or "not_found" in said
+
+
 def _platform(binding: Any, value: dict[str, Any]) -> Any:
     """`value` as the binding takes it: the SDK's wrapper of a Workflow binding (`WorkflowImpl`)
     and the stand-in take Python; a bare JavaScript binding, JavaScript."""

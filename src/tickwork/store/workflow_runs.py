@@ -2,9 +2,10 @@
 instance is open, the lease it holds meanwhile, and the statements that settle them.
 
 A run of a schedule that names a Workflow binding creates the instance under the run's own id and
-its record stays `running`: its end's batch (tick.ends) opens its row here and holds the schedule's
-lease to the run's limit, so the next due time finds the run still going (as any run's) and the
-lapsed leases' window never ends it `lease_expired`. A later tick asks the instance its status
+its record stays `running`: before the instance is created its row is opened here and the
+schedule's lease held to the run's limit (tick.workflows.start), so the next due time finds the
+run still going (as any run's) and the lapsed leases' window never ends it `lease_expired`, even
+where the tick that created it died before its end's batch. A later tick asks the instance its status
 and records the run's end as any end (store.ends), then closes its row (CLOSE_WORKFLOW_RUNS)."""
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Any
 from ..database import Database, Statement
 from .sql import json_chunks
 
-# In a started run's end's batch, behind ends.STILL_RUNNING (End.writes): its row, once however
-# often the end is written again. ?4 its start, ?5 its limit's end, ?6 its claim (JSON), ?7 the
+# Before the run's instance is created, in the batch of its own statements: its row, once however
+# often the claim is made again. ?4 its start, ?5 its limit's end, ?6 its claim (JSON), ?7 the
 # tick time from which it is asked.
 OPEN_WORKFLOW_RUN = """
 INSERT INTO tickwork_workflow_runs (run, schedule, binding, started, until_at, claim, check_at)
@@ -77,8 +78,8 @@ class OpenRun:
 
 def opening(run: str, name: str, binding: str, started: int, until: int, lease: int, claim: dict[str, Any],
             ask_from: int) -> list[Statement]:
-    """A started run's own statements, for its end's batch: its row, ended at `until`, and the
-    schedule's lease held to `lease`."""
+    """A run's own statements, written before its instance is created: its row, ended at `until`,
+    and the schedule's lease held to `lease`."""
     return [(OPEN_WORKFLOW_RUN, (run, name, binding, started, until, json.dumps(claim), ask_from)),
             (HOLD_WORKFLOW_LEASE, (name, run, lease))]
 

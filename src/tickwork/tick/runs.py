@@ -76,7 +76,7 @@ class Runner:
         emitted: list[Any] = []
         counts: dict[str, Any] = {}
         with_end: list[Any] = []
-        opened: list[Any] = []  # a run through a Workflow: what keeps its instance open (tick.workflows)
+        opened = False  # a run through a Workflow whose instance is open (tick.workflows)
         if schedule.workflow is not None:
             (outcome, code, kind, detail), opened = await start(state, self.budget, schedule, claim, started)
         else:
@@ -100,7 +100,7 @@ class Runner:
                 rows = state.outbox.rows(emitted, claim.run, state.sender, ended, claim.trace)
                 events = _counted(emitted)
         kept = json.dumps(events, sort_keys=True) if events else None
-        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else tuple(opened)  # a failed run writes nothing
+        writes = tuple(with_end) if outcome == Outcome.SUCCEEDED else ()  # a failed run writes nothing
         retry: dict[str, Any] = {}
         if outcome == Outcome.FAILED:
             retry, kind = retried(schedule, claim, failed_at(state.now, self.budget.began, ended), code, kind)

@@ -16,8 +16,8 @@ import json
 import logging
 from typing import Any
 
-from ..adapters.workflows import Workflow, already_started, workflow
-from ..database import Statement, operation
+from ..adapters.workflows import Workflow, already_started, not_found, workflow
+from ..database import operation
 from ..kinds import Call
 from ..model import LEASE_GRACE, WORKFLOW_DEFAULT_LIMIT, Code, Kind, Outcome, Schedule
 from ..times import MINUTE
@@ -43,6 +43,9 @@ SETTLE = 4  # statements beside the ends: the read, and the rows closed and aske
 # A run's lease outlasts its limit by this, so the ticks after the limit terminate its instance and
 # record it `deadline_exceeded` before the lapsed leases' step would end it `lease_expired`.
 SETTLE_GRACE = 5 * MINUTE
+# An open row whose instance the binding does not find this long after its start was never created
+# (its tick stopped between writing the row and creating it); sooner, its tick may be creating it.
+UNCREATED_AFTER = MINUTE
 
 
 def claim_kept(claim: Claim) -> dict[str, Any]:
@@ -62,12 +65,18 @@ def params_of(claim: Claim) -> dict[str, Any]:
 
 
 async def start(state: TickState, budget: Budget, schedule: Schedule, claim: Claim,
-                started: int) -> tuple[Verdict, list[Statement]]:
+                started: int) -> tuple[Verdict, bool]:
     """Creates the run's instance, id the run's: the verdict its end records now (`running`, or
-    failed where the binding refused), and the statements that keep it open (store.workflow_runs)."""
+    failed where the binding refused), and whether its instance is open. Its row and lease
+    (store.workflow_runs) are written before the instance is created, so a tick killed after
+    creating it leaves the run to a later tick's settling, never to the lapsed leases' window
+    (whose retry would create a second instance and lose the first)."""
     binding = schedule.workflow
     assert binding is not None
+    until = started + (schedule.limit or WORKFLOW_DEFAULT_LIMIT)
     try:
+        await state.store.db.batch(opening(claim.run, claim.name, binding, started, until, until + SETTLE_GRACE,
+                                           claim_kept(claim), state.now + 1))
         async with asyncio.timeout(max(budget.time_left(), 0) / 1000):
             await workflow(binding).create(claim.run, params_of(claim))
         said = f"Workflow {binding} instance {claim.run} started"
@@ -76,11 +85,9 @@ async def start(state: TickState, budget: Budget, schedule: Schedule, claim: Cla
             log.error("%s: the Workflow %s did not create the instance: %s", claim.name, binding, error)
             return (Outcome.FAILED, Code.WORKFLOW_UNSTARTED, Kind.RAISED,
                     f"the Workflow {binding} did not create instance {claim.run}: {type(error).__name__}: "
-                    f"{error}"[:KEPT]), []
+                    f"{error}"[:KEPT]), False
         said = f"Workflow {binding} instance {claim.run} started (created already: the claim was made again)"
-    until = started + (schedule.limit or WORKFLOW_DEFAULT_LIMIT)
-    return (Outcome.RUNNING, None, None, said), opening(claim.run, claim.name, binding, started, until,
-                                                       until + SETTLE_GRACE, claim_kept(claim), state.now + 1)
+    return (Outcome.RUNNING, None, None, said), True
 
 
 def verdict_of(status: dict[str, Any]) -> Verdict | None:
@@ -139,6 +146,10 @@ async def _asked(run: OpenRun, budget: Budget) -> Verdict | None:
                            f"the Workflow instance ran past its limit of {limit} minutes and was terminated")
             return verdict
     except Exception as error:
+        if not_found(error) and run.outcome == Outcome.RUNNING and budget.wall() >= run.started + UNCREATED_AFTER:
+            return (Outcome.FAILED, Code.WORKFLOW_UNSTARTED, Kind.RAISED,
+                    f"the Workflow {run.binding} has no instance {run.run}: the tick that claimed the run "
+                    "stopped before creating it")
         log.warning("%s: the Workflow %s did not say how instance %s is: %s", run.name, run.binding, run.run, error)
         return None
 
