@@ -77,3 +77,19 @@ def test_a_tick_killed_before_the_instance_was_created_fails_the_run_unstarted_a
     assert [(r["outcome"], r["code"]) for r in runs(db, "nightly_export")] == [
         ("failed", "workflow_unstarted"), ("running", None)]
     assert len(flows.ids) == 1
+
+
+def test_racing_ticks_create_the_instance_once_and_both_leave_one_run():
+    db, flows = open_store(), Workflows()
+    ticked("2026-03-02T08:00Z", db, flows)
+
+    async def race():
+        with env.given(EXPORTS=flows):
+            await asyncio.gather(tick_at(SCHEDULES, utc("2026-03-02T09:00Z"), db),
+                                 tick_at(SCHEDULES, utc("2026-03-02T09:00:01Z"), db))
+
+    asyncio.run(race())
+    flows.complete(flows.ids[0])
+    ticked("2026-03-02T09:01Z", db, flows)
+    assert len(flows.ids) == 1 and flows.creates == 1
+    assert [(r["id"], r["outcome"]) for r in runs(db, "nightly_export")] == [(flows.ids[0], "succeeded")]
