@@ -294,3 +294,32 @@ def test_an_errored_instance_announces_its_schedule_failing_and_a_complete_one_i
     assert [(event, body["schedule"], body.get("code")) for event, body in turns(queue)] == [
         ("tickwork.schedule_failing", "nightly_export", "workflow_errored"),
         ("tickwork.schedule_recovered", "nightly_export", None)]
+
+
+def test_a_complete_instance_s_long_output_is_kept_bounded_to_2000_characters():
+    db, flows = seeded(), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows)
+    flows.complete(flows.ids[0], "x" * 5000)
+    ticked([hourly()], utc("2026-03-02T09:01Z"), db, flows)
+    [(outcome, _, detail)] = records(db)
+    assert outcome == "succeeded" and 1990 < len(detail) <= 2000 and detail.endswith("(kept)")
+
+
+def test_a_tick_asks_at_most_50_open_instances_their_status_and_the_rest_at_the_next():
+    many = [Schedule(f"export_{i:02}", Every(HOUR), _never, workflow="EXPORTS") for i in range(55)]
+    db, flows = open_store(), Workflows()
+    asyncio.run(tick_at(many, utc("2026-03-02T08:00Z"), db))
+    ticked(many, utc("2026-03-02T09:00Z"), db, flows)
+    assert len(flows.ids) == 55
+    asked = []
+    get = flows.get
+
+    async def counted(id):
+        asked.append(id)
+        return await get(id)
+
+    flows.get = counted
+    ticked(many, utc("2026-03-02T09:01Z"), db, flows)
+    first = set(asked)
+    ticked(many, utc("2026-03-02T09:02Z"), db, flows)
+    assert len(first) == 50 and set(flows.ids) - first <= set(asked[50:])
