@@ -323,3 +323,14 @@ def test_a_tick_asks_at_most_50_open_instances_their_status_and_the_rest_at_the_
     first = set(asked)
     ticked(many, utc("2026-03-02T09:02Z"), db, flows)
     assert len(first) == 50 and set(flows.ids) - first <= set(asked[50:])
+
+
+def test_without_a_limit_an_instance_may_go_on_a_day_and_is_terminated_past_it():
+    db, flows = seeded(), Workflows()
+    ticked([hourly()], utc("2026-03-02T09:00Z"), db, flows, started_at=utc("2026-03-02T09:00Z"))
+    flows.running(flows.ids[0])
+    ticked([hourly()], utc("2026-03-03T08:59Z"), db, flows, started_at=utc("2026-03-03T08:59Z"))
+    assert [(o, c) for o, c, _ in records(db)][0] == ("running", None)
+    ticked([hourly()], utc("2026-03-03T09:01Z"), db, flows, started_at=utc("2026-03-03T09:01Z"))
+    assert [(o, c) for o, c, _ in records(db)][0] == ("failed", "deadline_exceeded")
+    assert flows.instances[flows.ids[0]].state == "terminated"
