@@ -116,7 +116,7 @@ BENCHES := scripts/bench/statements.py scripts/bench/calendars.py \
 	scripts/bench/rows.py scripts/bench/rows_in_host.mjs scripts/bench/backfill.py scripts/bench/backfill_in_host.mjs \
 	scripts/bench/local_cli.py scripts/bench/console.py scripts/bench/overlap.py scripts/bench/jitter.py \
 	scripts/bench/concurrency.py scripts/bench/policies.py \
-	scripts/bench/wakes.py scripts/bench/metrics.py
+	scripts/bench/wakes.py scripts/bench/metrics.py scripts/bench/workflows.py
 bench: bundle
 	@status=0; for bench in $(BENCHES); do \
 		echo "== $$bench"; \

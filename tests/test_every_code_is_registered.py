@@ -10,7 +10,7 @@ from tickwork.codes import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [*sorted((ROOT / "src" / "tickwork").rglob("*.py")), *sorted((ROOT / "scripts").rglob("*.py"))]
-FAMILIES = "schedule|purge|settings|deployable|declaration|domain|backfill|items|event|consumer"
+FAMILIES = "schedule|purge|settings|deployable|declaration|domain|backfill|items|event|consumer|remake|terminate"
 # A code as a string says it: the whole string, or its start before ": " (an operator's answer).
 CODE = re.compile(rf"({FAMILIES})\.[a-z0-9_]+(?=$|: )")
 # The codes made from a part (f"settings.{key}_invalid"): each part the code fills in.

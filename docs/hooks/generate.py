@@ -102,6 +102,7 @@ FAMILIES = {
     "purge": "Purges", "declaration": "Declarations and items handed over",
     "domain": "Declarations and items handed over", "deployable": "The Workers target", "settings": "Settings",
     "event": "Events and consumers", "consumer": "Events and consumers", "backfill": "Backfills",
+    "remake": "Remakes and terminations of a run", "terminate": "Remakes and terminations of a run",
 }
 
 

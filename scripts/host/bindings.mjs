@@ -248,3 +248,55 @@ export class MessageBatch {
     return { all: this.#all, each: Object.fromEntries(this.#verdicts) };
   }
 }
+
+// A Workflow binding (wrangler's `[[workflows]]`), named as the runtime names it (`WorkflowImpl`,
+// which the SDK wraps to take and give Python values). Its instances run in Miniflare's Workflows,
+// inside workerd, where the host's JS Worker holds the real binding: `send({binding, op, id,
+// params})` posts each call there (platform.mjs), which answers its value or rethrows its error.
+export class WorkflowImpl {
+  #send;
+  #binding;
+
+  constructor(send, binding) {
+    this.#send = send;
+    this.#binding = binding;
+  }
+
+  async create(options) {
+    const id = await this.#send({ binding: this.#binding, op: 'create', id: options?.id, params: options?.params });
+    return new WorkflowInstance(this.#send, this.#binding, id);
+  }
+
+  async get(id) {
+    await this.#send({ binding: this.#binding, op: 'status', id });  // refuses an id it has no instance of
+    return new WorkflowInstance(this.#send, this.#binding, id);
+  }
+}
+
+export class WorkflowInstance {
+  #send;
+  #binding;
+
+  constructor(send, binding, id) {
+    this.#send = send;
+    this.#binding = binding;
+    this.id = id;
+  }
+
+  async status() {
+    const { __LOCAL_DEV_STEP_OUTPUTS, ...status } = await this.#send({ binding: this.#binding, op: 'status', id: this.id });
+    return status;
+  }
+
+  async terminate() {
+    await this.#send({ binding: this.#binding, op: 'terminate', id: this.id });
+  }
+
+  async pause() {
+    await this.#send({ binding: this.#binding, op: 'pause', id: this.id });
+  }
+
+  async resume() {
+    await this.#send({ binding: this.#binding, op: 'resume', id: this.id });
+  }
+}

@@ -17,13 +17,17 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Miniflare, supportedCompatibilityDate } from 'miniflare';
 
-import { AnalyticsEngineDataset, D1Database, WorkerQueue } from './bindings.mjs';
+import { AnalyticsEngineDataset, D1Database, WorkerQueue, WorkflowImpl } from './bindings.mjs';
 
 export { compatFlags } from './runtimes.mjs';
 
 // The route of the JS Worker that does the host's D1 calls, and the header holding the secret a
 // request there must carry (Miniflare listens on a loopback port that other programs may reach).
 const D1_ROUTE = '/__tickwork_host/d1';
+const WORKFLOW_ROUTE = '/__tickwork_host/workflow';
+// The Workflows' own JS module, beside the configuration: it exports each `class_name` of its
+// `[[workflows]]` (a Workflow of another Worker, `script_name`, too: the host runs them all here).
+const WORKFLOWS_MODULE = 'workflows.mjs';
 const D1_TOKEN_HEADER = 'x-tickwork-host-token';
 const D1_TOKEN_BINDING = 'TICKWORK_HOST_D1_TOKEN';
 
@@ -69,11 +73,28 @@ const d1 = async ({ binding, method, statements = [], sql, column, options }, en
   }
 };
 
+// One Workflow call from the host (bindings.mjs WorkflowImpl), made on the real binding.
+const workflow = async ({ binding, op, id, params }, env) => {
+  try {
+    const flow = env[binding];
+    if (!flow || typeof flow.create !== 'function') throw new Error('no Workflow bound as ' + binding);
+    if (op === 'create') return { value: (await flow.create(id === undefined ? { params } : { id, params })).id };
+    const instance = await flow.get(id);
+    if (op === 'status') return { value: await instance.status() };
+    if (['terminate', 'pause', 'resume'].includes(op)) return { value: (await instance[op](), null) };
+    throw new Error('no Workflow call ' + op);
+  } catch (error) {
+    return { error: { name: error?.name, message: String(error?.message ?? error) } };
+  }
+};
+
 export default {
   async fetch(request, env) {
-    if (new URL(request.url).pathname === '${D1_ROUTE}' && request.method === 'POST' &&
+    const route = new URL(request.url).pathname;
+    if ((route === '${D1_ROUTE}' || route === '${WORKFLOW_ROUTE}') && request.method === 'POST' &&
         request.headers.get('${D1_TOKEN_HEADER}') === env.${D1_TOKEN_BINDING}) {
-      return Response.json(await d1(await request.json(), env));
+      const call = await request.json();
+      return Response.json(route === '${D1_ROUTE}' ? await d1(call, env) : await workflow(call, env));
     }
     return new Response('the tickwork host serves the Worker from Node', { status: 404 });
   },
@@ -125,8 +146,8 @@ const ERRORS = new Map([['Error', Error], ['TypeError', TypeError], ['RangeError
 
 // One D1 call, done by the JS Worker in Miniflare (see `d1` in CONSUMER): its value, or D1's
 // error thrown again here with D1's message (and cause).
-async function d1Call(mf, token, binding, call) {
-  const response = await mf.dispatchFetch(`http://tickwork-host${D1_ROUTE}`, {
+async function d1Call(mf, token, binding, call, route = D1_ROUTE) {
+  const response = await mf.dispatchFetch(`http://tickwork-host${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', [D1_TOKEN_HEADER]: token },
     body: JSON.stringify({ binding, ...call }),
@@ -147,6 +168,29 @@ async function d1Call(mf, token, binding, call) {
   return answer.value ?? null;
 }
 
+// The JS Worker's script, and the configuration's Workflows run in Miniflare beside it: their
+// classes are exported from its module, from WORKFLOWS_MODULE beside the configuration.
+function workflowOptions(config, root, persistTo) {
+  const flows = config.workflows ?? [];
+  if (!flows.length) return { modules: true, script: CONSUMER };
+  const file = path.join(root, WORKFLOWS_MODULE);
+  let contents;
+  try {
+    contents = readFileSync(file, 'utf8');
+  } catch {
+    throw new Error(`the configuration binds Workflows (${flows.map((f) => f.binding).join(', ')}): the host ` +
+                    `runs their classes from ${file}, which it cannot read`);
+  }
+  return {
+    modules: [
+      { type: 'ESModule', path: 'tickwork_host.mjs', contents: `${CONSUMER}\nexport * from './${WORKFLOWS_MODULE}';\n` },
+      { type: 'ESModule', path: WORKFLOWS_MODULE, contents },
+    ],
+    workflows: Object.fromEntries(flows.map((f) => [f.binding, { name: f.name, className: f.class_name }])),
+    workflowsPersist: path.join(persistTo, 'v3', 'workflows'),
+  };
+}
+
 export class Platform {
   constructor({ mf, config, splitSql, env, databases, queues, datasets = {} }) {
     this.mf = mf;
@@ -164,8 +208,7 @@ export class Platform {
     const root = path.dirname(path.resolve(configPath));
     const token = randomUUID();
     const mf = new Miniflare({
-      modules: true,
-      script: CONSUMER,
+      ...workflowOptions(config, root, persistTo),
       // The JS Worker serving the bindings, not the Python Worker: a date newer than this
       // Miniflare's workerd knows is refused, so it gets the newest one workerd takes.
       compatibilityDate: [config.compatibility_date, supportedCompatibilityDate].sort()[0],
@@ -196,6 +239,10 @@ export class Platform {
         migrationsDir: path.resolve(root, database.migrations_dir ?? 'migrations'),
         migrationsTable: database.migrations_table ?? 'd1_migrations',
       };
+    }
+    for (const flow of config.workflows ?? []) {
+      env[flow.binding] = new WorkflowImpl(
+        (call) => d1Call(mf, token, flow.binding, call, WORKFLOW_ROUTE), flow.binding);
     }
     const queues = [];
     for (const producer of config.queues?.producers ?? []) {

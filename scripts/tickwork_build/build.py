@@ -59,7 +59,7 @@ def check(project: Project) -> tuple[str | None, list[Spec], list[Problem], Queu
         else:
             spec, trouble = validate_declaration(
                 declaration, modules.get(declaration.module), project.domain_module(declaration.domain),
-                bool(queues.bound or queues.producers or queues.consumers), dates,
+                bool(queues.bound or queues.producers or queues.consumers), dates, project.workflows,
             )
             name = declaration.name if NAME.fullmatch(declaration.name) else None  # a bad name is reported as such
         if name in seen:

@@ -39,7 +39,10 @@ ITEMS = {
     "retry": Key("`N after D`", "a failed run is tried again N times more (1 to 10), D after the failure, each "
                  "pause twice the one before", "schedule.retry_invalid"),
     "limit": Key("duration: s, m, h or d", "the run is stopped at D and recorded `deadline_exceeded`; at most "
-                 "15m", "schedule.limit_invalid"),
+                 "15m, or 30d for a run through a Workflow (`workflow:`, 1d unless written)", "schedule.limit_invalid"),
+    "workflow": Key("a Workflow binding's name", "the run creates an instance of that Workflow, id the run's, in "
+                    "place of calling a `run:` action, and ends as the instance settles (complete, errored, "
+                    "terminated)", "schedule.workflow_unbound"),
     "jitter": Key("duration: s, m, h or d", "each due time runs an offset in [0, D) after it, the same for every "
                   "tick (`every:` and calendars; shorter than the time between due times)", "schedule.jitter_invalid"),
     "starts": Key("an ISO 8601 moment with its offset", "no call before it: the first due time is the first at "

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import jsonc, settings
+from .workflows import workflow_bindings
 from .problems import BuildFailed, Problem
 from .version_metadata import declared_binding
 from .metrics import declared_datasets
@@ -51,6 +52,7 @@ class Project:
     metrics: object = None  # [tool.tickwork] metrics: the Analytics Engine binding, as written (metrics.py)
     datasets: tuple[str, ...] = ()  # the configuration's analytics_engine_datasets bindings
     dates: object = None  # [tool.tickwork.dates]: named lists of skip dates, as written (dates.py checks them)
+    workflows: tuple[str, ...] = ()  # the bindings of the configuration's [[workflows]] (workflows.py)
 
     @property
     def app_package(self) -> str:
@@ -128,6 +130,7 @@ def load_project(root: Path) -> Project:
         dates=tickwork.get("dates"),
         metrics=tickwork.get("metrics"),
         datasets=declared_datasets(wrangler),
+        workflows=workflow_bindings(wrangler),
     )
 
 

@@ -12,7 +12,7 @@ import inspect
 import re
 import time
 from types import ModuleType
-from typing import Callable, Literal, Mapping
+from typing import Callable, Collection, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict
 
@@ -32,6 +32,7 @@ from tickwork.kinds.concurrency import declared_of as declared_concurrency
 
 from .declaration import Declaration, Item
 from .problems import Problem
+from .workflows import run_or_workflow, workflow_of
 
 CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*\)")
 
@@ -137,14 +138,15 @@ CHECKS = {
     "overlap": lambda text: overlap_of(_unquoted(text), f"`overlap: {shown(_unquoted(text))}`"),
     "jitter": lambda text: jitter_ms(_unquoted(text), "`jitter:`"),  # `every:` and calendars (kinds.jitter)
     "concurrency": lambda text: declared_concurrency(_unquoted(text)),  # (key or None: the action's, limit)
+    "workflow": lambda text: workflow_of(_unquoted(text), ()),  # read against the Worker's bindings
 }
-
-def _retry(text: str, queues: bool) -> dict:
-    return retry_of(_unquoted(text), queues).settings()
 
 
 def _limit(text: str) -> int:
     return limit_of(_unquoted(text))
+
+def _retry(text: str, queues: bool) -> dict:
+    return retry_of(_unquoted(text), queues).settings()
 
 
 def _skip(text: str, dates: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
@@ -156,7 +158,7 @@ def _skip(text: str, dates: Mapping[str, tuple[str, ...]]) -> dict[str, str]:
 # Opt-in items every kind holds: retries of a failed run, the run's own time limit, the moment
 # before which it makes no call, and what a due time the previous run still holds does (unset: the
 # kind's own rule).
-RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None, "concurrency": None}
+RUNS = {"retry": None, "limit": None, "starts": None, "overlap": None, "concurrency": None, "workflow": None}
 
 REQUIRED = object()
 # The items each kind holds, each with its value where it is not written (REQUIRED: it must be).
@@ -205,6 +207,7 @@ class Spec(BaseModel):
     retry_jitter_ms: int | None = None
     retry_except: list[str] | None = None
     limit_ms: int | None = None  # `limit: 2m`
+    workflow: str | None = None  # `workflow: REPORTS`: the Workflow binding its run creates an instance of
     jitter_ms: int | None = None  # `jitter: 5m`
     starts_ms: int | None = None  # `starts: 2027-01-04T09:00:00Z`
     overlap: str | None = None  # `overlap: buffer`; unset, the kind's own rule
@@ -224,7 +227,7 @@ PURGE_ENTRY = ("kind", "name", "table", "column", "format", "after_ms", "after_s
 
 def validate_declaration(
     declaration: Declaration, module: ModuleType | None, package: str, queues: bool = False,
-    dates: Mapping[str, tuple[str, ...]] | None = None,
+    dates: Mapping[str, tuple[str, ...]] | None = None, workflows: Collection[str] = (),
 ) -> tuple[Spec | None, list[Problem]]:
     """Every problem of one declaration, whose `run:` names an action of `module` (None where it
     failed to import) defined in the domain's `package`; its Spec where it has none. `queues`:
@@ -245,8 +248,11 @@ def validate_declaration(
         else:
             written[item.key] = item
     values = {}
+    problems += [_problem(declaration, *said) for said in run_or_workflow(written)]
     for key, default in holds.items():
         if key not in written:
+            if key == "run" and "workflow" in written:
+                continue  # the run creates the Workflow's instance
             if default is REQUIRED:
                 code, mend = _MISSING[key]
                 problems.append(_problem(declaration, code, declaration.line,
@@ -261,7 +267,9 @@ def validate_declaration(
             elif key == "retry":
                 values[key] = _retry(item.value, queues)
             elif key == "limit":
-                values[key] = _limit(item.value)
+                values[key] = limit_of(_unquoted(item.value), workflow="workflow" in written)
+            elif key == "workflow":
+                values[key] = workflow_of(_unquoted(item.value), workflows)
             elif key == "starts":
                 values[key] = starts_of(_unquoted(item.value))
             elif key == "skip":
@@ -274,7 +282,8 @@ def validate_declaration(
     if problems:
         return None, problems
     fields = dict(kind=declaration.kind, name=declaration.name, domain=declaration.domain,
-                  module=declaration.module, action=values["run"], source=f"{declaration.file}:{declaration.line}",
+                  module=None if values.get("workflow") else declaration.module, action=values.get("run"),
+                  workflow=values.get("workflow"), source=f"{declaration.file}:{declaration.line}",
                   limit_ms=values["limit"], starts_ms=values["starts"], overdue_ms=values["overdue"],
                   overlap=values["overlap"], jitter_ms=values.get("jitter"),
                   **(values["retry"] or {}), **_limited(values["concurrency"]))

@@ -18,14 +18,15 @@ from tickwork.json_values import is_text
 from tickwork.store.operator import OperatorStore
 from tickwork.times import duration_ms, from_datetime, instant
 
-from . import across, deliveries_and_backfills, deploys, remaking, verbs
+from . import across, deliveries_and_backfills, deploys, remaking, terminating, verbs
 from .local_d1 import DevHostD1, DevHostError, LocalD1File, database_file, running_dev
 from .verbs import KINDS, LAG_WINDOW, STATES, STOPPED_AFTER, OperatorError
 from .words import json_printable, printable
 from .wrangler_d1 import WranglerD1, WranglerError
 
 DEFAULT_THRESHOLD = STOPPED_AFTER
-CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel", "remake")  # through wrangler, with --local too
+# through wrangler, with --local too
+CHANGES = ("pause", "resume", "run", "retry", "dismiss", "cancel", "remake", "terminate")
 OUTCOMES = ("succeeded", "failed", "skipped", "running")
 
 
@@ -183,6 +184,10 @@ def _backfill_verbs(verbs_, common: argparse.ArgumentParser, changes: argparse.A
                             help="make a failed run's due time again: the next tick runs it once more")
     one.add_argument("run", help="the failed run's id (`tickwork history NAME --failed` lists them)")
 
+    one = verbs_.add_parser("terminate", parents=[common, changes],
+                            help="terminate a running run's Workflow instance: the next tick does it")
+    one.add_argument("run", help="the running run's id (`tickwork history NAME` lists them)")
+
     one = verbs_.add_parser("backfills", parents=[common], help="the backfills asked for, pending first")
     one.add_argument("name", nargs="?", help="only a schedule's")
     one.add_argument("--limit", type=_limit, default=20, help="at most this many (default 20)")
@@ -292,6 +297,8 @@ async def _run(args, db: Database, project: Path | None, now: int) -> verbs.Answ
                                                        args.dry_run, project)
     if args.verb == "remake":
         return await remaking.remake(store, now, args.run, args.who or _user())
+    if args.verb == "terminate":
+        return await terminating.terminate(store, now, args.run, args.who or _user())
     if args.verb == "backfills":
         return await deliveries_and_backfills.backfills(store, now, args.name, args.limit)
     return await verbs.status(store, now, args.threshold, getattr(db, "binding", None) or "DB",

@@ -28,8 +28,8 @@ For the Worker in this folder:
 (--far, --json)
 
 The operator's verbs (tickwork schedules --help, ...):
-  schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, remake, backfills,
-  deploys, status
+  schedules, history, why, pause, resume, run, deliveries, retry, dismiss, cancel, backfill, remake, terminate,
+  backfills, deploys, status
 """
 HOST_USAGE = {
     "dev": """usage: tickwork dev [--port N] [--json] [--fresh] [--no-timer] [--persist-to DIR] [--config FILE]

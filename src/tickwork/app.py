@@ -42,6 +42,8 @@ def __getattr__(name: str) -> Any:
 
 def action_of_entry(entry: dict) -> Action:
     """A declared entry's action: the app's, imported now; a purge's, tickwork's own."""
+    if entry.get("workflow"):  # the run creates the Workflow's instance (tick.workflows); no action of the app's
+        return _through_workflow
     if entry["kind"] == "purge":
         from .purging import purge_action
 
@@ -124,7 +126,7 @@ class App:
         return Schedule(name=entry["name"], timing=timing_of(entry), action=action, source=entry["source"],
                         retry=retry_of_entry(entry), limit=entry.get("limit_ms"), starts=entry.get("starts_ms"),
                         overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"),
-                        concurrency=of_entry(entry, action_named(action)))
+                        concurrency=of_entry(entry, action_named(action)), workflow=entry.get("workflow"))
 
     @cached_property
     def consumers(self) -> dict:
@@ -171,7 +173,7 @@ class App:
         app.version_metadata = getattr(manifest, "VERSION_METADATA", None)
         app.wakes = getattr(manifest, "WAKES", None)
         app.metrics = getattr(manifest, "METRICS", None)
-        app._entries = tuple((entry, None if _known(entry) == "purge" else _imported(entry))
+        app._entries = tuple((entry, None if _known(entry) == "purge" or entry.get("workflow") else _imported(entry))
                              for entry in manifest.SCHEDULES)
         app._consumed = tuple((entry, _imported(entry)) for entry in getattr(manifest, "CONSUMERS", ()))
         return app
@@ -179,3 +181,8 @@ class App:
 
 def _imported(entry: dict) -> Action:
     return getattr(importlib.import_module(entry["module"]), entry["action"])
+
+
+async def _through_workflow() -> None:
+    """A `workflow:` schedule's action: never called, as its run creates the Workflow's instance."""
+    raise RuntimeError("a schedule run through a Workflow creates its instance; it has no action to call")

@@ -28,6 +28,10 @@ CODES: dict[str, Code] = {
         "build", "`run:` is missing, not a call with no arguments, or not a parameterless `async def` action of "
         "the domain; or a decorator sits on anything but a function at the top level of a domain's module",
         "write the action's name and `()`, e.g. `run: tidy_up()`, and define `async def tidy_up():` in the domain"),
+    "schedule.workflow_unbound": Code(
+        "build", "`workflow:` names a Workflow binding the Worker's configuration does not declare in `[[workflows]]`, "
+        "so its instances could never be created", "bind the Workflow in wrangler.toml (`[[workflows]]` with "
+        "`binding`, `name` and `class_name`), or name one it binds"),
     "schedule.item_invalid": Code(
         "build", "an item the kind does not hold, an item given twice, a name declared twice, two purges of one "
         "table, or a decorator's `name=` that is not a string holding a name",
@@ -246,6 +250,20 @@ CODES: dict[str, Code] = {
     "backfill.not_pending": Code(
         "command and console", "the backfill is no longer pending, so it cannot be cancelled",
         "only a pending backfill can be cancelled"),
+    # -- remakes and terminations of one run, asked for by the command or the console ----------------
+    "remake.unknown": Code(
+        "command and console", "there is no run of that id to make again", "`tickwork history NAME` lists a "
+        "schedule's runs"),
+    "remake.not_remakable": Code(
+        "command and console", "the run's due time may not be made again: it did not fail, it was made again "
+        "already, its schedule is gone, or its timing no longer owes that occurrence", "remake a failed run of a "
+        "declared schedule whose timing still owes its due time; the answer says which check refused"),
+    "terminate.unknown": Code(
+        "command and console", "there is no run of that id to terminate", "`tickwork history NAME` lists a "
+        "schedule's runs"),
+    "terminate.not_running": Code(
+        "command and console", "the run is not a running run through a Workflow, or its termination was asked "
+        "for already", "terminate a run that is still running through a Workflow; the answer says why not"),
 }
 
 

@@ -80,7 +80,7 @@ def one_invocation(setting: Callable[..., int | None] = lambda *args, **kwargs: 
 # a fault stays on its operation when statements merge or a step moves.
 OPERATIONS = (
     "schema", "probe", "reconcile", "gap", "expire", "rebase", "claim", "read_back", "run", "ends",
-    "backfill", "send", "sweep", "housekeeping", "consume", "hand_over", "cancel", "replace",
+    "backfill", "send", "sweep", "housekeeping", "consume", "hand_over", "cancel", "replace", "workflows",
 )
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -114,17 +114,33 @@ def _id(id: object) -> str:
     return id
 
 
-def _runs(retry: object, limit: object, overlap: object = None) -> dict:
-    """What the entry keeps of `retry`, `limit` and `overlap` where given: an entry without them,
-    and so its id, is as before. The hand-over cannot tell whether queues are bound: pauses of a minute."""
+def _runs(retry: object, limit: object, overlap: object = None, workflow: object = None) -> dict:
+    """What the entry keeps of `retry`, `limit`, `overlap` and `workflow` where given: an entry
+    without them, and so its id, is as before. The hand-over cannot tell whether queues are bound:
+    pauses of a minute. A `workflow` must be a binding of the Worker's env (`limit` then up to 30d)."""
     from .kinds.rules import Refused, limit_of, overlap_of, retry_of
 
     try:
         kept = {} if retry is None else retry_of(_text("retry", retry), False).settings()
         kept |= {} if overlap is None else {"overlap": overlap_of(overlap, f"overlap={overlap!r}")}
-        return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit))})
+        kept |= {} if workflow is None else {"workflow": _bound(workflow)}
+        return kept | ({} if limit is None else {"limit_ms": limit_of(_text("limit", limit), workflow is not None)})
     except Refused as refused:
         raise ScheduleError(refused.code, refused.message, refused.mend) from None
+
+
+def _bound(workflow: object) -> str:
+    """A handed-over item's `workflow=`: a Workflow binding of the Worker's env."""
+    from .adapters.workflows import workflow as bound
+
+    try:
+        if not isinstance(workflow, str):
+            raise LookupError(f"workflow={workflow!r} is not a binding's name")
+        bound(workflow)
+    except LookupError as error:
+        raise ScheduleError("schedule.workflow_unbound", str(error), "name a Workflow binding of "
+                            "wrangler.toml's `[[workflows]]`, e.g. workflow=\"REPORTS\"") from None
+    return workflow
 
 
 def _text(item: str, value: object) -> str:

@@ -11,6 +11,10 @@ from .times import MINUTE
 Action = Callable[[], Awaitable[object]]
 
 RUN_LIMIT = 15 * MINUTE  # a run is stopped at 15 minutes, whatever its tick's budget
+# A run through a Workflow (`workflow:`) has no wall limit of its own: its instance is terminated
+# past `limit:`, by default a day, at most 30 days, the run records' default retention.
+WORKFLOW_LIMIT = 30 * 24 * 60 * MINUTE
+WORKFLOW_DEFAULT_LIMIT = 24 * 60 * MINUTE
 LEASE_GRACE = MINUTE  # a lease outlives its tick's budget by this much
 
 
@@ -129,6 +133,7 @@ class Schedule:
     overlap: str | None = None  # `skip`, `buffer` or `allow` (kinds.rules.OVERLAPS); None: the kind's own rule
     jitter: int | None = None  # ms: each due time runs up to this much after it (due_jitter)
     concurrency: tuple[str, int] | None = None  # declared `concurrency:`: the key (the action's where unnamed), K
+    workflow: str | None = None  # `workflow: REPORTS`: the run creates an instance of that Workflow binding
 
     @property
     def form(self) -> str:
@@ -167,6 +172,9 @@ class Code(StrEnum):
     SKIP_DATE = "skip_date"  # skipped: a calendar's occurrence falls on one of its `skip:` dates, not missed
     UNDECLARED = "undeclared"  # skipped: a calendar came due while a deploy had removed it
     ACTION_GONE = "action_gone"  # failed: a handed-over schedule's action is no longer in the app; it has ended
+    WORKFLOW_ERRORED = "workflow_errored"  # failed: the run's Workflow instance errored
+    TERMINATED = "terminated"  # failed: the run's Workflow instance was terminated (by an operator, or elsewhere)
+    WORKFLOW_UNSTARTED = "workflow_unstarted"  # failed: the Workflow binding refused to create the instance
 
 
 class Kind(StrEnum):

@@ -105,6 +105,7 @@ class Items:
         skip: Iterable | None = None,
         overlap: str | None = None,
         concurrency: tuple[str, int] | None = None,
+        workflow: str | None = None,
     ) -> str:
         """Calls `action` at each moment of `cron` (5 fields, or 6 with seconds first) read in
         `zone`, but on no date (YYYY-MM-DD in `zone`) of `skip`; `overdue` (ms) bounds how late a
@@ -114,26 +115,28 @@ class Items:
         operators, no part of the id. `starts` (epoch ms): no call before it; `times`: it ends
         after that many calls made; `jitter="5m"` (here and for `every`) runs each due time up to
         5m after it (kinds.jitter); `concurrency=("api:acme", 4)`: at most 4 runs of that key at
-        once (kinds.concurrency)."""
+        once (kinds.concurrency); `workflow="REPORTS"`: each run creates an instance of that Workflow
+        binding in place of calling `action` (docs/how-to/workflows.md)."""
         entry = jittered_entry(_calendar(cron, zone, overdue, nonexistent, repeated, skip), jitter, self.now())
         entry |= _span(starts, times) | _limited(concurrency)
-        return await self._hand_over(action, input, entry | _runs(retry, limit, overlap), expires, label)
+        return await self._hand_over(action, input, entry | _runs(retry, limit, overlap, workflow), expires, label)
 
     async def every(self, action: Action, input: object, every: int | str, *, expires: int | None = None,
                     retry: str | None = None, limit: str | None = None, label: str | None = None,
                     starts: int | None = None, times: int | None = None, overdue: int | None = None,
                     overlap: str | None = None, jitter: str | int | None = None,
-                    concurrency: tuple[str, int] | None = None) -> str:
+                    concurrency: tuple[str, int] | None = None, workflow: str | None = None) -> str:
         """Calls `action` every `every` (ms, or `15m`, `1h`, `1d`), the first one `every` from now
         (or at `starts`, where given); `overdue` (ms) as a calendar's, counted from the grid time."""
         entry = jittered_entry(_every_entry(every, overdue), jitter, self.now())
-        entry |= _runs(retry, limit, overlap) | _span(starts, times) | _limited(concurrency)
+        entry |= _runs(retry, limit, overlap, workflow) | _span(starts, times) | _limited(concurrency)
         return await self._hand_over(action, input, entry, expires, label)
 
     async def once(self, action: Action, input: object, at: int, *, label: str | None = None,
-                   concurrency: tuple[str, int] | None = None) -> str:
+                   concurrency: tuple[str, int] | None = None, workflow: str | None = None) -> str:
         """Calls `action` once, at `at` (epoch ms), or at the first tick after it."""
-        return await self._hand_over(action, input, _once(at) | _limited(concurrency), None, label)
+        entry = _once(at) | _limited(concurrency) | _runs(None, None, None, workflow)
+        return await self._hand_over(action, input, entry, None, label)
 
     @operation("cancel")
     async def cancel(self, id: str) -> bool:

@@ -197,3 +197,85 @@ async def wakes_delivered(app: App, until: int | str, store: Database, queue: De
         if report is not None:
             reports.append(report)
     return reports
+
+
+class WorkflowInstance:
+    """One instance of a `Workflows` stand-in: its id, the params it was created with, its status."""
+
+    def __init__(self, id: str, params: Any):
+        self.id = id
+        self.params = params
+        self.state = "queued"
+        self.output: Any = None
+        self.error: dict[str, str] | None = None
+
+    async def status(self) -> dict[str, Any]:
+        said: dict[str, Any] = {"status": self.state}
+        if self.state == "complete":
+            said["output"] = self.output
+        if self.error is not None:
+            said["error"] = self.error
+        return said
+
+    async def terminate(self) -> None:
+        if self.state in ("complete", "errored", "terminated"):
+            raise RuntimeError(f"instance.not_running: instance {self.id} has ended ({self.state})")
+        self.state = "terminated"
+
+    async def pause(self) -> None:
+        self.state = "paused"
+
+    async def resume(self) -> None:
+        self.state = "running"
+
+
+class Workflows:
+    """A Workflow binding for a test, in memory, with the platform binding's semantics: `create`
+    takes `{"id", "params"}` and refuses an id it has (`instance.already_exists`), `get` finds an
+    instance or refuses (`instance.not_found`), and an instance says its `status()` and may be
+    terminated while it goes on. The test moves each instance on, as its steps would:
+
+        REPORTS = Workflows()
+        with env.given(REPORTS=REPORTS):
+            asyncio.run(tick_at(APP, "2026-03-02T09:00Z", store))   # the run creates the instance
+            REPORTS.complete(REPORTS.ids[0], {"rows": 12})          # its steps ran
+            asyncio.run(tick_at(APP, "2026-03-02T09:01Z", store))   # the run settles, succeeded
+    """
+
+    def __init__(self) -> None:
+        self.instances: dict[str, WorkflowInstance] = {}
+        self.creates = 0  # every call of `create`, refused ones too
+
+    @property
+    def ids(self) -> list[str]:
+        """The instances' ids, in the order they were created."""
+        return list(self.instances)
+
+    async def create(self, options: dict[str, Any] | None = None) -> WorkflowInstance:
+        self.creates += 1
+        options = options or {}
+        id = str(options.get("id") or f"instance-{len(self.instances) + 1}")
+        if len(id) > 64:
+            raise ValueError(f"instance.invalid_id: {id!r} is longer than 64 characters")
+        if id in self.instances:
+            raise RuntimeError(f"instance.already_exists: an instance {id} already exists")
+        self.instances[id] = WorkflowInstance(id, options.get("params"))
+        return self.instances[id]
+
+    async def get(self, id: str) -> WorkflowInstance:
+        if id not in self.instances:
+            raise LookupError(f"instance.not_found: no instance {id}")
+        return self.instances[id]
+
+    def running(self, id: str) -> None:
+        self.instances[id].state = "running"
+
+    def complete(self, id: str, output: Any = None) -> None:
+        """Its last step returned `output`."""
+        instance = self.instances[id]
+        instance.state, instance.output = "complete", output
+
+    def errored(self, id: str, message: str, name: str = "Error") -> None:
+        """A step failed past its retries with `message`."""
+        instance = self.instances[id]
+        instance.state, instance.error = "errored", {"name": name, "message": message}

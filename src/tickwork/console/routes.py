@@ -15,6 +15,7 @@ from ..database import Database, one_invocation
 from ..store.operator import OperatorStore
 from ..errors import ScheduleError
 from ..operating.remake import UNKNOWN, remake
+from .terminating import terminated
 from ..times import DAY, HOUR, NEVER, instant
 from ..operating.deploys import AROUND, span_of
 from ..store.deploys import Deploys
@@ -263,6 +264,8 @@ async def _act(db, frame, route, form, app=None) -> Response:
         return await _cancel_backfill(db, frame, form.get("id") or "", back)
     if route == "/run/remake":
         return await _remake(db, frame, form.get("id") or "", back)
+    if route == "/run/terminate":
+        return await terminated(db, frame, form.get("id") or "", back)
     if kind == "schedule" and verb in SCHEDULE_VERBS:
         key, what = form.get("name") or "", "schedule"
         change = await OperatorStore(db).change(SCHEDULE_VERBS[verb], key, frame.who, frame.now)

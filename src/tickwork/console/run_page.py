@@ -11,6 +11,7 @@ from ..operating.words import when
 from .html import Html, join, link, table, tag
 from .parts import Frame, attempt, button, moment, outcome, page, run_link, said, took
 from .run_store import OneRun
+from .terminating import terminate_action
 
 
 def run_page(frame: Frame, id: str, found: OneRun) -> str:
@@ -25,7 +26,7 @@ def run_page(frame: Frame, id: str, found: OneRun) -> str:
         body += [tag("h2", "Detail"), tag("pre", run["detail"], class_="whole")]
     if run.get("stack"):
         body += [tag("h2", "Traceback (its last lines)"), tag("pre", run["stack"], class_="whole")]
-    body += [tag("div", *remake_action(frame, run, found, back), class_="actions")]
+    body += [tag("div", *remake_action(frame, run, found, back), *terminate_action(frame, run, back), class_="actions")]
     body += [tag("h2", "Every attempt of this due time"), attempts_table(frame, run, found.attempts)]
     body += [tag("h2", "What it emitted"), emitted_table(found.emitted)]
     if found.remakes:

@@ -15,13 +15,16 @@ from ..store.remakes import RETRY_OF_ITS_DUE_TIME
 ATTEMPTS_MOST = 50  # attempts of one due time shown: retries are a few, remakes fewer
 EMITTED_MOST = 100  # events of a run shown
 
-# The run ?1 with its schedule's row (LEFT: a schedule deleted keeps its records a while), and its
-# concurrency key, for the page to say how long a run waited for it.
+# The run ?1 with its schedule's row (LEFT: a schedule deleted keeps its records a while), its
+# concurrency key, for the page to say how long a run waited for it, and its open Workflow
+# instance's row, where it went on through one (its primary key is the run's id).
 RUN_RECORD = f"""
 SELECT r.*, s.form AS form, s.label AS label, s.action AS action, s.removed_at AS removed_at, s.ended AS ended,
        s.paused AS paused, s.name IS NOT NULL AS schedule_kept, {RETRY_OF_ITS_DUE_TIME} AS retry_pending,
-       s.concurrency_key AS concurrency_key, s.concurrency_limit AS concurrency_limit
-FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule WHERE r.id = ?1
+       s.concurrency_key AS concurrency_key, s.concurrency_limit AS concurrency_limit,
+       w.binding AS workflow_binding, w.terminate_by AS terminate_by
+FROM tickwork_runs AS r LEFT JOIN tickwork_schedules AS s ON s.name = r.schedule
+LEFT JOIN tickwork_workflow_runs AS w ON w.run = r.id WHERE r.id = ?1
 """
 
 # Every run and skip for the same (schedule, due time) as ?1, in the order they were made, each

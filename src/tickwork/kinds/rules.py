@@ -18,7 +18,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from ..errors import Invalid, ScheduleError
-from ..model import RUN_LIMIT, Retry
+from ..model import RUN_LIMIT, WORKFLOW_LIMIT, Retry
 from ..times import LONGEST, MINUTE, NEVER, SECOND, duration_ms, whole
 from .zones import is_zone
 
@@ -185,13 +185,18 @@ def overlap_on_pulse(overlap: object) -> None:
                             "`schedule:` with `every:` to run its calls side by side")
 
 
-def limit_of(text: str) -> int:
-    """`limit: 2m` in ms: at most the run limit of 15 minutes."""
+def limit_of(text: str, workflow: bool = False) -> int:
+    """`limit: 2m` in ms: at most the run limit of 15 minutes; for a run through a Workflow
+    (`workflow:`), at most WORKFLOW_LIMIT (30 days)."""
     ms = duration_ms(text.strip())
-    if ms is None or ms > RUN_LIMIT:
-        raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 15m",
-                      "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")
-    return ms
+    most = WORKFLOW_LIMIT if workflow else RUN_LIMIT
+    if ms is not None and ms <= most:
+        return ms
+    if workflow:
+        raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 30d",
+                      "write e.g. `limit: 6h`; a Workflow's instance is terminated at 30 days whatever its limit")
+    raise Invalid("schedule.limit_invalid", f"`limit: {text}` is not a duration up to 15m",
+                  "write e.g. `limit: 2m`; a run is stopped at 15 minutes whatever its limit")
 
 
 STARTS_MEND = "write the moment with its offset, e.g. `starts: 2027-01-04T09:00:00Z` or `2027-01-04T09:00:00+01:00`"

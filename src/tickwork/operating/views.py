@@ -91,7 +91,8 @@ def entry_of_schedule(schedule: Any) -> Entry | None:
     retry = schedule.retry
     settings = {**(retry.settings() if retry else {}), "limit_ms": schedule.limit,
                 "starts_ms": getattr(schedule, "starts", None), "overlap": getattr(schedule, "overlap", None),
-                "skip": dict(getattr(schedule.timing, "skip", ())) or None}
+                "skip": dict(getattr(schedule.timing, "skip", ())) or None,
+                "workflow": getattr(schedule, "workflow", None)}
     return Entry(schedule.source, getattr(schedule.timing, "overdue", None), settings)
 
 

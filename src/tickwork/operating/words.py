@@ -256,7 +256,9 @@ def run_settings_words(settings: dict) -> str:
     from . import overlap_words
     from .retry_words import retry_of_settings, rule_words
 
-    said = [overlap_words.rule_words(settings)] if settings.get("overlap") else []
+    said = [f"each run creates an instance of the Workflow {settings['workflow']} and ends as it settles "
+            "(`workflow`)"] if settings.get("workflow") else []
+    said += [overlap_words.rule_words(settings)] if settings.get("overlap") else []
     retry = retry_of_settings(settings)
     if retry is not None:
         said.append(rule_words(retry, span))

@@ -23,8 +23,9 @@ BACKFILL_WAITS = (f"s.paused != 0 AND (s.ended IS NULL OR s.ended = '{ONE_OFF_DO
 # (?2 and ?3 the longest and shortest the leases the tick gives may last past it, ?4 the clock,
 # kept beside the tick's time for the gaps in the ticks) also answers
 # the declared set the rows were last reconciled with, and whether a run's lease lapsed, declared
-# or removed (with the window that run is in), so runs whose worker was lost end whoever held them.
-# And the moments rows run after this tick and before ?5, the next (tick/wakes.py; ?5 is ?1 when
+# or removed (with the window that run is in), so runs whose worker was lost end whoever held them;
+# whether a run's Workflow instance is open and due to be asked (workflow_runs), by one lookup;
+# and the moments rows run after this tick and before ?5, the next (tick/wakes.py; ?5 is ?1 when
 # no wake queue is bound, an empty range): along the same index, only rows due that soon are read.
 # Distinct whole seconds, as a wake is for one: 60 at most cover the minute, however many rows
 # fall within one second.
@@ -47,13 +48,15 @@ RETURNING fingerprint, prev_tick, prev_clock, IFNULL(lapse_clear < ?4, 1) AS lap
       AS backfill_pending,
   (SELECT json_group_array(at) FROM (
       SELECT DISTINCT (runs_at + 999) / 1000 * 1000 AS at FROM tickwork_schedules INDEXED BY tickwork_schedules_by_due
-      WHERE removed_at IS NULL AND runs_at > ?1 AND runs_at < ?5 AND paused = 0 ORDER BY runs_at LIMIT 60)) AS wakes
+      WHERE removed_at IS NULL AND runs_at > ?1 AND runs_at < ?5 AND paused = 0 ORDER BY runs_at LIMIT 60)) AS wakes,
+  EXISTS (SELECT 1 FROM tickwork_workflow_runs INDEXED BY tickwork_workflow_runs_by_check WHERE check_at <= ?1)
+      AS workflows_due
 """
 
 # The schema this runtime ticks against, as the app's row keeps it (migration 0023; each later
 # migration the runtime needs sets its own number). Read once an isolate, by its first tick, and by
 # the health route and `tickwork status`: a store migrated before 0023 has no such column.
-SCHEMA = 30
+SCHEMA = 31
 SELECT_SCHEMA = "SELECT schema_version FROM tickwork_app WHERE id = 1"
 
 
@@ -126,6 +129,7 @@ class Reached:
     lapse_from: int = 0  # the first tick of the window of runs whose leases lapsed
     prev_clock: int | None = None  # the clock of the app's tick before this one
     wakes: tuple[int, ...] = ()  # the moments rows run after the tick and before the next (tick/wakes.py)
+    workflows_due: bool = False  # a run's Workflow instance is open, due to be asked its status (workflow_runs)
 
 
 class AppRow:
@@ -148,6 +152,7 @@ class AppRow:
             number(mark["sweep_at"]), number(mark["prev_tick"]), bool(mark["housekeeping_due"]),
             bool(mark["backfill_pending"]), int(mark["lapse_from"]), number(mark["prev_clock"]),
             tuple(int(at) for at in json.loads(mark["wakes"] or "[]")),
+            bool(mark["workflows_due"]),
         )
 
     @operation("schema")

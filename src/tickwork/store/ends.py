@@ -24,7 +24,7 @@ class End:
     code: str | None
     kind: str | None
     detail: str | None
-    ended: int
+    ended: int | None  # None for a run going on through a Workflow (workflow_runs): its end comes later
     items: int | None = None  # what a purge run deleted, and each batch's count (JSON)
     batches: str | None = None
     events: str | None = None  # what a run emitted and kept: JSON {"event": count}

@@ -104,8 +104,9 @@ class Recorder:
         ends = [end for end, _ in batch]
         emitted = [row for _, rows in batch for row in rows]
         statements = self.tick.store.ending(ends) + OutboxStore.emitting(emitted)
-        if self.tick.alerts is not None:
-            statements += self.tick.alerts.turning(ends, self.tick.traces, self.tick.sender)
+        turning = [end for end in ends if end.ended is not None]  # a run through a Workflow turns nothing yet
+        if self.tick.alerts is not None and turning:
+            statements += self.tick.alerts.turning(turning, self.tick.traces, self.tick.sender)
         results = await self.tick.store.db.batch(statements)
         return Outbox.deliveries(emitted) + alerting.deliveries(statements, results)
 

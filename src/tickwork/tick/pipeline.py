@@ -12,7 +12,8 @@ The order keeps these invariants:
 2. The rebase of handed-over calendars comes before the plan: no call is made at a moment kept
    for the old reading of their days.
 3. Due runs come before backfill: a backfilled run takes the schedule's own lease, and gives way
-   to its due run.
+   to its due run. The open Workflow runs are settled after both: a run settled gives its lease
+   back to the next tick's claims, and its end's alert goes with the sweep.
 4. The sweep comes after every step that keeps deliveries (ends, alerts); the steps before it
    leave it its statements (held from the plan on).
 5. Housekeeping comes last, after all work that cannot wait.
@@ -36,6 +37,7 @@ from .runs import Runner
 from .state import TickState
 from .sweep import sweep, sweeps
 from .wakes import send_wakes
+from .workflows import settle
 
 
 async def run(tick: TickState, budget: Budget) -> list[RunReport]:
@@ -53,6 +55,7 @@ async def run(tick: TickState, budget: Budget) -> list[RunReport]:
     tick.reports += await run_due(tick, budget, runner, within_limits(claims))
     if tick.backfill_pending:
         tick.reports += await backfill(tick, budget, runner.run, lambda row: schedule_of(tick, row))
+    await settle(tick, budget, runner.recorder)
     budget.release("sweep")
     await sweep(tick, budget)
     await send_wakes(tick)

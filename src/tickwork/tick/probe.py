@@ -36,6 +36,7 @@ async def probe(tick: TickState, budget: Budget) -> tuple[list[State], bool]:
     tick.housekeeping_due = reached.housekeeping_due
     tick.backfill_pending = reached.backfill_pending
     tick.wake_at = reached.wakes
+    tick.workflows_due = reached.workflows_due
     await note_gap(tick, budget, reached.prev_tick, reached.prev_clock)
     fingerprint = tick.declared.fingerprint
     if reached.fingerprint == fingerprint:

@@ -20,8 +20,8 @@ def schedule_of(tick: TickState, state: State) -> Schedule | None:
     if key not in tick.timings:
         entry = json.loads(key)
         tick.timings[key] = (timing_of(entry), retry_of_entry(entry), entry.get("limit_ms"), entry.get("times"),
-                             entry.get("overlap"), entry.get("jitter_ms"))
-    timing, retry, limit, times, overlap, jitter = tick.timings[key]
+                             entry.get("overlap"), entry.get("jitter_ms"), entry.get("workflow"))
+    timing, retry, limit, times, overlap, jitter, workflow = tick.timings[key]
     action = action_of(state.action)  # None where the app no longer has it: the plan ends the row
     return Schedule(state.name, timing, action, "handed over", retry, limit,  # type: ignore[arg-type]
-                    times=times, overlap=overlap, jitter=jitter)
+                    times=times, overlap=overlap, jitter=jitter, workflow=workflow)

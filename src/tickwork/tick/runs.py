@@ -25,6 +25,7 @@ from .ends import Ends, Recorder
 from .reports import RunReport
 from .retrying import failed_at, retried
 from .state import TickState
+from .workflows import start
 
 log = logging.getLogger("tickwork")
 
@@ -79,7 +80,11 @@ class Runner:
         emitted: list[Any] = []
         counts: dict[str, Any] = {}
         with_end: list[Any] = []
-        outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
+        opened = False  # a run through a Workflow whose instance is open (tick.workflows)
+        if schedule.workflow is not None:
+            (outcome, code, kind, detail), opened = await start(state, self.budget, schedule, claim, started)
+        else:
+            outcome, code, kind, detail = await self.call(schedule, claim, limit, emitted, counts, with_end)
         ended = self.budget.wall()
         if ended - started > limit and code != Code.DEADLINE_EXCEEDED:
             outcome, code, kind, detail = _overran(claim, (
@@ -107,8 +112,9 @@ class Runner:
         if retry:
             log.warning("%s: attempt %d failed; attempt %d is due %s", claim.name, claim.attempt, retry["attempt"],
                         iso(retry["retry"]), extra=said(claim, "retry_scheduled"))
-        times = schedule.times if not retry else None  # a call counts once its last attempt ends
-        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, ended, **counts, events=kept,
+        times = schedule.times if not retry and not opened else None  # a call counts once its last attempt ends
+        recorded = None if opened else ended  # a run through a Workflow ends when its instance settles
+        ends.add((End(claim.name, claim.run, outcome, code, kind, detail, recorded, **counts, events=kept,
                       writes=writes, **retry, times=times, beside=claim.beside), rows))
         return RunReport(
             claim.name, claim.due_for, state.now, outcome, code, kind, detail, started, ended, claim.call,

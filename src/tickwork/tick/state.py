@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from .wakes import Wakes
 
 Sleep = Callable[[float], Awaitable[Any]]
-# a handed-over row's timing, retry, limit, times, overlap and jitter, from its JSON
-Handed = tuple[Timing, Any, int | None, int | None, str | None, int | None]
+# a handed-over row's timing, retry, limit, times, overlap, jitter and workflow, from its JSON
+Handed = tuple[Timing, Any, int | None, int | None, str | None, int | None, str | None]
 
 
 @dataclass
@@ -42,6 +42,7 @@ class TickState:
     lapse_from: int = 0  # the first tick of the window of runs whose leases may have lapsed
     housekeeping_due: bool = False
     backfill_pending: bool = False
+    workflows_due: bool = False  # a Workflow run is open and due to be asked its status (tick.workflows)
     reports: list[RunReport] = field(default_factory=list)  # the runs and skips so far
     wakes: Wakes | None = None  # the app's wake queue, where it binds one (wakes.py)
     wake_at: tuple[int, ...] = ()  # what the first read found running before the next tick

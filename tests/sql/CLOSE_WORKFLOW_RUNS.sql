@@ -1,0 +1,1 @@
+DELETE FROM tickwork_workflow_runs WHERE run IN (SELECT value FROM json_each(?1))
