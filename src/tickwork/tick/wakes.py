@@ -94,7 +94,7 @@ async def send(wakes: Wakes, ats: list[int]) -> list[int]:
             await wakes.queue.send_delayed(messages[first:first + BATCH_MESSAGES])
     except Exception:
         log.exception("the wakes for %s could not be sent; what is due then runs at the next tick",
-                      ", ".join(iso(at) for at in ats))
+                      ", ".join(iso(at) for at in ats), extra={"event": "wakes_unsent"})
         return []
     return ats
 

@@ -82,7 +82,8 @@ async def start(state: TickState, budget: Budget, schedule: Schedule, claim: Cla
         said = f"Workflow {binding} instance {claim.run} started"
     except Exception as error:
         if not already_started(error):
-            log.error("%s: the Workflow %s did not create the instance: %s", claim.name, binding, error)
+            log.error("%s: the Workflow %s did not create the instance: %s", claim.name, binding, error,
+                      extra={"event": "workflow_unstarted", "schedule": claim.name, "trace": claim.trace})
             return (Outcome.FAILED, Code.WORKFLOW_UNSTARTED, Kind.RAISED,
                     f"the Workflow {binding} did not create instance {claim.run}: {type(error).__name__}: "
                     f"{error}"[:KEPT]), False
@@ -127,7 +128,8 @@ async def settle(tick: TickState, budget: Budget, recorder: Recorder) -> None:
         going = [run.run for run in open_runs if run.run not in done] if len(open_runs) >= ASKED_PER_TICK else []
         await store.close(done, going, tick.now + 1)
     except Exception:
-        log.exception("the open Workflow runs could not be settled; a later tick asks again")
+        log.exception("the open Workflow runs could not be settled; a later tick asks again",
+                      extra={"event": "workflows_unsettled"})
 
 
 async def _asked(run: OpenRun, budget: Budget) -> Verdict | None:
@@ -150,7 +152,8 @@ async def _asked(run: OpenRun, budget: Budget) -> Verdict | None:
             return (Outcome.FAILED, Code.WORKFLOW_UNSTARTED, Kind.RAISED,
                     f"the Workflow {run.binding} has no instance {run.run}: the tick that claimed the run "
                     "stopped before creating it")
-        log.warning("%s: the Workflow %s did not say how instance %s is: %s", run.name, run.binding, run.run, error)
+        log.warning("%s: the Workflow %s did not say how instance %s is: %s", run.name, run.binding, run.run, error,
+                    extra={"event": "workflow_status_unread", "schedule": run.name})
         return None
 
 
@@ -160,7 +163,8 @@ async def _terminated(binding: Workflow, run: OpenRun, who: str) -> Verdict | No
     try:
         await binding.terminate(run.run)
     except Exception as error:  # ended already, or the binding failed: its status says which
-        log.warning("%s: the Workflow %s did not terminate instance %s: %s", run.name, run.binding, run.run, error)
+        log.warning("%s: the Workflow %s did not terminate instance %s: %s", run.name, run.binding, run.run, error,
+                    extra={"event": "workflow_unterminated", "schedule": run.name})
     verdict = verdict_of(await binding.status(run.run))
     if verdict is not None and verdict[1] == Code.TERMINATED:
         return Outcome.FAILED, Code.TERMINATED, Kind.UNRETRIED, f"the Workflow instance was terminated by {who}"
