@@ -334,3 +334,30 @@ def test_without_a_limit_an_instance_may_go_on_a_day_and_is_terminated_past_it()
     ticked([hourly()], utc("2026-03-03T09:01Z"), db, flows, started_at=utc("2026-03-03T09:01Z"))
     assert [(o, c) for o, c, _ in records(db)][0] == ("failed", "deadline_exceeded")
     assert flows.instances[flows.ids[0]].state == "terminated"
+
+
+def test_runs_through_a_workflow_side_by_side_keep_their_own_leases_and_settle_each_once():
+    """`overlap: allow`: each due time creates its instance beside the one still going; none is
+    ended `lease_expired` while its instance goes on, and each settles, a failed one retried."""
+    def beside() -> Schedule:
+        return Schedule("nightly_export", Every(HOUR), _never, workflow="EXPORTS", overlap="allow",
+                        retry=Retry(1, MINUTE))
+
+    db, flows = open_store(), Workflows()
+    asyncio.run(tick_at([beside()], utc("2026-03-02T08:00Z"), db))
+    for at in ("09:00", "09:30", "10:00", "10:30"):
+        ticked([beside()], utc(f"2026-03-02T{at}Z"), db, flows)
+        for id in flows.ids:
+            if flows.instances[id].state == "queued":
+                flows.running(id)
+    assert [(r["outcome"], r["code"]) for r in runs(db, "nightly_export")] == [("running", None)] * 2
+    first, second = flows.ids
+    flows.errored(first, "the warehouse refused")  # the older run, whose schedule's lease the later one holds
+    flows.complete(second, {"rows": 1})
+    ticked([beside()], utc("2026-03-02T10:31Z"), db, flows)
+    ticked([beside()], utc("2026-03-02T10:32Z"), db, flows)
+    outcomes = sorted((r["due_at"], r["attempt"], r["outcome"], r["code"]) for r in runs(db, "nightly_export"))
+    assert outcomes == [(utc("2026-03-02T09:00Z"), 1, "failed", "workflow_errored"),
+                        (utc("2026-03-02T09:00Z"), 2, "running", None),
+                        (utc("2026-03-02T10:00Z"), 1, "succeeded", None)]
+    assert len(flows.ids) == 3

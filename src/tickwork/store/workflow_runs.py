@@ -31,6 +31,12 @@ UPDATE tickwork_schedules SET lease_until = MAX(IFNULL(lease_until, ?3), ?3)
 WHERE name = ?1 AND lease_run = ?2
 """
 
+# And, for a run beside another (overlap: allow), its record's own lease (migration 0030) lasts as
+# long, or the lapsed leases' window would end it `lease_expired` while its instance goes on.
+HOLD_WORKFLOW_RUN_LEASE = """
+UPDATE tickwork_runs SET lease_until = MAX(lease_until, ?2) WHERE id = ?1 AND lease_until IS NOT NULL
+"""
+
 # The open instances a tick asks about (only when the first read found one due to be asked,
 # app_row.MARK_TICK's `workflows_due`): those asked longest ago first, at most ?2, along the index by
 # check_at. Their records are read beside them, and a handed-over schedule's action and timing (by
@@ -77,11 +83,11 @@ class OpenRun:
 
 
 def opening(run: str, name: str, binding: str, started: int, until: int, lease: int, claim: dict[str, Any],
-            ask_from: int) -> list[Statement]:
+            ask_from: int, beside: bool = False) -> list[Statement]:
     """A run's own statements, written before its instance is created: its row, ended at `until`,
-    and the schedule's lease held to `lease`."""
+    and the schedule's lease held to `lease` (and its record's own, for a run `beside` another)."""
     return [(OPEN_WORKFLOW_RUN, (run, name, binding, started, until, json.dumps(claim), ask_from)),
-            (HOLD_WORKFLOW_LEASE, (name, run, lease))]
+            (HOLD_WORKFLOW_LEASE, (name, run, lease))] + ([(HOLD_WORKFLOW_RUN_LEASE, (run, lease))] if beside else [])
 
 
 class WorkflowRuns:

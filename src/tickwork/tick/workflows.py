@@ -52,7 +52,7 @@ def claim_kept(claim: Claim) -> dict[str, Any]:
     """What a settling tick needs of the claim a run was for: its retry makes the same call."""
     c = claim.call
     return {"due": claim.due_for, "attempt": claim.attempt, "retries": claim.retries, "at": c.at, "n": c.n,
-            "i": c.i, "dst": c.dst}
+            "i": c.i, "dst": c.dst, "beside": claim.beside}
 
 
 def params_of(claim: Claim) -> dict[str, Any]:
@@ -76,7 +76,7 @@ async def start(state: TickState, budget: Budget, schedule: Schedule, claim: Cla
     until = started + (schedule.limit or WORKFLOW_DEFAULT_LIMIT)
     try:
         await state.store.db.batch(opening(claim.run, claim.name, binding, started, until, until + SETTLE_GRACE,
-                                           claim_kept(claim), state.now + 1))
+                                           claim_kept(claim), state.now + 1, claim.beside))
         async with asyncio.timeout(max(budget.time_left(), 0) / 1000):
             await workflow(binding).create(claim.run, params_of(claim))
         said = f"Workflow {binding} instance {claim.run} started"
@@ -186,7 +186,8 @@ def _end(tick: TickState, budget: Budget, run: OpenRun, verdict: Verdict) -> End
                                   claim.call, trace=run.trace, attempt=claim.attempt,
                                   next_attempt_at=retry.get("retry")))
     times = schedule.times if schedule is not None and not retry else None
-    return End(run.name, run.run, outcome, code, kind, detail, ended, **retry, times=times)
+    return End(run.name, run.run, outcome, code, kind, detail, ended, **retry, times=times,
+               beside=bool(kept.get("beside")))
 
 
 def _schedule_of(tick: TickState, run: OpenRun) -> Schedule | None:
