@@ -27,9 +27,11 @@ def test_the_tests_in_the_checkout_share_one_group_and_a_module_keeps_to_one_wor
 
 
 def _builds_in_the_checkout(source: str) -> bool:
-    """Runs make, wrangler or the tickwork command in this checkout, or uses a fixture that does."""
+    """Runs make, wrangler or the tickwork command in this checkout, or in a project linking the
+    checkout's node_modules (where the command copies the host afresh), or uses a fixture that does."""
     runs_here = "cwd=ROOT" in source and re.search(r'\[\s*"(make|npx)"|"bin" / "tickwork"\)', source)
-    return bool(runs_here) or "from test_the_console_in_a_browser" + " import" in source
+    links_its_node_modules = 'symlink_to(ROOT / "node_' + 'modules")' in source and '"bin" / "tick' + 'work"' in source
+    return bool(runs_here) or links_its_node_modules or "from test_the_console_in_a_browser" + " import" in source
 
 
 def test_each_module_that_builds_in_the_checkout_is_in_the_checkouts_group():
