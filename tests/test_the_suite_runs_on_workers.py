@@ -4,6 +4,8 @@ in this checkout one at a time on a single worker, since they share its build/."
 
 import re
 
+import pytest
+
 from worker_groups import IN_THE_CHECKOUT, worker_group
 from helpers import ROOT
 
@@ -40,3 +42,17 @@ def test_each_module_that_builds_in_the_checkout_is_in_the_checkouts_group():
     grouped = [path for path in modules if path.name != "test_ticks_by_hand.py"]  # one test of it, by name
     assert [path.relative_to(ROOT).as_posix() for path in grouped
             if f"{path.relative_to(ROOT).as_posix()}::" not in IN_THE_CHECKOUT] == []
+
+
+class _LoadgroupConfig:
+    """What xdist's scheduler reads of a `-n 2 --dist loadgroup` run's configuration."""
+
+    def getvalue(self, name: str):
+        return {"dist": "loadgroup", "tx": ["2*popen"]}[name]
+
+
+def test_xdist_is_handed_the_suites_rule_for_loadgroup(pytestconfig):
+    pytest.importorskip("xdist")
+    scheduler = pytestconfig.pluginmanager.hook.pytest_xdist_make_scheduler(config=_LoadgroupConfig(), log=None)
+    for nodeid in ("tests/e2e/test_make_dev.py::test_a", "tests/test_jitter.py::test_a[1]"):
+        assert scheduler._split_scope(nodeid) == worker_group(nodeid)
