@@ -81,8 +81,11 @@ chromium:
 		{ DEBIAN_FRONTEND=noninteractive apt-get install -y chromium || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium; }; } >&2 \
 		|| echo "could not install chromium (apt-get install chromium, as root): the browser test will fail" >&2; }
 
+# On TEST_WORKERS pytest-xdist workers, a module at a time each (tests/conftest.py, worker_group);
+# TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
 test: setup chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # `tickwork dev` builds, bundles (wrangler deploy --dry-run --outdir build/worker) and runs the
 # local Workers host (scripts/host/): it runs the bundle on Pyodide with wrangler.toml's bindings

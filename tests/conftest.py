@@ -3,6 +3,7 @@ import faulthandler
 import pytest
 from _pytest.faulthandler import fault_handler_stderr_fd_key, get_exit_on_timeout_config_value, get_timeout_config_value
 from harness import app, db  # noqa: F401 (the fixtures every test may ask for)
+from worker_groups import worker_group
 
 # The contract's scenarios assert in plain functions (they run in the Workers host too): rewritten
 # as a test's asserts are, so a failure shows the values.
@@ -13,6 +14,21 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "faulthandler_timeout(seconds): this test's own faulthandler timeout in place of "
                    "pyproject's, for a test whose set-up or run outlasts that on a loaded machine")
+
+
+# `make test` runs the tests on pytest-xdist's workers, grouped as worker_groups.py says.
+try:
+    from xdist.scheduler import LoadScopeScheduling
+except ImportError:  # pytest-xdist is `make test`'s, not needed to run a file
+    LoadScopeScheduling = None
+
+if LoadScopeScheduling is not None:
+    class _ByWorkerGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid)
+
+    def pytest_xdist_make_scheduler(config, log):
+        return _ByWorkerGroup(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.hookimpl(tryfirst=True)

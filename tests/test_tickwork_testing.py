@@ -3,6 +3,7 @@ that binds and refuses as D1 does, and ticks at the UTC times a test names."""
 
 import asyncio
 import shutil
+import sqlite3
 import subprocess
 import sys
 
@@ -31,6 +32,40 @@ def test_the_local_store_is_migrated_and_refuses_what_d1_refuses():
     with pytest.raises(D1Refused, match="D1_TYPE_ERROR"):
         asyncio.run(store.all("SELECT ?1 AS n", (2**53,)))
     assert asyncio.run(store.all("SELECT ?1 || 'x' AS bound", (5,))) == [{"bound": "5.0x"}]  # an int binds as REAL
+
+
+def _schema(store) -> list:
+    return asyncio.run(store.all("SELECT type, name, sql FROM sqlite_schema ORDER BY name"))
+
+
+def test_each_store_is_a_copy_of_the_migrations_applied_once_with_the_scripts_own_schema(tmp_path):
+    """The tests open thousands of stores: each after the first is copied from the first's tables,
+    running no script, and holds what the scripts make, rows and all, and nothing of another's."""
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    first = local_store(MIGRATIONS)
+    asyncio.run(first.all("UPDATE tickwork_app SET last_tick = 7"))
+    scripted = SQLiteDatabase()
+    for script in sorted(MIGRATIONS.glob("*.sql")):
+        scripted._conn.executescript(script.read_text())
+    copied, traced = SQLiteDatabase(), []
+    copied._conn.set_trace_callback(traced.append)
+    copied.apply_migrations(MIGRATIONS)
+    assert [sql for sql in traced if "CREATE" in sql.upper()] == []
+    in_a_file = local_store(MIGRATIONS, tmp_path / "d1.sqlite")
+    for store in (copied, in_a_file):
+        assert _schema(store) == _schema(scripted)
+        assert asyncio.run(store.all("SELECT * FROM tickwork_app")) == asyncio.run(scripted.all("SELECT * FROM tickwork_app"))
+
+
+def test_a_database_with_tables_has_the_migrations_run_on_it_not_copied_over_it():
+    from tickwork.adapters.sqlite import SQLiteDatabase
+
+    local_store(MIGRATIONS)
+    store = SQLiteDatabase()
+    store._conn.execute("CREATE TABLE tickwork_app (id INTEGER PRIMARY KEY)")
+    with pytest.raises(sqlite3.OperationalError, match="already exists"):
+        store.apply_migrations(MIGRATIONS)
 
 
 def test_a_local_store_with_no_migrations_says_where_it_looked(tmp_path):

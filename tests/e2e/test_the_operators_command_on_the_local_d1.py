@@ -5,6 +5,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -203,9 +205,14 @@ def test_each_verb_that_reads_answers_the_same_from_miniflares_file_as_through_w
     assert tickwork(host, "pause", "chore_census", "--who", "alice", now=NOON + 31 * 60_000).returncode == 0
     host.tick(utc("2026-01-05 12:45"))
     now = utc("2026-01-05 12:50")
-    for verb in READS:
-        direct = tickwork(host, *verb, "--json", now=now)
-        through = tickwork(host, *verb, "--json", "--through-wrangler", now=now)
+
+    def both_ways(verb):
+        return tickwork(host, *verb, "--json", now=now), tickwork(host, *verb, "--json", "--through-wrangler", now=now)
+
+    # Reads only, nothing written meanwhile: the verbs run side by side, each one's two answers compared.
+    with ThreadPoolExecutor(3) as pool:
+        answered = list(pool.map(both_ways, READS))
+    for verb, (direct, through) in zip(READS, answered, strict=True):
         assert (direct.returncode, direct.stderr) == (through.returncode, through.stderr), verb
         assert direct.stdout and json.loads(direct.stdout) == json.loads(through.stdout), verb
     [handed] = [s for s in answer(tickwork(host, "schedules", "--json", now=now))["schedules"]
@@ -215,8 +222,6 @@ def test_each_verb_that_reads_answers_the_same_from_miniflares_file_as_through_w
 
 def test_reading_miniflares_file_while_the_host_ticks_keeps_no_tick_waiting_and_fails_no_read(host):
     """Reads in a tight loop beside ticks that write: every tick commits, every read answers."""
-    from concurrent.futures import ThreadPoolExecutor
-
     from tickwork_build.project import load_project
     from tickwork_cli.local_d1 import LocalD1File, database_file
 
@@ -294,9 +299,17 @@ def test_local_reads_the_file_wrangler_writes_for_each_way_of_naming_the_databas
 @pytest.fixture(scope="module")
 def ticking(host, tmp_path_factory):
     """`tickwork dev` ticking by itself, on a local D1 of its own: with queues bound, at each
-    10-second mark, so that its workerd holds the D1 most of each minute."""
+    10-second mark, so that its workerd holds the D1 most of each minute. A fresh D1's first tick
+    only starts its count, so one by hand at the minute before the clock's (its marks all past:
+    nothing to wait for) lets the timer's first whole minute run the sweep, not its second."""
     with running_host(host.project, state=tmp_path_factory.mktemp("ticking") / "state", timer=True) as dev:
-        assert "sweep due" in dev.printed("sweep due", timeout=150), "".join(dev.output)
+        started = dev.tick((int(time.time() * 1000) // 60_000 - 1) * 60_000)
+        assert started["ok"], started
+        by_hand = sum(run["schedule"] == "sweep" for run in started["runs"])
+        deadline = time.monotonic() + 150
+        while "".join(dev.output).count("sweep due") <= by_hand and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert "".join(dev.output).count("sweep due") > by_hand, "".join(dev.output)
         yield dev
 
 
@@ -314,7 +327,10 @@ def test_with_dev_ticking_the_commands_changes_go_through_it_and_each_one_is_mad
 
 
 def test_a_tick_by_hand_beside_dev_ticking_is_dev_s_own_and_meets_no_sqlite_busy(ticking):
-    done = ticking.run_host("tick", "--time", "now", "--json")
+    # The minute before the clock's: its 10-second marks are past, so the tick is one, not six
+    # waited for; dev's own invocation holds the D1 meanwhile as before.
+    minute_before = (int(time.time() * 1000) // 60_000 - 1) * 60_000
+    done = ticking.run_host("tick", "--time", str(minute_before), "--json")
     assert done.returncode == 0, done.stderr
     assert "ticked through it" in done.stderr
     assert "SQLITE_BUSY" not in done.stdout + done.stderr + "".join(ticking.output)

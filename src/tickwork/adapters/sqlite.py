@@ -24,6 +24,9 @@ class _Invocation:
         self.db, self.allowed, self.calls = db, allowed, 0
 
 
+# Each set of migration scripts applied once, by their names and text: what an empty store copies.
+_MIGRATED: dict[tuple[tuple[str, str], ...], sqlite3.Connection] = {}
+
 _UNDER_WAY: ContextVar[_Invocation | None] = ContextVar("tickwork_sqlite_invocation", default=None)
 
 
@@ -45,8 +48,19 @@ class SQLiteDatabase(Database):
         self.rows_written = 0
 
     def apply_migrations(self, directory: str | Path) -> None:
-        for script in sorted(Path(directory).glob("*.sql")):
-            self._conn.executescript(script.read_text())
+        """The scripts in `directory`, in their order. An empty database is given a copy of the
+        same scripts as first applied in this process (tests open thousands of stores, and a copy
+        is some five times quicker than the scripts); one with tables has them run on it."""
+        scripts = tuple((script.name, script.read_text()) for script in sorted(Path(directory).glob("*.sql")))
+        empty = self._conn.execute("SELECT COUNT(*) FROM sqlite_schema").fetchone()[0] == 0
+        if empty and (template := _MIGRATED.get(scripts)) is not None:
+            template.backup(self._conn)
+            return
+        for _, text in scripts:
+            self._conn.executescript(text)
+        if empty:
+            _MIGRATED[scripts] = sqlite3.connect(":memory:", autocommit=True, check_same_thread=False)
+            self._conn.backup(_MIGRATED[scripts])
 
     @contextmanager
     def invocation(self, statements_per_tick: int | None = None):
