@@ -76,7 +76,9 @@ def test_the_facade_imports_web_crypto_only_when_asked():
     assert out.strip() == "False True False"
 
 
-def test_only_the_web_crypto_module_imports_js_or_pyodide():
+def test_only_the_web_crypto_and_workflow_adapters_import_js_or_pyodide():
+    """Each at first use, never at a cold start: web crypto for Access JWTs, and the Workflow
+    adapter for a bare JavaScript binding's params (the SDK's wrapper takes Python)."""
     importing = set()
     for path in (SRC / "tickwork").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
@@ -84,4 +86,4 @@ def test_only_the_web_crypto_module_imports_js_or_pyodide():
                 [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             if any(name.split(".")[0] in ("js", "pyodide") for name in names):
                 importing.add(path.relative_to(SRC).as_posix())
-    assert importing == {"tickwork/adapters/_webcrypto.py"}
+    assert importing == {"tickwork/adapters/_webcrypto.py", "tickwork/adapters/workflows.py"}

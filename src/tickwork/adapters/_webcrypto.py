@@ -1,7 +1,7 @@
-"""Access JWTs checked with the runtime's Web Crypto: the one module of tickwork that imports `js`
-(and `pyodide.ffi`, both at the first check that needs them). Imported by the console's first
-request on an app that sets an Access team, never at a cold start (the façade, adapters/workers.py,
-imports it lazily).
+"""Access JWTs checked with the runtime's Web Crypto: with adapters/workflows.py, one of the two
+modules of tickwork that import `js` (and `pyodide.ffi`, both at the first check that needs them).
+Imported by the console's first request on an app that sets an Access team, never at a cold start
+(the façade, adapters/workers.py, imports it lazily).
 """
 
 from __future__ import annotations
