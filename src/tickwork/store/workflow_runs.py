@@ -86,8 +86,9 @@ def opening(run: str, name: str, binding: str, started: int, until: int, lease: 
             ask_from: int, beside: bool = False) -> list[Statement]:
     """A run's own statements, written before its instance is created: its row, ended at `until`,
     and the schedule's lease held to `lease` (and its record's own, for a run `beside` another)."""
-    return [(OPEN_WORKFLOW_RUN, (run, name, binding, started, until, json.dumps(claim), ask_from)),
-            (HOLD_WORKFLOW_LEASE, (name, run, lease))] + ([(HOLD_WORKFLOW_RUN_LEASE, (run, lease))] if beside else [])
+    row = (run, name, binding, started, until, json.dumps(claim), ask_from)
+    statements: list[Statement] = [(OPEN_WORKFLOW_RUN, row), (HOLD_WORKFLOW_LEASE, (name, run, lease))]
+    return statements + ([(HOLD_WORKFLOW_RUN_LEASE, (run, lease))] if beside else [])
 
 
 class WorkflowRuns:
