@@ -13,7 +13,7 @@ from helpers import every, run, ticks
 from test_build import ACTIONS, CENSUS, codes, project
 
 from tickwork import call
-from tickwork.app import App
+from tickwork.app import App, action_of_entry
 from tickwork.per_item import Items
 from tickwork.times import HOUR, MINUTE, utc
 from tickwork_build.build import build
@@ -177,3 +177,33 @@ def test_schedules_sharing_a_key_with_two_limits_are_concurrency_invalid_at_the_
     assert codes(project(tmp_path, {"c.jadpo": two})) == [("schedule.concurrency_invalid", "chore_tally", 10)]
     same = two.replace("api:acme 2", "api:acme 4")
     assert len(build(project(tmp_path / "same", {"c.jadpo": same})).schedules) == 2
+
+
+def through_workflow(name: str, binding: str, limit: int = 1):
+    entry = {"kind": "schedule", "name": name, "every_ms": HOUR, "workflow": binding, "source": f"{name}:1",
+             "concurrency_limit": limit}
+    return App._schedule_of(entry, action_of_entry(entry))
+
+
+def test_a_workflow_schedules_own_key_is_its_workflows_not_the_stand_in_action_every_workflow_shares(db):
+    from tickwork import env
+    from tickwork.testing import Workflows
+
+    schedules = [through_workflow("export", "EXPORTS"), through_workflow("report", "REPORTS")]
+    assert [s.concurrency for s in schedules] == [("workflow:EXPORTS", 1), ("workflow:REPORTS", 1)]
+    exports, reports = Workflows(), Workflows()
+    with env.given(EXPORTS=exports, REPORTS=reports):
+        ticks(db, schedules, NINE - HOUR, NINE)
+    assert (len(exports.ids), len(reports.ids)) == (1, 1)  # each Workflow's limit of 1, neither held by the other
+
+
+def test_workflow_schedules_of_two_workflows_each_give_their_own_workflow_a_limit(tmp_path):
+    from test_build_workflows import EXPORTS_BOUND
+
+    bound = EXPORTS_BOUND + EXPORTS_BOUND[EXPORTS_BOUND.index("[[workflows]]"):].replace("EXPORTS", "REPORTS")
+    census = CENSUS.replace("run: queue_chore_census()", "workflow: EXPORTS\n        concurrency: 4")
+    tally = census.replace("chore_census {", "chore_tally {").replace("EXPORTS", "REPORTS")
+    assert len(build(project(tmp_path, {"c.jadpo": census + tally.replace("4", "2")}, databases=bound)).schedules) == 2
+    same = census + tally.replace("REPORTS", "EXPORTS").replace("concurrency: 4", "concurrency: 2")
+    assert codes(project(tmp_path / "same", {"c.jadpo": same}, databases=bound)) == [
+        ("schedule.concurrency_invalid", "chore_tally", 10)]

@@ -39,3 +39,14 @@ def test_every_log_call_names_its_event():
 def test_each_event_is_a_word_of_its_own():
     for where, call in log_calls():
         assert str(event_of(call)).replace("_", "").isalpha() and event_of(call) != "log", where
+
+
+def test_the_events_the_metrics_page_names_are_the_ones_the_code_logs():
+    import re
+
+    page = (SRC.parent.parent / "docs" / "how-to" / "metrics.md").read_text()
+    listed = page[page.index("every other line names its own:"):page.index("(each log call in tickwork has one;")]
+    named = set(re.findall(r"`([a-z_]+)`", listed))
+    logged = {event_of(call) for _, call in log_calls()}
+    assert {"wakes_unsent", "wake_failed", "workflows_unsettled"} <= named  # the wake queue's and the Workflows'
+    assert named - logged == set()

@@ -139,6 +139,22 @@ def test_a_wake_delivered_twice_or_after_the_minute_tick_ran_it_runs_nothing_mor
     assert len(MADE) == 1 and late.acked and again.acked
 
 
+def test_a_wake_delivered_late_ticks_at_the_clocks_time_and_stretches_no_later_ticks_lapsed_window():
+    app, db, queue = app_of(), open_store(), DelayedQueue()
+    run(tick_with_wakes(app, NINE - MINUTE, db, queue))
+    once(db, NINE + 37 * SECOND)
+    run(tick_with_wakes(app, NINE, db, queue))
+    [reach] = run(db.all("SELECT lease_reach FROM tickwork_app"))
+    [(_, body)] = queue.due(NINE + HOUR)
+    queue.now = NINE + 40 * MINUTE  # the queue held it (a retried batch, a backlog)
+    run(consume_wakes(db, app, [QueueMessage("late", body)], queue=queue, clock=queue.clock, sleep=asyncio.sleep,
+                      cap=900, monotonic=lambda: 0.0))
+    assert MADE == [{"input": {"order": 1}, "at": NINE + 37 * SECOND, "now": NINE + 40 * MINUTE}]
+    # The reach of a tick's leases past its time is kept for good: 40 minutes more would have every
+    # later tick read 40 minutes more of run records for lapsed leases.
+    assert run(db.all("SELECT lease_reach FROM tickwork_app")) == [reach]
+
+
 def test_a_message_on_the_wake_queue_that_is_no_wake_is_acked_and_ticks_nothing():
     app, db, queue = app_of(), open_store(), DelayedQueue()
     strays = [QueueMessage("stray", {"hello": 1}), QueueMessage("nan", {"tickwork": 1, "wake": float("nan")}),

@@ -123,3 +123,22 @@ def test_a_reconciling_tick_stays_within_its_statement_cap(db):
     before = db.statements_run
     ticks(db, schedules, NINE, max_statements=10)
     assert db.statements_run - before <= 10
+
+
+def test_a_tick_with_none_due_stays_two_statements_with_every_policy_and_issue_27s_features_in_use():
+    """scripts/bench/policies.py's set: every policy of issue 25 (`overlap: allow` with them), a
+    wake queue, a metrics dataset and schedules through a Workflow, one run of which settled."""
+    import asyncio
+    import importlib.util
+    from pathlib import Path
+
+    from tickwork import env
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "bench" / "policies.py"
+    spec = importlib.util.spec_from_file_location("bench_policies", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    with env.given(EXPORTS=bench.FLOWS):
+        found, missed = asyncio.run(bench.main())
+    assert missed == [] and found["none_due"] == {"statements": 2, "round_trips": 1, "rows_written": 1}
+    assert (found["workflow_instances"], found["points"]) == (1, 1)  # the Workflow's run made, settled, counted

@@ -3,6 +3,8 @@ the action's own) give it one limit. Each row goes only while fewer than its own
 runs are under way, so two limits of one key would hold one schedule back at a count the other
 passes: almost surely a slip."""
 
+from tickwork.kinds.concurrency import workflow_key
+
 from .problems import Problem
 from .schedules import Spec
 
@@ -14,11 +16,13 @@ def limits_apart(specs: list[Spec]) -> list[Problem]:
     for spec in specs:
         if spec.concurrency_limit is None:
             continue
-        key = spec.concurrency_key or f"{spec.module}.{spec.action}"  # the action's own, as the runtime names it
+        own = workflow_key(spec.workflow) if spec.workflow else f"{spec.module}.{spec.action}"
+        key = spec.concurrency_key or own  # the action's own (a Workflow's), as the runtime names it
         earlier = first.setdefault(key, spec)
         if earlier.concurrency_limit != spec.concurrency_limit:
             file, _, line = spec.source.rpartition(":")
-            named = f"key `{key}`" if spec.concurrency_key else f"action `{spec.action}`"
+            named = (f"key `{key}`" if spec.concurrency_key else f"Workflow `{spec.workflow}`" if spec.workflow
+                     else f"action `{spec.action}`")
             problems.append(Problem(
                 "schedule.concurrency_invalid",
                 f"`concurrency:` gives the {named} a limit of {spec.concurrency_limit}; {earlier.name} "

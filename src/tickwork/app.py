@@ -118,7 +118,7 @@ class App:
 
     @staticmethod
     def _schedule_of(entry: dict, action: Any) -> Schedule:
-        from .kinds.concurrency import of_entry
+        from .kinds.concurrency import of_entry, workflow_key
         from .kinds.forms import retry_of_entry, timing_of
         from .model import Schedule
         from .tick.declared import action_named
@@ -126,7 +126,9 @@ class App:
         return Schedule(name=entry["name"], timing=timing_of(entry), action=action, source=entry["source"],
                         retry=retry_of_entry(entry), limit=entry.get("limit_ms"), starts=entry.get("starts_ms"),
                         overlap=entry.get("overlap"), jitter=entry.get("jitter_ms"),
-                        concurrency=of_entry(entry, action_named(action)), workflow=entry.get("workflow"))
+                        concurrency=of_entry(entry, workflow_key(entry["workflow"]) if entry.get("workflow")
+                                             else action_named(action)),
+                        workflow=entry.get("workflow"))
 
     @cached_property
     def consumers(self) -> dict:

@@ -1,7 +1,8 @@
 """Metrics an operator can chart and alarm on: where an Analytics Engine dataset is bound
 (`[tool.tickwork] metrics`, an `analytics_engine_datasets` binding), one data point per run and
-per skip a tick made, written as the tick ends. `writeDataPoint` is fire-and-forget: it costs no
-D1 statement, and a tick that made no run or skip writes none (docs: how-to/metrics.md).
+per skip a tick made, written as the tick ends (a Workflow run's as it settles). `writeDataPoint`
+is fire-and-forget: it costs no D1 statement, and a tick that made no run or skip writes none
+(docs: how-to/metrics.md).
 
 The layout, for the SQL API's queries (the index samples by schedule):
 
@@ -53,6 +54,8 @@ def write_points(dataset: Dataset | None, reports: Iterable[RunReport]) -> int:
         return 0
     written = 0
     for report in reports:
+        if report.outcome == "running":  # a Workflow's instance, created: its one point is written as it settles
+            continue
         try:
             dataset.writeDataPoint(point_of(report))
             written += 1

@@ -69,6 +69,13 @@ def declared_of(text: str) -> tuple[str | None, int]:
     return key, int(limit)
 
 
+def workflow_key(binding: str) -> str:
+    """The key a declared `concurrency: 4` of a `workflow:` schedule counts under: its Workflow's,
+    as every Workflow schedule shares tickwork's one stand-in action, whose key would hold them all
+    to one limit together."""
+    return f"workflow:{binding}"
+
+
 def of_entry(entry: dict[str, Any], action_key: str) -> tuple[str, int] | None:
     """A declared schedule's key and limit from its manifest entry: the key it names, or
     `action_key` (its action, `module.qualname`) where it names none."""

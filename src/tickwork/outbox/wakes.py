@@ -3,8 +3,9 @@ wakes are for, in the queue's invocation. It takes the leases any tick takes, so
 run the minute tick or another wake made already makes nothing more, and a wake delivered twice
 or late is harmless: its tick finds nothing due. It sends wakes only for the retries its own runs
 put before the next minute tick. Nothing runs before its time: a wake delivered early ticks at
-the clock's time. Its messages are acked once the tick ends, whatever its runs
-came to (those are recorded as any tick's); a tick that failed outright is retried by the queue.
+the clock's time, as does one delivered more than a few seconds late. Its messages are acked
+once the tick ends, whatever its runs came to (those are recorded as any tick's); a tick that
+failed outright is retried by the queue.
 """
 
 from __future__ import annotations
@@ -20,13 +21,15 @@ from .consumers import Message
 log = logging.getLogger("tickwork")
 
 EARLY_MOST = 5 * SECOND  # a wake delivered before its moment waits for it, up to this
+LATE_MOST = 5 * SECOND  # a wake delivered after its moment ticks at it, up to this (Queues' own latency)
 
 
 async def consume_wakes(db: Database, app: Any, messages: Sequence[Message], *, queue: DelayedQueue,
                         clock: Callable[[], int], sleep: Callable[[float], Awaitable[Any]], cap: int,
                         outbox: Any = None, settings: dict | None = None, **options: Any) -> Any:
-    """Ticks at the latest moment the batch's wakes are for; its report, or None where it did not
-    tick. `options` are the tick's own (a test's `monotonic`)."""
+    """Ticks at the latest moment the batch's wakes are for (at the clock's time where the moment is
+    ahead of it or over LATE_MOST behind); its report, or None where it did not tick. `options` are the
+    tick's own (a test's `monotonic`)."""
     from ..invocation import run_pages_of, schema_current
     from ..tick import WORKER_TICK_BUDGET, tick
 
@@ -41,7 +44,11 @@ async def consume_wakes(db: Database, app: Any, messages: Sequence[Message], *, 
     at = max(ats)
     if 0 < at - clock() <= EARLY_MOST:
         await sleep((at - clock()) / 1000)
-    at = min(at, clock())  # delivered early (no queue should): nothing runs before its time
+    # Delivered early (no queue should), nothing runs before its time. Later than LATE_MOST (a
+    # backlog, a retried batch), at the clock's time: its runs see the time they run at, and its
+    # leases reach no further past its time than any tick's (lease_reach, kept for good, is the
+    # lapsed leases' window every later tick reads).
+    at = clock() if clock() - at > LATE_MOST else min(at, clock())
     report = None
     try:
         if await schema_current(db, app, at):

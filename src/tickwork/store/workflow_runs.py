@@ -43,7 +43,7 @@ UPDATE tickwork_runs SET lease_until = MAX(lease_until, ?2) WHERE id = ?1 AND le
 # its primary key), for what their ends need (its retry, its `times`).
 SELECT_OPEN_WORKFLOW_RUNS = """
 SELECT w.run, w.schedule, w.binding, w.started, w.until_at, w.claim, w.terminate_by, r.trace, r.outcome,
-       s.action, s.timing
+       r.by_hand, r.backfill, s.action, s.timing
 FROM tickwork_workflow_runs AS w INDEXED BY tickwork_workflow_runs_by_check
 JOIN tickwork_runs AS r ON r.id = w.run
 LEFT JOIN tickwork_schedules AS s ON s.name = w.schedule
@@ -74,21 +74,22 @@ class OpenRun:
     terminate_by: str | None = None  # an operator asked for it to be terminated (store.terminations)
     action: str | None = None  # a handed-over schedule's action key and timing JSON, as its row keeps them
     timing: str | None = None
+    origin: str = "due"  # why it ran, as its record says (by_hand, backfill): its settled point's
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> OpenRun:
         return cls(str(row["run"]), str(row["schedule"]), str(row["binding"]), int(row["started"]),
                    int(row["until_at"]), json.loads(row["claim"]), row["trace"], str(row["outcome"]),
-                   row["terminate_by"], row.get("action"), row.get("timing"))
+                   row["terminate_by"], row.get("action"), row.get("timing"),
+                   "by_hand" if row.get("by_hand") else "backfill" if row.get("backfill") else "due")
 
 
 def opening(run: str, name: str, binding: str, started: int, until: int, lease: int, claim: dict[str, Any],
             ask_from: int, beside: bool = False) -> list[Statement]:
     """A run's own statements, written before its instance is created: its row, ended at `until`,
     and the schedule's lease held to `lease` (and its record's own, for a run `beside` another)."""
-    kept = json.dumps(claim)
-    statements: list[Statement] = [(OPEN_WORKFLOW_RUN, (run, name, binding, started, until, kept, ask_from)),
-                                   (HOLD_WORKFLOW_LEASE, (name, run, lease))]
+    row = (run, name, binding, started, until, json.dumps(claim), ask_from)
+    statements: list[Statement] = [(OPEN_WORKFLOW_RUN, row), (HOLD_WORKFLOW_LEASE, (name, run, lease))]
     return statements + ([(HOLD_WORKFLOW_RUN_LEASE, (run, lease))] if beside else [])
 
 

@@ -52,7 +52,8 @@ def claim_kept(claim: Claim) -> dict[str, Any]:
     """What a settling tick needs of the claim a run was for: its retry makes the same call."""
     c = claim.call
     return {"due": claim.due_for, "attempt": claim.attempt, "retries": claim.retries, "at": c.at, "n": c.n,
-            "i": c.i, "dst": c.dst, "beside": claim.beside}
+            "i": c.i, "dst": c.dst, "beside": claim.beside,
+            "missed": claim.covers.count - 1 if claim.covers is not None else 0}  # its settled point's
 
 
 def params_of(claim: Claim) -> dict[str, Any]:
@@ -184,7 +185,8 @@ def _end(tick: TickState, budget: Budget, run: OpenRun, verdict: Verdict) -> End
     tick.traces[run.run] = run.trace
     tick.reports.append(RunReport(run.name, claim.due_for, tick.now, outcome, code, kind, detail, run.started, ended,
                                   claim.call, trace=run.trace, attempt=claim.attempt,
-                                  next_attempt_at=retry.get("retry")))
+                                  next_attempt_at=retry.get("retry"), missed=kept.get("missed", 0),
+                                  origin=run.origin))
     times = schedule.times if schedule is not None and not retry else None
     return End(run.name, run.run, outcome, code, kind, detail, ended, **retry, times=times,
                beside=bool(kept.get("beside")))
