@@ -63,10 +63,19 @@ def test_an_action_that_raises_is_recorded_failed_with_its_code_and_kind(host):
     )
 
 
+def _said(line: str) -> str:
+    """A printed line as its reader sees it: a JSON log line's message and stack, or the line."""
+    try:
+        said = json.loads(line)
+    except ValueError:
+        return line
+    return "\n".join(str(said.get(key) or "") for key in ("message", "stack")) if isinstance(said, dict) else line
+
+
 def test_an_action_that_raises_has_its_python_traceback_printed(host):
     host.tick(utc("2026-01-05 12:00"))
 
-    printed = "\n".join(line["line"] for line in host.tick(utc("2026-01-06 12:00"))["lines"])
+    printed = "\n".join(_said(line["line"]) for line in host.tick(utc("2026-01-06 12:00"))["lines"])
 
     assert "Traceback (most recent call last):" in printed
     assert 'File "/session/metadata/app/domains/e2e/__init__.py", line 8, in always_fails' in printed
