@@ -144,3 +144,22 @@ def test_housekeeping_keeps_the_markers_within_the_retention_and_always_the_newe
     [kept] = deploys(db)
     assert kept.at == NINE + 100 * DAY
     assert json.loads(run(db.all(LAST_DECLARED))[0]["declared"]).keys() == {"billing", "census", "digest"}
+
+
+async def noop() -> None:
+    pass
+
+
+def test_a_declared_set_too_long_for_d1_is_marked_without_being_kept_whole(db):
+    """D1 refuses a string past 2,000,000 bytes, as the store here does: a set of 30,000 declared
+    schedules still ticks, its marker keeping the names added that fit and not the set, so the
+    next deploy is told apart from nothing, as a first marker is."""
+    many = [Schedule(f"chore_{k:05}_of_the_nightly_reports", Every(DAY + (k % 600) * MINUTE), noop)
+            for k in range(30_000)]
+    run(tick_at(db, many, NINE))
+    run(tick_at(db, many[:-1], NINE + MINUTE))
+    first, second = run(db.all("SELECT declared, added, removed, first FROM tickwork_deploys ORDER BY id"))
+    assert first["declared"] == "null" and 0 < len(json.loads(first["added"])) < 30_000
+    assert len(first["added"]) <= 900_000
+    assert (json.loads(second["removed"]), second["first"]) == ([], 1)  # what came before is not known
+    assert [dict(row) for row in run(db.all(LAST_DECLARED))] == [{"declared": "null"}]

@@ -155,3 +155,10 @@ def test_a_tick_whose_run_passed_d1s_calls_leaves_its_end_to_the_lease_rather_th
     with suppress(D1Refused):  # what the tick does after the run is refused too (its housekeeping)
         run(tick_at(db, [PAST_THE_CALLS], SUNDAY + DAY, sleep=pause))
     assert pauses == [] and runs(db, "enrol")[-1]["outcome"] == "running"  # ended by a later tick, lapsed
+
+
+def test_a_string_past_d1s_two_million_bytes_is_refused_as_d1_refuses_it(db):
+    run(db.all("CREATE TABLE notes (body TEXT)"))
+    run(db.all("INSERT INTO notes VALUES (?1)", ("x" * 1_999_000,)))
+    with pytest.raises(Exception, match="too big"):
+        run(db.all("INSERT INTO notes VALUES (?1)", ("x" * 2_000_001,)))

@@ -258,7 +258,8 @@ async def sweeps(dbs: dict[int, Database], bindings: dict[int, object], store: s
 async def plans(db: Database, store: str) -> dict:
     """How SQLite runs the sweep's claim and MARK_TICK's look at the outbox."""
     found = {}
-    for name, sql, params in (("SWEEP", SWEEP, (T0, "x", T0, 100)), ("MARK_TICK", MARK_TICK, (T0, LEASE, LEASE, T0))):
+    statements = (("SWEEP", SWEEP, (T0, "x", T0, 100)), ("MARK_TICK", MARK_TICK, (T0, LEASE, LEASE, T0, T0)))
+    for name, sql, params in statements:
         rows = await db.all("EXPLAIN QUERY PLAN " + sql, params)
         found[name] = [row["detail"] for row in rows]
     return {"bench": "query_plans", "store": store, **found}

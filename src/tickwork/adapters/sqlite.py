@@ -14,6 +14,10 @@ from ..database import PAST_THE_CAP, Database, Params, Row, Statement, queries_a
 # a BigInt, and a JS number back to Python as an int when it is within it, bounds included.
 _SAFE = 2**53 - 1
 
+# D1's largest string, blob or row (2,000,000 bytes): past it D1 refuses (SQLITE_TOOBIG), and so
+# does this store for a Worker's semantics, so a test sees what the Worker would.
+D1_LONGEST = 2_000_000
+
 
 class D1Refused(sqlite3.OperationalError):
     """What D1 refuses where SQLite would not: a BigInt bound, a call past the invocation's."""
@@ -42,6 +46,8 @@ class SQLiteDatabase(Database):
         self._conn = sqlite3.connect(target, uri=read_only, timeout=busy_timeout_s, autocommit=True,
                                      check_same_thread=False)
         self._conn.row_factory = sqlite3.Row
+        if as_the_worker:
+            self._conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, D1_LONGEST)
         self.as_the_worker = as_the_worker
         self.statements_run = 0
         self.round_trips = 0

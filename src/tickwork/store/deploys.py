@@ -94,6 +94,28 @@ def told_apart(before: Described | None, now: Described) -> tuple[list[str], lis
     return added, removed, changed
 
 
+# D1 refuses a string or blob past its limit (SQLITE_TOOBIG, seen at 100,000 declared schedules):
+# a marker keeps the declared set only where its JSON is at most this long ("null" otherwise, so
+# the next deploy is told apart from nothing, as the first marker is), and of what it added,
+# removed and changed, the names that fit in as much.
+KEPT_MOST = 900_000
+
+
+def kept(value: Any) -> str:
+    """`value` as JSON, where it fits in KEPT_MOST; a list or dict cut to the leading entries that do."""
+    said = json.dumps(value, sort_keys=True)
+    if len(said) <= KEPT_MOST or not isinstance(value, (list, dict)):
+        return said if len(said) <= KEPT_MOST else "null"
+    entries = list(value.items()) if isinstance(value, dict) else list(value)
+    fits, size = 0, 2
+    for entry in entries:
+        size += len(json.dumps(entry)) + 2
+        if size > KEPT_MOST:
+            break
+        fits += 1
+    return json.dumps(dict(entries[:fits]) if isinstance(value, dict) else entries[:fits], sort_keys=True)
+
+
 class Deploys:
     """The markers: the last set kept, the marker's statement, and the pages read."""
 
@@ -118,8 +140,9 @@ class Deploys:
         if first:
             added = []
         v = version or Version(None)
-        return MARK_DEPLOY, (at, fingerprint, v.id, v.tag, v.timestamp, json.dumps(now, sort_keys=True),
-                             json.dumps(added), json.dumps(removed), json.dumps(changed), int(first))
+        whole = json.dumps(now, sort_keys=True)
+        return MARK_DEPLOY, (at, fingerprint, v.id, v.tag, v.timestamp, whole if len(whole) <= KEPT_MOST else "null",
+                             kept(added), kept(removed), kept(changed), int(first))
 
     async def page(self, before: int | None = None, limit: int = 50) -> list[Deploy]:
         """The markers from the newest, or from before the id `before`, at most `limit`."""
