@@ -32,9 +32,11 @@ def written(db: SQLiteDatabase, sql: str) -> set[str]:
 def test_a_run_record_is_written_to_its_table_and_the_indexes_by_schedule_and_by_tick_only():
     # The index by tick is opened, but takes an entry only for ids of no tick's form (migration 0017);
     # the index of the last occurrence covered, only for records covering several (migration 0020);
-    # the index of failed runs, only for a record that failed (migration 0024): a start is `running`.
+    # the index of failed runs, only for a record that failed (migration 0024): a start is `running`;
+    # the index of runs going beside, only for an allowed run's record, on its own lease (0030).
     assert written(open_store(), RECORD_STARTS) == {"tickwork_runs", "tickwork_runs_by_schedule", "tickwork_runs_by_tick",
-                                                    "tickwork_runs_by_last_covered", "tickwork_runs_failed"}
+                                                    "tickwork_runs_by_last_covered", "tickwork_runs_failed",
+                                                    "tickwork_runs_beside"}
 
 
 def entries(db: SQLiteDatabase, index: str) -> int:
@@ -51,7 +53,7 @@ def test_a_ticks_run_records_take_no_entry_in_the_index_by_tick_their_ids_keep_t
     made = run(db.all("SELECT id, tick_at FROM tickwork_runs ORDER BY id"))
     assert [r["tick_at"] for r in made] == [NINE + minutes * MINUTE for minutes in (15, 30, 45)]
     assert entries(db, "tickwork_runs_by_tick") == 0 and entries(db, "tickwork_runs_by_schedule") == 3
-    assert entries(db, "tickwork_runs_by_last_covered") == 0
+    assert entries(db, "tickwork_runs_by_last_covered") == 0 and entries(db, "tickwork_runs_beside") == 0
 
 
 def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go_30_days_old():
@@ -66,9 +68,10 @@ def test_run_records_made_before_migration_0017_stay_in_the_index_by_tick_and_go
 
 
 def test_a_run_end_writes_its_record_alone_and_gives_the_lease_back_with_no_write_of_the_state_row():
-    # The index of failed runs is opened, but takes an entry only for a run that failed (migration 0024).
+    # The index of failed runs is opened, but takes an entry only for a run that failed (migration 0024);
+    # that of runs going beside loses one only where an allowed run's record held its own lease (0030).
     db = open_store()
-    assert written(db, RECORD_ENDS) == {"tickwork_runs", "tickwork_runs_failed"}
+    assert written(db, RECORD_ENDS) == {"tickwork_runs", "tickwork_runs_failed", "tickwork_runs_beside"}
 
 
 def test_a_lease_writes_the_state_row_and_its_entry_in_the_index_of_due_times_not_an_index_of_leases():

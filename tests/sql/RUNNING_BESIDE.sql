@@ -1,1 +1,1 @@
-EXISTS (SELECT 1 FROM tickwork_runs AS l WHERE l.schedule = s.name AND l.outcome = 'running' AND l.lease_until IS NOT NULL)
+EXISTS (SELECT 1 FROM tickwork_runs AS l INDEXED BY tickwork_runs_beside WHERE l.schedule = s.name AND l.outcome = 'running' AND l.lease_until IS NOT NULL)
