@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..database import Database, Row
+from .sql import json_lists
 
 # What a deploy changed: the names added and removed, and for each changed one the parts of it
 # that changed ("form", "retry", "overdue", "starts"... as tick/declared.described keeps them),
@@ -107,12 +108,7 @@ def kept(value: Any) -> str:
     if len(said) <= KEPT_MOST or not isinstance(value, (list, dict)):
         return said if len(said) <= KEPT_MOST else "null"
     entries = list(value.items()) if isinstance(value, dict) else list(value)
-    fits, size = 0, 2
-    for entry in entries:
-        size += len(json.dumps(entry)) + 2
-        if size > KEPT_MOST:
-            break
-        fits += 1
+    fits = json_lists(entries, KEPT_MOST)[0][1]  # the leading entries the first chunk of that size holds
     return json.dumps(dict(entries[:fits]) if isinstance(value, dict) else entries[:fits], sort_keys=True)
 
 

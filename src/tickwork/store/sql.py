@@ -31,15 +31,16 @@ def json_chunks(rows: Sequence[object]) -> list[str]:
     return [text for text, _ in json_lists(rows)]
 
 
-def json_lists(rows: Sequence[object]) -> list[tuple[str, int]]:
-    """`json_chunks`, each with how many rows it holds: the first of `rows` in order."""
+def json_lists(rows: Sequence[object], most: int = JSON_BYTES) -> list[tuple[str, int]]:
+    """`json_chunks` (of at most `most` bytes), each with how many rows it holds: the first of
+    `rows` in order."""
     found: list[tuple[str, int]] = []
     part: list[str] = []
     size = 2
     for row in rows:
         text = json.dumps(row)
         length = len(text.encode()) + 2
-        if part and size + length > JSON_BYTES:
+        if part and size + length > most:
             found.append(("[" + ", ".join(part) + "]", len(part)))
             part, size = [], 2
         part.append(text)
