@@ -31,9 +31,10 @@ def json_chunks(rows: Sequence[object]) -> list[str]:
     return [text for text, _ in json_lists(rows)]
 
 
-def json_lists(rows: Sequence[object], most: int = JSON_BYTES) -> list[tuple[str, int]]:
-    """`json_chunks` (of at most `most` bytes), each with how many rows it holds: the first of
-    `rows` in order."""
+def json_lists(rows: Sequence[object], most: int | None = None) -> list[tuple[str, int]]:
+    """`json_chunks` (of at most `most` bytes, JSON_BYTES as it is now by default), each with how
+    many rows it holds: the first of `rows` in order."""
+    most = JSON_BYTES if most is None else most
     found: list[tuple[str, int]] = []
     part: list[str] = []
     size = 2
